@@ -1,0 +1,224 @@
+"""The contract every game implements: an immutable :class:`Game` and a mutable :class:`State`.
+
+Vocabulary follows OpenSpiel. Chance is explicit: at a ``CHANCE`` node the caller
+either applies an outcome of :meth:`State.chance_outcomes` (replays, tests, duplicate
+deals) or lets the engine draw it with :meth:`State.resolve_chance`. The action
+history is therefore the complete game record.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+from typing import Any, ClassVar, Generic, TypeVar
+
+from tapisvert.core.errors import IllegalActionError, OptionError
+
+Action = int
+Seat = int
+CHANCE: Seat = -1
+TERMINAL: Seat = -4
+
+HistoryNode = tuple["HistoryNode", Action | tuple[Action, ...]] | None
+"""A persistent history, shared between a state and its clones: ``(parent, action)``, or
+``(parent, actions)`` for several chance outcomes drawn at once."""
+
+
+def flatten_history(node: HistoryNode) -> list[Action]:
+    chunks: list[tuple[Action, ...]] = []
+    while node is not None:
+        node, actions = node
+        chunks.append((actions,) if isinstance(actions, int) else actions)
+    return [action for chunk in reversed(chunks) for action in chunk]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one seat may know. Each game subclasses it; ``seat`` is ``None`` for a spectator."""
+
+    seat: Seat | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (cards as notation strings), for the server and for records."""
+        return {field.name: _jsonable(getattr(self, field.name)) for field in fields(self)}
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, tuple | list):
+        return [_jsonable(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One game option (a variant switch or a parameter) with its default and parser."""
+
+    name: str
+    default: object
+    parse: Callable[[object], object]
+    description_key: str
+
+
+def parse_bool(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in {"1", "true", "yes", "on", "oui"}:
+        return True
+    if isinstance(value, str) and value.lower() in {"0", "false", "no", "off", "non"}:
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+def parse_optional_seat(value: object) -> int | None:
+    if value is None or value == "random":
+        return None
+    if isinstance(value, str) and value.upper().startswith("P"):
+        return int(value[1:]) - 1
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"expected a seat such as P1, or 'random', got {value!r}")
+
+
+S = TypeVar("S", bound="State")
+
+
+class Game(ABC, Generic[S]):
+    """An immutable description of one game with its player count and options."""
+
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    option_specs: ClassVar[Sequence[OptionSpec]] = ()
+
+    def __init__(self, players: int, **options: object) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise OptionError(
+                "error.players",
+                game=self.name,
+                players=players,
+                low=self.min_players,
+                high=self.max_players,
+            )
+        self.players = players
+        known = {spec.name: spec for spec in self.option_specs}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise OptionError(
+                "error.unknown_option", name=unknown[0], known=", ".join(sorted(known)) or "-"
+            )
+        values: dict[str, object] = {}
+        for spec in self.option_specs:
+            raw = options.get(spec.name, spec.default)
+            try:
+                values[spec.name] = spec.parse(raw)
+            except ValueError as error:
+                raise OptionError(
+                    "error.option_value", name=spec.name, value=raw, reason=str(error)
+                ) from None
+        self.options: Mapping[str, object] = MappingProxyType(values)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{key}={value!r}" for key, value in self.options.items())
+        return f"{type(self).__name__}(players={self.players}, {shown})"
+
+    @abstractmethod
+    def new_initial_state(self, seed: int | None = None) -> S:
+        """A fresh game; ``seed`` drives the chance outcomes the engine draws itself."""
+
+    @abstractmethod
+    def sample_state(self, observation: Observation, rng: random.Random) -> S:
+        """A full state whose ``observation(observation.seat)`` equals ``observation``."""
+
+
+class State(ABC):
+    """A position. Mutable; :meth:`clone` is cheap and written by hand."""
+
+    game: Game[Any]
+    _seed: int | None
+    _rng: random.Random | None
+    _history: HistoryNode
+
+    def _own_rng(self) -> random.Random:
+        """The generator seeded by ``new_initial_state``, made on first use (seeding is slow)."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng
+
+    @abstractmethod
+    def current_player(self) -> Seat:
+        """The seat that acts, ``CHANCE`` or ``TERMINAL``."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """The legal actions of the current player; the outcomes at a chance node."""
+
+    @abstractmethod
+    def apply_action(self, action: Action) -> None:
+        """Play ``action``, or apply a chance outcome; raises :class:`IllegalActionError`."""
+
+    @abstractmethod
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        """The outcomes of the pending chance event with their probabilities."""
+
+    @abstractmethod
+    def observation(self, seat: Seat | None) -> Observation:
+        """Everything ``seat`` may know and nothing else; ``None`` is a spectator."""
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """The final score of every seat (the running score before the end)."""
+
+    @abstractmethod
+    def action_to_string(self, action: Action) -> str:
+        """The notation of ``action`` at this position."""
+
+    @abstractmethod
+    def string_to_action(self, text: str) -> Action:
+        """The action that ``text`` names here; raises :class:`IllegalActionError`."""
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent copy; engine-drawn chance keeps using the same generator."""
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def history(self) -> list[Action]:
+        """Every action and chance outcome so far, in order."""
+        return flatten_history(self._history)
+
+    def winners(self) -> list[Seat]:
+        """The seats with the best final score (all of them share a tie)."""
+        scores = self.returns()
+        best = max(scores)
+        return [seat for seat, score in enumerate(scores) if score == best]
+
+    def resolve_chance(self, rng: random.Random | None = None) -> None:
+        """Draw and apply chance outcomes until a seat must act or the game ends.
+
+        Uses ``rng`` when given, else the generator seeded by ``new_initial_state``.
+        Games override this with a faster draw (a whole deal at once, say).
+        """
+        generator = self._own_rng() if rng is None else rng
+        while self.current_player() == CHANCE:
+            outcomes = self.chance_outcomes()
+            actions = [action for action, _ in outcomes]
+            weights = [probability for _, probability in outcomes]
+            self.apply_action(generator.choices(actions, weights)[0])
+
+    def apply_string(self, text: str) -> Action:
+        """Parse ``text`` in this position's notation and apply it; returns the action."""
+        action = self.string_to_action(text)
+        self.apply_action(action)
+        return action
+
+    def check_legal(self, action: Action) -> None:
+        """The generic check: ``action`` must be among :meth:`legal_actions`."""
+        if action not in self.legal_actions():
+            raise IllegalActionError("error.illegal_action", action=action)

@@ -1,0 +1,5 @@
+"""One package per game, each of the same shape: cards, rules, notation, sampler, heuristic bot."""
+
+from tapisvert.games import wizard
+
+__all__ = ["wizard"]

@@ -1,0 +1,206 @@
+"""Wizard's 60 cards as small ints, and hands as one int each.
+
+A card *kind* is ``suit * 13 + value - 1`` for the 52 suit cards (suits blue, red,
+green, yellow; values 1..13), ``WIZARD`` (52) or ``JESTER`` (53). The four Wizards
+are alike, and so are the four Jesters, so a hand is a single int: bits 0..51 hold
+the suit cards, a 3-bit count of Wizards sits at bit 52 and one of Jesters at bit 55.
+Set operations, follow-suit tests and clones are then integer operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tapisvert.core.errors import IllegalActionError
+from tapisvert.i18n import Message, message
+
+SUITS = 4
+VALUES = 13
+SUIT_CARDS = SUITS * VALUES
+WIZARD = 52
+JESTER = 53
+KINDS = 54
+COPIES_OF_SPECIALS = 4
+DECK_SIZE = 60
+
+SUIT_LETTERS = "BRGY"
+SUIT_NAME_KEYS = ("suit.blue", "suit.red", "suit.green", "suit.yellow")
+
+WIZARD_UNIT = 1 << 52
+JESTER_UNIT = 1 << 55
+WIZARD_FIELD = 7 << 52
+JESTER_FIELD = 7 << 55
+SUIT_FIELD = (1 << 13) - 1
+CARD_UNIT: tuple[int, ...] = (*(1 << kind for kind in range(SUIT_CARDS)), WIZARD_UNIT, JESTER_UNIT)
+FULL_DECK = (1 << SUIT_CARDS) - 1 + COPIES_OF_SPECIALS * (WIZARD_UNIT + JESTER_UNIT)
+
+# For each suit, the tuple of card kinds held for every 13-bit pattern of that suit.
+_SUIT_TABLES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(
+        tuple(suit * VALUES + value for value in range(VALUES) if pattern >> value & 1)
+        for pattern in range(1 << VALUES)
+    )
+    for suit in range(SUITS)
+)
+_SUIT_TABLE_0, _SUIT_TABLE_1, _SUIT_TABLE_2, _SUIT_TABLE_3 = _SUIT_TABLES
+# The special kinds held, for every value of ``hand >> 52`` (two 3-bit counts).
+SPECIAL_TABLE: tuple[tuple[int, ...], ...] = tuple(
+    (*((WIZARD,) if pattern & 7 else ()), *((JESTER,) if pattern >> 3 else ()))
+    for pattern in range(64)
+)
+
+
+def suit_of(card: int) -> int:
+    """The suit of a suit card; -1 for a Wizard or a Jester."""
+    return card // VALUES if card < SUIT_CARDS else -1
+
+
+def value_of(card: int) -> int:
+    return card % VALUES + 1 if card < SUIT_CARDS else 0
+
+
+def kinds_in(hand: int) -> list[int]:
+    """The distinct card kinds of a hand, suit cards by suit and value, then W, then J."""
+    return [
+        *_SUIT_TABLE_0[hand & SUIT_FIELD],
+        *_SUIT_TABLE_1[hand >> 13 & SUIT_FIELD],
+        *_SUIT_TABLE_2[hand >> 26 & SUIT_FIELD],
+        *_SUIT_TABLE_3[hand >> 39 & SUIT_FIELD],
+        *SPECIAL_TABLE[hand >> 52],
+    ]
+
+
+def suit_kinds(hand: int, suit: int) -> tuple[int, ...]:
+    """The cards of ``suit`` in a hand."""
+    return _SUIT_TABLES[suit][hand >> (13 * suit) & SUIT_FIELD]
+
+
+def cards_in(hand: int) -> list[int]:
+    """Every card of a hand, a Wizard or a Jester as often as it is held."""
+    cards = kinds_in(hand)
+    cards.extend([WIZARD] * (wizard_count(hand) - 1 if hand & WIZARD_FIELD else 0))
+    cards.extend([JESTER] * (jester_count(hand) - 1 if hand & JESTER_FIELD else 0))
+    return cards
+
+
+def wizard_count(hand: int) -> int:
+    return hand >> 52 & 7
+
+
+def jester_count(hand: int) -> int:
+    return hand >> 55 & 7
+
+
+FULL_DECK_CARDS: tuple[int, ...] = tuple(cards_in(FULL_DECK))
+
+
+def card_count(hand: int) -> int:
+    return (hand & (1 << SUIT_CARDS) - 1).bit_count() + wizard_count(hand) + jester_count(hand)
+
+
+def holds(hand: int, card: int) -> bool:
+    if card < SUIT_CARDS:
+        return bool(hand >> card & 1)
+    return bool(hand & (WIZARD_FIELD if card == WIZARD else JESTER_FIELD))
+
+
+def hand_of(cards: Iterable[int]) -> int:
+    hand = 0
+    for card in cards:
+        hand += CARD_UNIT[card]
+    return hand
+
+
+def card_to_string(card: int) -> str:
+    """``B7``, ``Y13``, ``W`` or ``J``."""
+    if card == WIZARD:
+        return "W"
+    if card == JESTER:
+        return "J"
+    return f"{SUIT_LETTERS[card // VALUES]}{card % VALUES + 1}"
+
+
+def string_to_card(text: str) -> int:
+    """The card named by ``text`` (case-insensitive); raises :class:`IllegalActionError`."""
+    word = text.strip().upper()
+    if word == "W":
+        return WIZARD
+    if word == "J":
+        return JESTER
+    if len(word) >= 2 and word[0] in SUIT_LETTERS and word[1:].isdigit():
+        value = int(word[1:])
+        if 1 <= value <= VALUES:
+            return SUIT_LETTERS.index(word[0]) * VALUES + value - 1
+    raise IllegalActionError("wizard.error.not_a_card", text=text)
+
+
+def suit_name(suit: int) -> Message:
+    return message(SUIT_NAME_KEYS[suit])
+
+
+def string_to_suit(text: str) -> int:
+    word = text.strip().upper()
+    if len(word) == 1 and word in SUIT_LETTERS:
+        return SUIT_LETTERS.index(word)
+    raise IllegalActionError("wizard.error.not_a_suit", text=text)
+
+
+FOLLOW_FREE = SUITS
+"""No suit to follow for the rest of the trick: a Wizard came before any suit card."""
+FOLLOW_OPEN = SUITS + 1
+"""No suit to follow yet: nothing played, or only Jesters."""
+NO_TRUMP = -1
+
+
+def follow_after(follow: int, card: int) -> int:
+    """The suit to follow once ``card`` is played: the first non-Jester card fixes it."""
+    if follow != FOLLOW_OPEN or card == JESTER:
+        return follow
+    return FOLLOW_FREE if card == WIZARD else card // VALUES
+
+
+def card_strength(card: int, trump: int, follow: int) -> int:
+    """How strongly ``card`` holds a trick; the first card of greatest strength wins.
+
+    A Wizard beats all; then trumps by value; then the suit to follow by value; other
+    suit cards and Jesters never win, unless nothing but Jesters was played.
+    """
+    if card == WIZARD:
+        return 100
+    if card == JESTER:
+        return 0
+    if card // VALUES == trump:
+        return 40 + card % VALUES
+    if card // VALUES == follow:
+        return 20 + card % VALUES
+    return 0
+
+
+# NEXT_FOLLOW[follow][card] and STRENGTH[trump][follow][card], the engine's fast path.
+NEXT_FOLLOW: tuple[tuple[int, ...], ...] = tuple(
+    tuple(follow_after(follow, card) for card in range(KINDS)) for follow in range(FOLLOW_OPEN + 1)
+)
+STRENGTH: dict[int, tuple[tuple[int, ...], ...]] = {
+    trump: tuple(
+        tuple(card_strength(card, trump, follow) for card in range(KINDS))
+        for follow in range(FOLLOW_OPEN + 1)
+    )
+    for trump in (NO_TRUMP, *range(SUITS))
+}
+
+
+def trick_winner(cards: Iterable[int], trump: int) -> int:
+    """The index, in play order, of the card that wins a trick (``trump`` may be ``NO_TRUMP``)."""
+    played = list(cards)
+    follow = FOLLOW_OPEN
+    for card in played:
+        follow = follow_after(follow, card)
+    strengths = [card_strength(card, trump, follow) for card in played]
+    return strengths.index(max(strengths))
+
+
+def round_score(bid: int, tricks: int) -> int:
+    """20 + 10 per trick when the bid is made, else -10 per trick off."""
+    if bid == tricks:
+        return 20 + 10 * tricks
+    return -10 * abs(tricks - bid)

@@ -1,0 +1,606 @@
+"""Wizard's rules as a state machine (``rules/wizard.md``).
+
+A round is: one chance step per dealt card, one chance step for the turned trump
+card (unless every card is dealt), the dealer's trump choice after a turned Wizard,
+one bid per seat from the dealer's left, then the tricks. A game that leaves the
+first dealer to chance starts with one chance step that names the dealer.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from tapisvert.core.chance import draw
+from tapisvert.core.errors import IllegalActionError, OptionError
+from tapisvert.core.game import (
+    CHANCE,
+    TERMINAL,
+    Action,
+    Game,
+    HistoryNode,
+    Observation,
+    OptionSpec,
+    Seat,
+    State,
+    parse_bool,
+    parse_optional_seat,
+)
+from tapisvert.core.registry import register_game
+from tapisvert.games.wizard.cards import (
+    CARD_UNIT,
+    DECK_SIZE,
+    FOLLOW_OPEN,
+    FULL_DECK,
+    FULL_DECK_CARDS,
+    JESTER,
+    KINDS,
+    NEXT_FOLLOW,
+    NO_TRUMP,
+    SPECIAL_TABLE,
+    STRENGTH,
+    SUIT_CARDS,
+    SUIT_FIELD,
+    SUIT_LETTERS,
+    SUITS,
+    VALUES,
+    WIZARD,
+    card_count,
+    card_to_string,
+    cards_in,
+    holds,
+    kinds_in,
+    round_score,
+    string_to_card,
+    string_to_suit,
+    suit_kinds,
+    suit_name,
+)
+from tapisvert.i18n import message
+
+BID_BASE = KINDS
+MAX_BID = DECK_SIZE // 3
+TRUMP_BASE = BID_BASE + MAX_BID + 1
+DEALER_BASE = TRUMP_BASE + SUITS
+ACTION_COUNT = DEALER_BASE + 6
+
+TRUMP_UNDECIDED = -2
+
+PHASE_DEALER, PHASE_DEAL, PHASE_TURN, PHASE_TRUMP, PHASE_BID, PHASE_PLAY, PHASE_END = range(7)
+PHASE_NAMES = ("dealer", "deal", "turn", "trump", "bid", "play", "end")
+_PHASE_VERBS = ("dealer", "deal", "turn", "trump", "bid", "play", "")
+
+SHORT_GAMES = {
+    "first5": {n: (1, 2, 3, 4, 5) for n in range(3, 7)},
+    "first7": {n: (1, 2, 3, 4, 5, 6, 7) for n in range(3, 7)},
+    "special6": {3: (1, 2, 4, 11, 16, 20), 4: (1, 2, 3, 9, 13, 16)},
+}
+
+
+def parse_rounds(value: object) -> str:
+    """``all``, ``first5``, ``first7``, ``special6`` or a list of round numbers like ``1,5,12``."""
+    text = str(value).strip().lower().replace(" ", "")
+    if text == "all" or text in SHORT_GAMES:
+        return text
+    parts = text.split(",")
+    if parts and all(part.isdigit() and int(part) >= 1 for part in parts):
+        return ",".join(str(int(part)) for part in parts)
+    raise ValueError("expected all, first5, first7, special6 or round numbers such as 1,5,12")
+
+
+def bid_action(bid: int) -> Action:
+    return BID_BASE + bid
+
+
+def trump_action(suit: int) -> Action:
+    return TRUMP_BASE + suit
+
+
+def dealer_action(seat: Seat) -> Action:
+    return DEALER_BASE + seat
+
+
+class RoundSummary(NamedTuple):
+    """The public outcome of a finished round."""
+
+    round_number: int
+    dealer: Seat
+    trump: int
+    bids: tuple[int, ...]
+    tricks: tuple[int, ...]
+    points: tuple[int, ...]
+
+
+class CompletedTrick(NamedTuple):
+    leader: Seat
+    cards: tuple[int, ...]
+    winner: Seat
+
+
+@dataclass(frozen=True)
+class WizardObservation(Observation):
+    """What one seat knows. Cards are card kinds (see ``cards``); ``trump`` is a suit,
+    ``NO_TRUMP`` or ``None`` while the dealer still chooses; a bid is ``None`` until it
+    is made (and, with hidden bids, until every bid is in)."""
+
+    players: int
+    round_index: int
+    rounds: int
+    round_number: int
+    dealer: Seat
+    phase: str
+    current_player: Seat
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    trump_card: int | None
+    trump: int | None
+    bids: tuple[int | None, ...]
+    tricks_won: tuple[int, ...]
+    leader: Seat
+    trick: tuple[int, ...]
+    completed_tricks: tuple[CompletedTrick, ...]
+    scores: tuple[int, ...]
+    past_rounds: tuple[RoundSummary, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["hand"] = [card_to_string(card) for card in self.hand]
+        data["trick"] = [card_to_string(card) for card in self.trick]
+        data["trump_card"] = None if self.trump_card is None else card_to_string(self.trump_card)
+        data["trump"] = _trump_text(self.trump)
+        data["completed_tricks"] = [
+            {
+                "leader": trick.leader,
+                "cards": [card_to_string(card) for card in trick.cards],
+                "winner": trick.winner,
+            }
+            for trick in self.completed_tricks
+        ]
+        data["past_rounds"] = [
+            {
+                "round_number": summary.round_number,
+                "dealer": summary.dealer,
+                "trump": _trump_text(summary.trump),
+                "bids": list(summary.bids),
+                "tricks": list(summary.tricks),
+                "points": list(summary.points),
+            }
+            for summary in self.past_rounds
+        ]
+        return data
+
+
+def _trump_text(trump: int | None) -> str | None:
+    if trump is None:
+        return None
+    return "-" if trump == NO_TRUMP else SUIT_LETTERS[trump]
+
+
+@register_game
+class WizardGame(Game["WizardState"]):
+    """Wizard for 3 to 6 players, with the variants of the spec as options (all off)."""
+
+    name = "wizard"
+    min_players = 3
+    max_players = 6
+    option_specs = (
+        OptionSpec("canadian", False, parse_bool, "wizard.option.canadian"),
+        OptionSpec("hidden_bids", False, parse_bool, "wizard.option.hidden_bids"),
+        OptionSpec("rounds", "all", parse_rounds, "wizard.option.rounds"),
+        OptionSpec("first_dealer", None, parse_optional_seat, "wizard.option.first_dealer"),
+    )
+
+    def __init__(self, players: int, **options: object) -> None:
+        super().__init__(players, **options)
+        self.canadian = bool(self.options["canadian"])
+        self.hidden_bids = bool(self.options["hidden_bids"])
+        if self.canadian and self.hidden_bids:
+            raise OptionError("wizard.error.canadian_hidden")
+        last_round = DECK_SIZE // players
+        rounds = str(self.options["rounds"])
+        if rounds == "all":
+            self.round_numbers: tuple[int, ...] = tuple(range(1, last_round + 1))
+        elif rounds in SHORT_GAMES:
+            if players not in SHORT_GAMES[rounds]:
+                raise OptionError("wizard.error.short_game_players", rounds=rounds, players=players)
+            self.round_numbers = SHORT_GAMES[rounds][players]
+        else:
+            self.round_numbers = tuple(int(part) for part in rounds.split(","))
+            if max(self.round_numbers) > last_round:
+                raise OptionError("wizard.error.round_too_big", players=players, last=last_round)
+        first_dealer = self.options["first_dealer"]
+        if first_dealer is not None and not 0 <= int(str(first_dealer)) < players:
+            raise OptionError("wizard.error.first_dealer", players=players)
+        self.first_dealer: Seat | None = None if first_dealer is None else int(str(first_dealer))
+
+    def new_initial_state(self, seed: int | None = None) -> WizardState:
+        return WizardState(self, seed)
+
+    def sample_state(self, observation: Observation, rng: random.Random) -> WizardState:
+        from tapisvert.games.wizard.sampler import sample_state
+
+        if not isinstance(observation, WizardObservation):
+            raise TypeError("a Wizard state can only be sampled from a Wizard observation")
+        return sample_state(self, observation, rng)
+
+
+class WizardState(State):
+    """A Wizard position. Hands and the deck are ints (see ``cards``)."""
+
+    def __init__(self, game: WizardGame, seed: int | None = None) -> None:
+        self.game: WizardGame = game
+        self._seed = seed
+        self._rng: random.Random | None = None
+        self._history: HistoryNode = None
+        players = game.players
+        self._players = players
+        self._round_index = 0
+        self._scores: tuple[int, ...] = (0,) * players
+        self._past_rounds: tuple[RoundSummary, ...] = ()
+        self._start_round(0)
+        if game.first_dealer is None:
+            self._phase = PHASE_DEALER
+        else:
+            self._dealer = game.first_dealer
+
+    def _start_round(self, dealer: Seat) -> None:
+        players = self._players
+        self._dealer = dealer
+        self._cards = self.game.round_numbers[self._round_index]
+        self._deck = FULL_DECK
+        self._dealt = 0
+        self._hands = [0] * players
+        self._trump_card = -1
+        self._trump = TRUMP_UNDECIDED
+        self._bids: tuple[int, ...] = (-1,) * players
+        self._trick: tuple[int, ...] = ()
+        self._leader = (dealer + 1) % players
+        self._follow = FOLLOW_OPEN
+        self._strength = STRENGTH[NO_TRUMP]
+        self._best = 0
+        self._best_position = 0
+        self._completed: tuple[tuple[Seat, tuple[int, ...], Seat], ...] = ()
+        self._phase = PHASE_DEAL
+        self._player = CHANCE
+
+    def clone(self) -> WizardState:
+        twin = object.__new__(WizardState)
+        twin.__dict__ = self.__dict__.copy()
+        twin._hands = self._hands.copy()
+        return twin
+
+    # -- the contract --------------------------------------------------------------
+
+    def current_player(self) -> Seat:
+        return self._player
+
+    def is_terminal(self) -> bool:
+        return self._player == TERMINAL
+
+    def legal_actions(self) -> list[Action]:
+        phase = self._phase
+        if phase == PHASE_PLAY:
+            hand = self._hands[self._player]
+            follow = self._follow
+            if follow < SUITS:
+                following = suit_kinds(hand, follow)
+                if following:
+                    return [*following, *SPECIAL_TABLE[hand >> 52]]
+            return kinds_in(hand)
+        if phase == PHASE_BID:
+            forbidden = self._forbidden_bid()
+            return [BID_BASE + bid for bid in range(self._cards + 1) if bid != forbidden]
+        if phase in (PHASE_DEAL, PHASE_TURN):
+            return kinds_in(self._deck)
+        if phase == PHASE_TRUMP:
+            return [TRUMP_BASE + suit for suit in range(SUITS)]
+        if phase == PHASE_DEALER:
+            return [DEALER_BASE + seat for seat in range(self._players)]
+        return []
+
+    def _forbidden_bid(self) -> int:
+        """The bid the dealer may not make under the Canadian rule, else -1."""
+        if not self.game.canadian or self._player != self._dealer:
+            return -1
+        forbidden = self._cards - sum(bid for bid in self._bids if bid > 0)
+        return forbidden if forbidden >= 0 else -1
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        phase = self._phase
+        if phase == PHASE_DEALER:
+            return [(DEALER_BASE + seat, 1 / self._players) for seat in range(self._players)]
+        if phase in (PHASE_DEAL, PHASE_TURN):
+            deck = self._deck
+            remaining = card_count(deck)
+            return [
+                (card, (deck >> (52 if card == WIZARD else 55) & 7) / remaining)
+                if card >= SUIT_CARDS
+                else (card, 1 / remaining)
+                for card in kinds_in(deck)
+            ]
+        return []
+
+    def apply_action(self, action: Action) -> None:
+        if self._phase != PHASE_PLAY:
+            self._apply_other(action)
+            self._history = (self._history, action)
+            return
+        # Playing a card: the hot path of every playout, written out flat.
+        player = self._player
+        hand = self._hands[player]
+        unit = CARD_UNIT[action] if 0 <= action < KINDS else 0
+        if not hand & (unit if action < SUIT_CARDS else unit * 7):
+            raise IllegalActionError(
+                "wizard.error.not_in_hand",
+                card=card_to_string(action) if 0 <= action < KINDS else str(action),
+            )
+        follow = self._follow
+        if (
+            follow < SUITS
+            and action < SUIT_CARDS
+            and action // VALUES != follow
+            and hand >> (13 * follow) & SUIT_FIELD
+        ):
+            raise IllegalActionError(
+                    "wizard.error.must_follow",
+                    suit=suit_name(follow),
+                    cards=" ".join(map(card_to_string, suit_kinds(hand, follow))),
+                )
+        self._history = (self._history, action)
+        self._hands[player] = hand - unit
+        follow = self._follow = NEXT_FOLLOW[follow][action]
+        strength = self._strength[follow][action]
+        trick = self._trick = (*self._trick, action)
+        if len(trick) == 1 or strength > self._best:
+            self._best = strength
+            self._best_position = len(trick) - 1
+        players = self._players
+        if len(trick) < players:
+            self._player = player + 1 if player + 1 < players else 0
+        else:
+            self._finish_trick()
+
+    def _apply_other(self, action: Action) -> None:
+        phase = self._phase
+        if phase == PHASE_BID:
+            self._bid(action)
+        elif phase == PHASE_DEAL:
+            self._check_in_deck(action)
+            self._deal(action)
+        elif phase == PHASE_TURN:
+            self._check_in_deck(action)
+            self._turn(action)
+        elif phase == PHASE_TRUMP:
+            if not TRUMP_BASE <= action < TRUMP_BASE + SUITS:
+                raise IllegalActionError("wizard.error.choose_trump")
+            self._set_trump(action - TRUMP_BASE)
+        elif phase == PHASE_DEALER:
+            if not DEALER_BASE <= action < DEALER_BASE + self._players:
+                raise IllegalActionError("wizard.error.not_a_seat", players=self._players)
+            self._start_round(action - DEALER_BASE)
+        else:
+            raise IllegalActionError("error.game_over")
+
+    def resolve_chance(self, rng: random.Random | None = None) -> None:
+        """Deal the rest of the round, turn the trump card, or name the first dealer at once."""
+        generator = self._own_rng() if rng is None else rng
+        while self._player == CHANCE:
+            phase = self._phase
+            if phase == PHASE_DEALER:
+                action = DEALER_BASE + generator.randrange(self._players)
+                self._start_round(action - DEALER_BASE)
+                self._history = (self._history, action)
+                continue
+            to_deal = self._cards * self._players - self._dealt if phase == PHASE_DEAL else 0
+            turned = 1 if to_deal + self._dealt < DECK_SIZE else 0
+            deck = FULL_DECK_CARDS if self._deck == FULL_DECK else cards_in(self._deck)
+            drawn = draw(deck, to_deal + turned, generator)
+            if to_deal:
+                self._deal_many(drawn[:to_deal])
+            if turned:
+                self._turn(drawn[-1])
+            self._history = (self._history, tuple(drawn))
+
+    def observation(self, seat: Seat | None) -> WizardObservation:
+        players = self._players
+        bids: tuple[int | None, ...] = tuple(None if bid < 0 else bid for bid in self._bids)
+        if self.game.hidden_bids and self._phase == PHASE_BID:
+            bids = tuple(bid if other == seat else None for other, bid in enumerate(bids))
+        return WizardObservation(
+            seat=seat,
+            players=players,
+            round_index=self._round_index,
+            rounds=len(self.game.round_numbers),
+            round_number=self._cards,
+            dealer=self._dealer,
+            phase=PHASE_NAMES[self._phase],
+            current_player=self._player,
+            hand=() if seat is None else tuple(cards_in(self._hands[seat])),
+            hand_sizes=tuple(card_count(hand) for hand in self._hands),
+            trump_card=None if self._trump_card < 0 else self._trump_card,
+            trump=None if self._trump == TRUMP_UNDECIDED else self._trump,
+            bids=bids,
+            tricks_won=self.tricks_won(),
+            leader=self._leader,
+            trick=self._trick,
+            completed_tricks=tuple(CompletedTrick(*trick) for trick in self._completed),
+            scores=self._scores,
+            past_rounds=self._past_rounds,
+        )
+
+    def returns(self) -> list[float]:
+        return [float(score) for score in self._scores]
+
+    def action_to_string(self, action: Action) -> str:
+        if 0 <= action < KINDS:
+            verb = _PHASE_VERBS[self._phase] if self._phase in _CARD_PHASES else "play"
+            return f"{verb} {card_to_string(action)}"
+        if BID_BASE <= action < TRUMP_BASE:
+            return f"bid {action - BID_BASE}"
+        if TRUMP_BASE <= action < DEALER_BASE:
+            return f"trump {SUIT_LETTERS[action - TRUMP_BASE]}"
+        if DEALER_BASE <= action < ACTION_COUNT:
+            return f"dealer P{action - DEALER_BASE + 1}"
+        raise IllegalActionError("error.unknown_action_id", action=action)
+
+    def string_to_action(self, text: str) -> Action:
+        words = text.split()
+        phase = self._phase
+        if phase == PHASE_END:
+            raise IllegalActionError("error.game_over")
+        if len(words) == 1 and phase == PHASE_PLAY:
+            words = ["play", *words]
+        if len(words) != 2 or words[0].lower() not in _PHASE_VERBS[:-1]:
+            raise IllegalActionError(
+                "wizard.error.unknown_move", text=text, expected=message(_EXPECTED[phase])
+            )
+        verb, argument = words[0].lower(), words[1]
+        if verb != _PHASE_VERBS[phase]:
+            raise IllegalActionError(
+                "wizard.error.wrong_time", text=text, expected=message(_EXPECTED[phase])
+            )
+        if phase in _CARD_PHASES:
+            return string_to_card(argument)
+        if phase == PHASE_BID:
+            if not argument.isdigit():
+                raise IllegalActionError("wizard.error.bid_range", cards=self._cards)
+            return BID_BASE + min(int(argument), MAX_BID + 1)
+        if phase == PHASE_TRUMP:
+            return TRUMP_BASE + string_to_suit(argument)
+        seat = argument.upper().removeprefix("P")
+        if not seat.isdigit() or not 1 <= int(seat) <= self._players:
+            raise IllegalActionError("wizard.error.not_a_seat", players=self._players)
+        return DEALER_BASE + int(seat) - 1
+
+    # -- Wizard-specific views -------------------------------------------------------
+
+    @property
+    def round_number(self) -> int:
+        return self._cards
+
+    @property
+    def trump(self) -> int | None:
+        """The trump suit, ``NO_TRUMP``, or ``None`` before it is known."""
+        return None if self._trump == TRUMP_UNDECIDED else self._trump
+
+    def tricks_won(self) -> tuple[int, ...]:
+        """Tricks taken by each seat in the current round."""
+        won = [0] * self._players
+        for _, _, winner in self._completed:
+            won[winner] += 1
+        return tuple(won)
+
+    def hand(self, seat: Seat) -> list[int]:
+        """The true hand of ``seat``: for tests and the referee, never for a bot."""
+        return cards_in(self._hands[seat])
+
+    def undealt(self) -> list[int]:
+        """The face-down stack (the turned card excluded): for tests and the referee only."""
+        return cards_in(self._deck)
+
+    # -- transitions ---------------------------------------------------------------------
+
+    def _check_in_deck(self, card: int) -> None:
+        if not (0 <= card < KINDS and holds(self._deck, card)):
+            shown = card_to_string(card) if 0 <= card < KINDS else str(card)
+            raise IllegalActionError("wizard.error.not_in_deck", card=shown)
+
+    def _deal(self, card: int) -> None:
+        unit = CARD_UNIT[card]
+        self._deck -= unit
+        self._hands[(self._dealer + 1 + self._dealt) % self._players] += unit
+        self._dealt += 1
+        self._after_deal()
+
+    def _after_deal(self) -> None:
+        if self._dealt == self._cards * self._players:
+            if self._dealt < DECK_SIZE:
+                self._phase = PHASE_TURN
+            else:
+                self._set_trump(NO_TRUMP)
+
+    def _deal_many(self, cards: list[int]) -> None:
+        """Deal ``cards`` in order, as ``_deal`` one by one would, with integer sums per seat."""
+        players = self._players
+        first = (self._dealer + 1 + self._dealt) % players
+        unit = CARD_UNIT.__getitem__
+        for offset in range(players):
+            self._hands[(first + offset) % players] += sum(map(unit, cards[offset::players]))
+        self._deck -= sum(map(unit, cards))
+        self._dealt += len(cards)
+        self._after_deal()
+
+    def _turn(self, card: int) -> None:
+        self._deck -= CARD_UNIT[card]
+        self._trump_card = card
+        if card == WIZARD:
+            self._phase = PHASE_TRUMP
+            self._player = self._dealer
+            return
+        self._set_trump(NO_TRUMP if card == JESTER else card // VALUES)
+
+    def _set_trump(self, trump: int) -> None:
+        """Fix the trump (a suit or ``NO_TRUMP``) and open the bidding."""
+        self._trump = trump
+        self._strength = STRENGTH[trump]
+        self._phase = PHASE_BID
+        self._player = (self._dealer + 1) % self._players
+
+    def _bid(self, action: Action) -> None:
+        bid = action - BID_BASE
+        if not 0 <= bid <= self._cards:
+            raise IllegalActionError("wizard.error.bid_range", cards=self._cards)
+        if bid == self._forbidden_bid():
+            raise IllegalActionError("wizard.error.bid_forbidden", bid=bid, cards=self._cards)
+        player = self._player
+        self._bids = (*self._bids[:player], bid, *self._bids[player + 1 :])
+        if player == self._dealer:
+            self._phase = PHASE_PLAY
+            self._player = self._leader
+        else:
+            self._player = (player + 1) % self._players
+
+    def _finish_trick(self) -> None:
+        winner = (self._leader + self._best_position) % self._players
+        self._completed = (*self._completed, (self._leader, self._trick, winner))
+        if len(self._completed) == self._cards:
+            self._end_round()
+            return
+        self._trick = ()
+        self._follow = FOLLOW_OPEN
+        self._leader = winner
+        self._player = winner
+
+    def _end_round(self) -> None:
+        tricks_won = self.tricks_won()
+        points = tuple(map(round_score, self._bids, tricks_won))
+        self._scores = tuple(map(sum, zip(self._scores, points, strict=True)))
+        summary = RoundSummary(
+            self._cards,
+            self._dealer,
+            self._trump,
+            self._bids,
+            tricks_won,
+            points,
+        )
+        self._past_rounds = (*self._past_rounds, summary)
+        self._round_index += 1
+        if self._round_index == len(self.game.round_numbers):
+            self._phase = PHASE_END
+            self._player = TERMINAL
+            self._trick = ()
+        else:
+            self._start_round((self._dealer + 1) % self._players)
+
+
+_CARD_PHASES = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
+_EXPECTED = (
+    "wizard.expect.dealer",
+    "wizard.expect.deal",
+    "wizard.expect.turn",
+    "wizard.expect.trump",
+    "wizard.expect.bid",
+    "wizard.expect.play",
+    "wizard.expect.end",
+)

@@ -1,0 +1,172 @@
+"""Fill in what a seat cannot see: the other hands and the face-down stack.
+
+The sampled round is rebuilt by replaying, through the checked rules, a deal that
+gives every seat its current cards plus the cards it has played, then the turned
+card, the trump choice, the bids and the plays of the observation. Revealed voids
+(a seat that did not follow a suit holds none of it) are respected; without voids
+the deal is uniform among all deals consistent with the observation, and with voids
+each card goes to a holder drawn in proportion to the room it has left.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from tapisvert.core.game import Seat
+from tapisvert.games.wizard.cards import (
+    FOLLOW_OPEN,
+    FULL_DECK,
+    SUIT_CARDS,
+    SUITS,
+    VALUES,
+    WIZARD,
+    cards_in,
+    follow_after,
+    hand_of,
+)
+from tapisvert.games.wizard.rules import (
+    CompletedTrick,
+    WizardObservation,
+    WizardState,
+    bid_action,
+    trump_action,
+)
+
+if TYPE_CHECKING:
+    from tapisvert.games.wizard.rules import WizardGame
+
+STACK = -1
+"""The holder that stands for the undealt cards."""
+
+_SPECIAL = SUITS
+_SUIT_SUBSETS = [
+    frozenset(subset) for size in range(1, SUITS + 1) for subset in combinations(range(SUITS), size)
+]
+
+
+def round_tricks(observation: WizardObservation) -> list[CompletedTrick]:
+    """The tricks of the round so far, the one on the table last (its winner -1)."""
+    current = CompletedTrick(observation.leader, observation.trick, -1)
+    return [*observation.completed_tricks, current]
+
+
+def revealed_voids(observation: WizardObservation) -> dict[Seat, set[int]]:
+    """The suits each seat has shown it lacks this round, by not following them."""
+    voids: dict[Seat, set[int]] = {seat: set() for seat in range(observation.players)}
+    for trick in round_tricks(observation):
+        follow = FOLLOW_OPEN
+        for position, card in enumerate(trick.cards):
+            seat = (trick.leader + position) % observation.players
+            if card < SUIT_CARDS and follow < SUITS and card // VALUES != follow:
+                voids[seat].add(follow)
+            follow = follow_after(follow, card)
+    return voids
+
+
+def sample_state(
+    game: WizardGame, observation: WizardObservation, rng: random.Random
+) -> WizardState:
+    players = observation.players
+    viewer = observation.seat
+    played: dict[Seat, list[int]] = {seat: [] for seat in range(players)}
+    for trick in round_tricks(observation):
+        for position, card in enumerate(trick.cards):
+            played[(trick.leader + position) % players].append(card)
+
+    seen = [*observation.hand, *(card for cards in played.values() for card in cards)]
+    unseen = FULL_DECK - hand_of(seen)
+    if observation.trump_card is not None:
+        unseen -= hand_of([observation.trump_card])
+    capacity = {seat: observation.hand_sizes[seat] for seat in range(players) if seat != viewer}
+    pool = cards_in(unseen)
+    capacity[STACK] = len(pool) - sum(capacity.values())
+    voids = revealed_voids(observation)
+    voids[STACK] = set()
+    hands = _assign(pool, capacity, voids, rng)
+    if viewer is not None:
+        hands[viewer] = list(observation.hand)
+
+    state = WizardState(game)
+    state._round_index = observation.round_index
+    state._scores = observation.scores
+    state._past_rounds = observation.past_rounds
+    state._history = None
+    state._start_round(observation.dealer)
+
+    dealt = [hands[seat] + played[seat] for seat in range(players)]
+    for cards in dealt:
+        rng.shuffle(cards)
+    for index in range(sum(observation.hand_sizes) + sum(len(cards) for cards in played.values())):
+        seat = (observation.dealer + 1 + index) % players
+        state.apply_action(dealt[seat][index // players])
+    if observation.trump_card is not None:
+        state.apply_action(observation.trump_card)
+    if observation.trump_card == WIZARD and observation.trump is not None:
+        state.apply_action(trump_action(observation.trump))
+    bidders = _bidders(observation)
+    for seat in bidders:
+        bid = observation.bids[seat]
+        if bid is None:
+            bid = rng.randint(0, observation.round_number)
+        state.apply_action(bid_action(bid))
+    for trick in round_tricks(observation):
+        for card in trick.cards:
+            state.apply_action(card)
+    return state
+
+
+def _bidders(observation: WizardObservation) -> list[Seat]:
+    """The seats that have bid, in bidding order."""
+    players = observation.players
+    order = [(observation.dealer + 1 + offset) % players for offset in range(players)]
+    if observation.phase == "bid":
+        return order[: order.index(observation.current_player)]
+    if observation.phase in ("play", "end"):
+        return order
+    return []
+
+
+def _assign(
+    pool: list[int], capacity: dict[Seat, int], voids: dict[Seat, set[int]], rng: random.Random
+) -> dict[Seat, list[int]]:
+    rng.shuffle(pool)
+    constrained = any(voids.values())
+    remaining = [0] * (SUITS + 1)
+    for card in pool:
+        remaining[_card_type(card)] += 1
+    hands: dict[Seat, list[int]] = {holder: [] for holder in capacity}
+    for card in pool:
+        kind = _card_type(card)
+        remaining[kind] -= 1
+        candidates = [
+            holder for holder, room in capacity.items() if room > 0 and kind not in voids[holder]
+        ]
+        while True:
+            holder = rng.choices(candidates, [capacity[h] for h in candidates])[0]
+            capacity[holder] -= 1
+            if not constrained or _feasible(remaining, capacity, voids):
+                break
+            capacity[holder] += 1
+            candidates.remove(holder)
+        hands[holder].append(card)
+    return hands
+
+
+def _card_type(card: int) -> int:
+    return card // VALUES if card < SUIT_CARDS else _SPECIAL
+
+
+def _feasible(remaining: list[int], capacity: dict[Seat, int], voids: dict[Seat, set[int]]) -> bool:
+    """Hall's condition: every set of suits fits in the room of the holders that may take it."""
+    for suits in _SUIT_SUBSETS:
+        demand = sum(remaining[suit] for suit in suits)
+        if demand and demand > sum(
+            room for holder, room in capacity.items() if not suits <= voids[holder]
+        ):
+            return False
+    return True
+
+
+__all__ = ["STACK", "revealed_voids", "sample_state"]
