@@ -8,7 +8,6 @@ from tapisvert.games.wizard.cards import (
     trick_winner,
 )
 from tapisvert.games.wizard.rules import (
-    NO_TRUMP,
     WizardGame,
     WizardObservation,
     WizardState,

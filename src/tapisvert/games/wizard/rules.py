@@ -71,9 +71,9 @@ PHASE_DEALER, PHASE_DEAL, PHASE_TURN, PHASE_TRUMP, PHASE_BID, PHASE_PLAY, PHASE_
 PHASE_NAMES = ("dealer", "deal", "turn", "trump", "bid", "play", "end")
 _PHASE_VERBS = ("dealer", "deal", "turn", "trump", "bid", "play", "")
 
-SHORT_GAMES = {
-    "first5": {n: (1, 2, 3, 4, 5) for n in range(3, 7)},
-    "first7": {n: (1, 2, 3, 4, 5, 6, 7) for n in range(3, 7)},
+SHORT_GAMES: dict[str, dict[int, tuple[int, ...]]] = {
+    "first5": dict.fromkeys(range(3, 7), (1, 2, 3, 4, 5)),
+    "first7": dict.fromkeys(range(3, 7), (1, 2, 3, 4, 5, 6, 7)),
     "special6": {3: (1, 2, 4, 11, 16, 20), 4: (1, 2, 3, 9, 13, 16)},
 }
 
@@ -343,10 +343,10 @@ class WizardState(State):
             and hand >> (13 * follow) & SUIT_FIELD
         ):
             raise IllegalActionError(
-                    "wizard.error.must_follow",
-                    suit=suit_name(follow),
-                    cards=" ".join(map(card_to_string, suit_kinds(hand, follow))),
-                )
+                "wizard.error.must_follow",
+                suit=suit_name(follow),
+                cards=" ".join(map(card_to_string, suit_kinds(hand, follow))),
+            )
         self._history = (self._history, action)
         self._hands[player] = hand - unit
         follow = self._follow = NEXT_FOLLOW[follow][action]

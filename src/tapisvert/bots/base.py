@@ -1,0 +1,56 @@
+"""The bot interface: a bot gets its seat's observation, the legal actions and an rng.
+
+Never a state: a bot that could read the state could cheat.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from tapisvert.core.errors import OptionError
+from tapisvert.core.game import Action, Observation
+
+
+class Bot(Protocol):
+    """Chooses one of ``legal_actions``; the same inputs must give the same choice."""
+
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
+    ) -> Action: ...
+
+
+BotFactory = Callable[[], Bot]
+_GENERIC: dict[str, BotFactory] = {}
+_PER_GAME: dict[tuple[str, str], BotFactory] = {}
+ALIASES = {"easy": "heuristic"}
+
+
+def register_bot(name: str, factory: BotFactory, game: str | None = None) -> None:
+    """Make a bot available by name, for every game or for one game only."""
+    if game is None:
+        _GENERIC[name] = factory
+    else:
+        _PER_GAME[(game, name)] = factory
+
+
+def bot_names(game: str) -> list[str]:
+    _load_builtin_bots()
+    names = set(_GENERIC) | {name for (owner, name) in _PER_GAME if owner == game}
+    return sorted(names | {alias for alias, name in ALIASES.items() if name in names})
+
+
+def make_bot(name: str, game: str) -> Bot:
+    """A new bot called ``name`` (or a level alias such as ``easy``) for ``game``."""
+    _load_builtin_bots()
+    key = ALIASES.get(name.lower(), name.lower())
+    factory = _PER_GAME.get((game, key)) or _GENERIC.get(key)
+    if factory is None:
+        raise OptionError("cli.unknown_bot", name=name, known=", ".join(bot_names(game)))
+    return factory()
+
+
+def _load_builtin_bots() -> None:
+    import tapisvert.bots.random_bot
+    import tapisvert.games.wizard.bot  # noqa: F401
