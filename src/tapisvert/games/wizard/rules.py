@@ -101,6 +101,12 @@ def dealer_action(seat: Seat) -> Action:
     return DEALER_BASE + seat
 
 
+class CompletedTrick(NamedTuple):
+    leader: Seat
+    cards: tuple[int, ...]
+    winner: Seat
+
+
 class RoundSummary(NamedTuple):
     """The public outcome of a finished round."""
 
@@ -110,12 +116,7 @@ class RoundSummary(NamedTuple):
     bids: tuple[int, ...]
     tricks: tuple[int, ...]
     points: tuple[int, ...]
-
-
-class CompletedTrick(NamedTuple):
-    leader: Seat
-    cards: tuple[int, ...]
-    winner: Seat
+    played: tuple[CompletedTrick, ...]
 
 
 @dataclass(frozen=True)
@@ -149,14 +150,7 @@ class WizardObservation(Observation):
         data["trick"] = [card_to_string(card) for card in self.trick]
         data["trump_card"] = None if self.trump_card is None else card_to_string(self.trump_card)
         data["trump"] = _trump_text(self.trump)
-        data["completed_tricks"] = [
-            {
-                "leader": trick.leader,
-                "cards": [card_to_string(card) for card in trick.cards],
-                "winner": trick.winner,
-            }
-            for trick in self.completed_tricks
-        ]
+        data["completed_tricks"] = [_trick_dict(trick) for trick in self.completed_tricks]
         data["past_rounds"] = [
             {
                 "round_number": summary.round_number,
@@ -165,10 +159,19 @@ class WizardObservation(Observation):
                 "bids": list(summary.bids),
                 "tricks": list(summary.tricks),
                 "points": list(summary.points),
+                "played": [_trick_dict(trick) for trick in summary.played],
             }
             for summary in self.past_rounds
         ]
         return data
+
+
+def _trick_dict(trick: CompletedTrick) -> dict[str, Any]:
+    return {
+        "leader": trick.leader,
+        "cards": [card_to_string(card) for card in trick.cards],
+        "winner": trick.winner,
+    }
 
 
 def _trump_text(trump: int | None) -> str | None:
@@ -583,6 +586,7 @@ class WizardState(State):
             self._bids,
             tricks_won,
             points,
+            tuple(CompletedTrick(*trick) for trick in self._completed),
         )
         self._past_rounds = (*self._past_rounds, summary)
         self._round_index += 1
@@ -590,6 +594,7 @@ class WizardState(State):
             self._phase = PHASE_END
             self._player = TERMINAL
             self._trick = ()
+            self._completed = ()
         else:
             self._start_round((self._dealer + 1) % self._players)
 

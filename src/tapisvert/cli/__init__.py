@@ -1,0 +1,1 @@
+"""The ``tapisvert`` command: play, simulate and replay in the terminal."""

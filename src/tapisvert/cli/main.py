@@ -1,0 +1,295 @@
+"""``tapisvert``: play a game against bots, simulate bot matches, replay records."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from tapisvert.bots import make_bot
+from tapisvert.bots.match import game_seeds, play_match, seat_rng
+from tapisvert.cli.views import news, render
+from tapisvert.core.errors import IllegalActionError, TapisvertError
+from tapisvert.core.game import CHANCE, Game
+from tapisvert.core.records import actor_label, parse_record, record_of
+from tapisvert.core.registry import games, load_game
+from tapisvert.core.stats import mean_interval
+from tapisvert.i18n import LANGUAGES, default_language, translate
+
+app = typer.Typer(
+    help="tapisvert: Luz, Abluxxen, Wizard and Fzzzt! — play, simulate, replay.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+LanguageOption = Annotated[
+    str, typer.Option("--lang", help=f"Language of the texts: {', '.join(LANGUAGES)}.")
+]
+OptionsOption = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="A game option as NAME=VALUE (repeatable)."),
+]
+
+
+def fail(error: TapisvertError, language: str) -> typer.Exit:
+    errors.print(f"[bold red]✗[/] {error.render(language)}")
+    return typer.Exit(code=2)
+
+
+def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs or []:
+        name, _, value = pair.partition("=")
+        options[name.strip()] = value.strip()
+    return options
+
+
+def make_game(name: str, players: int, options: list[str] | None, language: str) -> Game[Any]:
+    try:
+        return load_game(name, players, **parse_options(options))
+    except TapisvertError as error:
+        raise fail(error, language) from None
+
+
+@app.command("games")
+def list_games() -> None:
+    """List the games this installation knows."""
+    for name in games():
+        console.print(name)
+
+
+@app.command()
+def play(
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="The game to play.")],
+    players: Annotated[int, typer.Option(help="Number of seats.")] = 4,
+    seat: Annotated[int, typer.Option(help="Your seat, from 1.")] = 1,
+    bots: Annotated[
+        str, typer.Option(help="Bot for the other seats (one name, or a list).")
+    ] = "heuristic",
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the shuffles (random if absent).")
+    ] = None,
+    save: Annotated[
+        Path | None, typer.Option(help="Write the game record here at the end.")
+    ] = None,
+    option: OptionsOption = None,
+    language: LanguageOption = "",
+) -> None:
+    """Play one seat against bots; you see exactly what your seat may see."""
+    language = language or default_language()
+    game = make_game(game_name, players, option, language)
+    human = seat - 1
+    if not 0 <= human < game.players:
+        raise fail(IllegalActionError("wizard.error.not_a_seat", players=game.players), language)
+    names = [name.strip() for name in bots.split(",")]
+    others = [seat_index for seat_index in range(game.players) if seat_index != human]
+    if len(names) == 1:
+        names = names * len(others)
+    if len(names) != len(others):
+        raise fail(
+            IllegalActionError("cli.bot_count", given=len(names), players=len(others)), language
+        )
+    try:
+        seated = {
+            other: make_bot(name, game.name) for other, name in zip(others, names, strict=True)
+        }
+    except TapisvertError as error:
+        raise fail(error, language) from None
+    seed = seed if seed is not None else secrets.randbits(48)
+    state = game.new_initial_state(seed)
+    rngs = {other: seat_rng(seed, other) for other in others}
+    console.print(translate("cli.quit", language))
+    shown = None
+    while not state.is_terminal():
+        player = state.current_player()
+        if player == CHANCE:
+            state.resolve_chance()
+            continue
+        if player != human:
+            state.apply_action(
+                seated[player].choose(
+                    state.observation(player), state.legal_actions(), rngs[player]
+                )
+            )
+            continue
+        view = state.observation(human)
+        for item in news(game.name, shown, view, language):
+            console.print(item)
+        shown = view
+        console.rule(translate("cli.your_turn", language))
+        console.print(render(game.name, view, language))
+        legal = state.legal_actions()
+        moves = [state.action_to_string(action) for action in legal]
+        console.print(
+            translate("cli.legal_moves", language)
+            + ": "
+            + "  ".join(f"[bold]{number}[/]) {move}" for number, move in enumerate(moves, 1))
+        )
+        while True:
+            try:
+                prompt = translate("cli.choose", language, example=moves[0]) + " > "
+                entry = console.input(prompt).strip()
+            except EOFError:
+                raise typer.Exit(code=0) from None
+            if entry.lower() in {"quit", "exit", "q"}:
+                raise typer.Exit(code=0)
+            try:
+                if entry.isdigit() and 1 <= int(entry) <= len(legal):
+                    action = legal[int(entry) - 1]
+                else:
+                    action = state.string_to_action(entry)
+                state.apply_action(action)
+                break
+            except IllegalActionError as error:
+                console.print(
+                    "[red]"
+                    + translate("cli.bad_entry", language, reason=error.render(language))
+                    + "[/]"
+                )
+    final = state.observation(human)
+    for item in news(game.name, shown, final, language):
+        console.print(item)
+    console.rule(translate("cli.game_over", language))
+    winners = ", ".join(actor_label(winner) for winner in state.winners())
+    console.print(translate("cli.winners", language, names=winners))
+    if save is not None:
+        seats = [
+            translate("cli.you", language) if index == human else names[others.index(index)]
+            for index in range(game.players)
+        ]
+        record = record_of(state, seats)
+        save.write_text(record.to_json() if save.suffix == ".json" else record.to_text(), "utf-8")
+        console.print(translate("cli.saved", language, path=save))
+
+
+@app.command()
+def simulate(
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="The game to simulate.")],
+    games_count: Annotated[int, typer.Option("--games", min=1, help="Number of games.")] = 100,
+    bots: Annotated[
+        str, typer.Option(help="One bot per seat, comma-separated.")
+    ] = "heuristic,random,random,random",
+    seed: Annotated[int, typer.Option(help="Seed of the whole run.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    option: OptionsOption = None,
+    language: LanguageOption = "",
+) -> None:
+    """Play bots against each other; mean score per seat with 95% intervals."""
+    language = language or default_language()
+    names = [name.strip() for name in bots.split(",") if name.strip()]
+    game = make_game(game_name, len(names), option, language)
+    try:
+        lineup = [make_bot(name, game.name) for name in names]
+    except TapisvertError as error:
+        raise fail(error, language) from None
+    scores: list[list[float]] = [[] for _ in names]
+    wins = [0.0] * len(names)
+    with Progress(console=errors, disable=as_json, transient=True) as progress:
+        task = progress.add_task(
+            translate("cli.simulating", language, games=games_count, game=game.name),
+            total=games_count,
+        )
+        for game_seed in game_seeds(seed, games_count):
+            final = play_match(game, lineup, game_seed)
+            for index, score in enumerate(final.returns()):
+                scores[index].append(score)
+            winners = final.winners()
+            for winner in winners:
+                wins[winner] += 1 / len(winners)
+            progress.advance(task)
+    estimates = [mean_interval(seat_scores) for seat_scores in scores]
+    if as_json:
+        seats = [
+            {
+                "seat": index + 1,
+                "bot": name,
+                "mean": estimate.mean,
+                "ci95": [estimate.low, estimate.high],
+                "win_rate": wins[index] / games_count,
+            }
+            for index, (name, estimate) in enumerate(zip(names, estimates, strict=True))
+        ]
+        payload = {
+            "game": game.name,
+            "options": dict(game.options),
+            "games": games_count,
+            "seed": seed,
+            "seats": seats,
+        }
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return
+    table = Table(
+        title=f"{game.name} — {games_count} {translate('cli.games', language)}, seed {seed}"
+    )
+    for column in (
+        "P",
+        "bot",
+        translate("cli.mean", language),
+        translate("cli.ci", language),
+        "win %",
+    ):
+        table.add_column(column, justify="right")
+    for index, (name, estimate) in enumerate(zip(names, estimates, strict=True)):
+        table.add_row(
+            f"P{index + 1}",
+            name,
+            f"{estimate.mean:.1f}",
+            f"[{estimate.low:.1f}, {estimate.high:.1f}]",
+            f"{100 * wins[index] / games_count:.1f}",
+        )
+    console.print(table)
+
+
+@app.command()
+def replay(
+    path: Annotated[Path, typer.Argument(help="A record, in JSON or text form.")],
+    language: LanguageOption = "",
+) -> None:
+    """Check a game record and print it step by step with the scores."""
+    language = language or default_language()
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        errors.print(
+            "[bold red]✗[/] " + translate("cli.file_missing", language, path=path, reason=error)
+        )
+        raise typer.Exit(code=2) from None
+    try:
+        record = parse_record(text)
+        console.print(f"[bold]{record.game}[/] — {', '.join(record.seats)} — {record.date}")
+        previous = None
+        final = None
+        for step in record.steps():
+            actor = (
+                translate("record.chance", language)
+                if step.actor == CHANCE
+                else actor_label(step.actor)
+            )
+            console.print(
+                translate("cli.step", language, number=step.number, actor=actor, move=step.text)
+            )
+            scores = step.state.returns()
+            if previous is not None and scores != previous:
+                console.print(
+                    f"[bold]{translate('cli.scores', language)}:[/] "
+                    + "  ".join(f"P{seat + 1} {score:g}" for seat, score in enumerate(scores))
+                )
+            previous = scores
+            final = step.state
+    except TapisvertError as error:
+        raise fail(error, language) from None
+    result = final.returns() if final is not None and final.is_terminal() else "*"
+    console.print(translate("cli.replay_ok", language, moves=len(record.actions), result=result))
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,26 @@
+"""Terminal views: each game renders one seat's observation, and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import RenderableType
+
+from tapisvert.cli.views.wizard import render_wizard, wizard_news
+from tapisvert.core.game import Observation
+
+View = Callable[[Observation, str], RenderableType]
+News = Callable[[Observation | None, Observation, str], list[RenderableType]]
+VIEWS: dict[str, tuple[View, News]] = {"wizard": (render_wizard, wizard_news)}
+
+
+def render(game: str, observation: Observation, language: str) -> RenderableType:
+    """The table as the observation's seat sees it."""
+    return VIEWS[game][0](observation, language)
+
+
+def news(
+    game: str, before: Observation | None, after: Observation, language: str
+) -> list[RenderableType]:
+    """What that seat learnt between two observations (tricks taken, rounds scored)."""
+    return VIEWS[game][1](before, after, language)
