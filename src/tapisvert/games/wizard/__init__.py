@@ -2,6 +2,7 @@
 
 from tapisvert.games.wizard.cards import (
     JESTER,
+    NO_TRUMP,
     WIZARD,
     card_to_string,
     string_to_card,

@@ -241,11 +241,9 @@ class WizardState(State):
         self._round_index = 0
         self._scores: tuple[int, ...] = (0,) * players
         self._past_rounds: tuple[RoundSummary, ...] = ()
-        self._start_round(0)
+        self._start_round(0 if game.first_dealer is None else game.first_dealer)
         if game.first_dealer is None:
             self._phase = PHASE_DEALER
-        else:
-            self._dealer = game.first_dealer
 
     def _start_round(self, dealer: Seat) -> None:
         players = self._players

@@ -1,0 +1,66 @@
+"""Shared helpers: set up exact Wizard positions through explicit chance outcomes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tapisvert import CHANCE, load_game
+from tapisvert.games.wizard import WizardState
+
+
+def wizard_position(
+    hands: list[list[str]],
+    turned: str | None = None,
+    dealer: int | None = None,
+    bids: list[int] | None = None,
+    plays: list[str] = (),  # type: ignore[assignment]
+    trump: str | None = None,
+    **options: object,
+) -> WizardState:
+    """A one-round game with the given hands (P1 first), turned card, bids and plays."""
+    players = len(hands)
+    cards = len(hands[0])
+    dealer = players - 1 if dealer is None else dealer
+    game = load_game(
+        "wizard", players=players, rounds=str(cards), first_dealer=f"P{dealer + 1}", **options
+    )
+    state = game.new_initial_state()
+    for index in range(cards * players):
+        seat = (dealer + 1 + index) % players
+        state.apply_string(f"deal {hands[seat][index // players]}")
+    if turned is not None:
+        state.apply_string(f"turn {turned}")
+    if trump is not None:
+        state.apply_string(f"trump {trump}")
+    for bid in bids if bids is not None else [0] * players:
+        state.apply_string(f"bid {bid}")
+    for card in plays:
+        state.apply_string(f"play {card}")
+    assert isinstance(state, WizardState)
+    return state
+
+
+def legal_strings(state: WizardState) -> set[str]:
+    return {state.action_to_string(action).split()[-1] for action in state.legal_actions()}
+
+
+def random_playthrough(state: WizardState, rng: random.Random) -> list[WizardState]:
+    """Play uniformly random legal moves to the end; returns a clone after every step."""
+    states = [state.clone()]
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            outcomes = state.chance_outcomes()
+            actions = [action for action, _ in outcomes]
+            weights = [probability for _, probability in outcomes]
+            state.apply_action(rng.choices(actions, weights)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        states.append(state.clone())
+    return states
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    return random.Random(20261129)
