@@ -65,7 +65,7 @@ class Record:
         return None if self.lines is None else self.lines[index]
 
     def steps(self) -> Iterator[Step]:
-        """Replay the record, checking every action; yields the state after each one."""
+        """Replay the record, checking every action; yields the live state after each one."""
         state = self.new_game().new_initial_state()
         for index, text in enumerate(self.actions):
             line = self.line_of(index)

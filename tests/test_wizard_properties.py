@@ -1,0 +1,156 @@
+"""Property tests over seeded random Wizard games for 3 to 6 players."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from conftest import random_playthrough
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tapisvert import CHANCE, load_game
+from tapisvert.core.records import parse_record, record_of
+from tapisvert.games.wizard import WizardState
+from tapisvert.games.wizard.cards import SUIT_CARDS, round_score
+from tapisvert.games.wizard.sampler import revealed_voids
+
+players_st = st.integers(min_value=3, max_value=6)
+seed_st = st.integers(min_value=0, max_value=2**32)
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def short_game(players: int, seed: int) -> WizardState:
+    """Three rounds chosen by the seed, so that every round size gets exercised."""
+    last = 60 // players
+    picks = sorted(random.Random(seed).sample(range(1, last + 1), 3))
+    game = load_game("wizard", players=players, rounds=",".join(map(str, picks)))
+    state = game.new_initial_state(seed)
+    assert isinstance(state, WizardState)
+    return state
+
+
+def accounted_cards(state: WizardState) -> int:
+    public = state.observation(None)
+    on_table = sum(len(trick.cards) for trick in public.completed_tricks) + len(public.trick)
+    turned = 0 if public.trump_card is None else 1
+    in_hands = sum(len(state.hand(seat)) for seat in range(public.players))
+    return in_hands + len(state.undealt()) + on_table + turned
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st)
+def test_full_random_games_terminate(players: int, seed: int) -> None:
+    state = load_game("wizard", players=players).new_initial_state(seed)
+    rng = random.Random(seed)
+    steps = 0
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.resolve_chance()
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        steps += 1
+        assert steps < 2000
+    assert len(state.observation(None).past_rounds) == 60 // players
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st)
+def test_sixty_cards_at_every_step_and_scores_follow_the_formula(players: int, seed: int) -> None:
+    states = random_playthrough(short_game(players, seed), random.Random(seed))
+    for state in states[:-1]:
+        if state.observation(None).phase in ("play", "bid", "trump", "turn"):
+            assert accounted_cards(state) == 60
+    final = states[-1]
+    totals = [0] * players
+    for summary in final.observation(None).past_rounds:
+        assert sum(summary.tricks) == summary.round_number
+        assert all(
+            points == round_score(bid, took)
+            for points, bid, took in zip(summary.points, summary.bids, summary.tricks, strict=True)
+        )
+        totals = [total + points for total, points in zip(totals, summary.points, strict=True)]
+        played = [card for trick in summary.played for card in trick.cards]
+        assert len(played) == summary.round_number * players
+    assert final.returns() == [float(total) for total in totals]
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st)
+def test_replaying_the_record_reproduces_every_state(players: int, seed: int) -> None:
+    states = random_playthrough(short_game(players, seed), random.Random(seed))
+    final = states[-1]
+    for text in (record_of(final).to_text(), record_of(final).to_json()):
+        record = parse_record(text)
+        replayed = [step.state.clone() for step in record.steps()]
+        assert len(replayed) == len(states) - 1
+        for original, copy in zip(states[1:], replayed, strict=True):
+            assert copy.observation(None) == original.observation(None)
+            assert [copy.hand(s) for s in range(players)] == [original.hand(s) for s in range(players)]
+        assert replayed[-1].returns() == final.returns()
+
+
+@SETTINGS
+@given(players=players_st, seed=st.integers(min_value=10**12, max_value=2**62))
+def test_observations_leak_nothing(players: int, seed: int) -> None:
+    state = short_game(players, seed)
+    states = random_playthrough(state, random.Random(seed))
+    for snapshot in states[::3]:
+        for seat in range(players):
+            observation = snapshot.observation(seat)
+            assert list(observation.hand) == snapshot.hand(seat)
+            text = json.dumps(observation.to_dict())
+            assert str(seed) not in text
+            visible = set(observation.hand) | set(observation.trick)
+            visible |= {card for trick in observation.completed_tricks for card in trick.cards}
+            if observation.trump_card is not None:
+                visible.add(observation.trump_card)
+            hidden = {
+                card
+                for other in range(players)
+                if other != seat
+                for card in snapshot.hand(other)
+            } | set(snapshot.undealt())
+            suit_cards_seen = {card for card in visible if card < SUIT_CARDS}
+            assert not (suit_cards_seen & hidden)
+        spectator = snapshot.observation(None)
+        assert spectator.hand == ()
+
+
+def mid_round_positions(players: int, seed: int) -> list[WizardState]:
+    states = random_playthrough(short_game(players, seed), random.Random(seed))
+    return [
+        state
+        for state in states
+        if state.current_player() >= 0 and state.observation(None).phase == "play"
+    ][::5]
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st)
+def test_sampled_states_match_the_observation_and_respect_voids(players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    for state in mid_round_positions(players, seed):
+        seat = state.current_player()
+        observation = state.observation(seat)
+        voids = revealed_voids(observation)
+        for _ in range(3):
+            sample = state.game.sample_state(observation, rng)
+            assert sample.observation(seat) == observation
+            for other, suits in voids.items():
+                held = {card // 13 for card in sample.hand(other) if card < SUIT_CARDS}
+                assert not (held & suits)
+            assert sorted(sample.legal_actions()) == sorted(state.legal_actions())
+
+
+def test_sampled_states_vary_what_the_seat_cannot_see() -> None:
+    game = load_game("wizard", players=4, rounds="8")
+    state = game.new_initial_state(seed=11)
+    state.resolve_chance()
+    observation = state.observation(state.current_player())
+    rng = random.Random(5)
+    others = {
+        tuple(tuple(sample.hand(seat)) for seat in range(4) if seat != observation.seat)
+        for sample in (game.sample_state(observation, rng) for _ in range(20))
+    }
+    assert len(others) > 15
