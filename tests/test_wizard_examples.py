@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import legal_strings, wizard_position
 
+from conftest import legal_strings, wizard_position
 from tapisvert import IllegalActionError, load_game
 from tapisvert.games.wizard import NO_TRUMP, string_to_card, trick_winner
 from tapisvert.games.wizard.cards import round_score
@@ -45,8 +45,12 @@ def test_w2_trump_from_the_turned_card() -> None:
 
 
 def test_w3_follow_suit_with_specials_allowed() -> None:
-    hands = [["R7", "G1", "G2", "G3"], ["R3", "B9", "W", "J"], ["Y1"] * 0 + ["Y1", "Y2", "Y3", "Y4"],
-             ["B1", "B2", "B3", "B4"]]
+    hands = [
+        ["R7", "G1", "G2", "G3"],
+        ["R3", "B9", "W", "J"],
+        ["Y1"] * 0 + ["Y1", "Y2", "Y3", "Y4"],
+        ["B1", "B2", "B3", "B4"],
+    ]
     state = wizard_position(hands, turned="G9", plays=["R7"])
     assert legal_strings(state) == {"R3", "W", "J"}
     with pytest.raises(IllegalActionError, match="you must follow red: you hold R3"):
@@ -62,8 +66,12 @@ def test_w4_void_in_led_suit() -> None:
 
 
 def test_w5_wizard_led() -> None:
-    hands = [["W", "G1", "G2", "G3"], ["R3", "B9", "J", "W"], ["Y1", "Y2", "Y3", "Y4"],
-             ["B1", "B2", "B3", "B4"]]
+    hands = [
+        ["W", "G1", "G2", "G3"],
+        ["R3", "B9", "J", "W"],
+        ["Y1", "Y2", "Y3", "Y4"],
+        ["B1", "B2", "B3", "B4"],
+    ]
     state = wizard_position(hands, turned="G9", plays=["W"])
     assert legal_strings(state) == {"R3", "B9", "J", "W"}
 
@@ -136,8 +144,9 @@ def test_w14_canadian_rule() -> None:
     assert legal_strings(state) == {"0", "1", "3", "4", "5"}
     with pytest.raises(IllegalActionError, match="may not bid 2"):
         state.apply_string("bid 2")
-    small = wizard_position([["B1"], ["B2"], ["B3"]], turned="Y1", dealer=0, bids=[0, 0],
-                            canadian=True)
+    small = wizard_position(
+        [["B1"], ["B2"], ["B3"]], turned="Y1", dealer=0, bids=[0, 0], canadian=True
+    )
     assert legal_strings(small) == {"0"}
     free = wizard_position([["B1"], ["B2"], ["B3"]], turned="Y1", dealer=0, bids=[0, 0])
     assert legal_strings(free) == {"0", "1"}
@@ -149,9 +158,20 @@ def test_w15_cumulative_game() -> None:
     rounds = [
         # dealer, hands (P1, P2, P3), turned, bids in order, plays in order
         (2, [["W"], ["B1"], ["B2"]], "G1", [1, 0, 0], ["W", "B1", "B2"]),
-        (0, [["J", "J"], ["W", "B3"], ["B4", "B5"]], "J", [1, 0, 1], ["W", "B4", "J", "B3", "B5", "J"]),
-        (1, [["W", "W", "J"], ["J", "J", "J"], ["W", "B1", "B2"]], "B3", [1, 2, 1],
-         ["W", "J", "J", "B1", "W", "J", "W", "J", "B2"]),
+        (
+            0,
+            [["J", "J"], ["W", "B3"], ["B4", "B5"]],
+            "J",
+            [1, 0, 1],
+            ["W", "B4", "J", "B3", "B5", "J"],
+        ),
+        (
+            1,
+            [["W", "W", "J"], ["J", "J", "J"], ["W", "B1", "B2"]],
+            "B3",
+            [1, 2, 1],
+            ["W", "J", "J", "B1", "W", "J", "W", "J", "B2"],
+        ),
     ]
     expected_totals = [[30, 20, 20], [20, 50, 10], [60, 40, 40]]
     for (dealer, hands, turned, bids, plays), totals in zip(rounds, expected_totals, strict=True):

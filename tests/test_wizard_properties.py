@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import random
 
-from conftest import random_playthrough
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import random_playthrough
 from tapisvert import CHANCE, load_game
 from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.wizard import WizardState
@@ -86,7 +86,9 @@ def test_replaying_the_record_reproduces_every_state(players: int, seed: int) ->
         assert len(replayed) == len(states) - 1
         for original, copy in zip(states[1:], replayed, strict=True):
             assert copy.observation(None) == original.observation(None)
-            assert [copy.hand(s) for s in range(players)] == [original.hand(s) for s in range(players)]
+            assert [copy.hand(s) for s in range(players)] == [
+                original.hand(s) for s in range(players)
+            ]
         assert replayed[-1].returns() == final.returns()
 
 
@@ -106,10 +108,7 @@ def test_observations_leak_nothing(players: int, seed: int) -> None:
             if observation.trump_card is not None:
                 visible.add(observation.trump_card)
             hidden = {
-                card
-                for other in range(players)
-                if other != seat
-                for card in snapshot.hand(other)
+                card for other in range(players) if other != seat for card in snapshot.hand(other)
             } | set(snapshot.undealt())
             suit_cards_seen = {card for card in visible if card < SUIT_CARDS}
             assert not (suit_cards_seen & hidden)

@@ -9,6 +9,7 @@ True
 True
 """
 
+import tapisvert.games as _builtin_games  # noqa: F401  (registers the games; see below)
 from tapisvert.core import (
     CHANCE,
     TERMINAL,
@@ -20,9 +21,9 @@ from tapisvert.core import (
     RecordError,
     Seat,
     State,
-    games,
     load_game,
 )
+from tapisvert.core import games as games  # rebinds the name the subpackage import took
 
 __version__ = "0.1.0"
 

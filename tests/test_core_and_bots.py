@@ -1,0 +1,116 @@
+"""The core contract, options, messages in both languages, and the bots."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+import tapisvert
+from tapisvert import CHANCE, IllegalActionError, OptionError, load_game
+from tapisvert.bots import make_bot
+from tapisvert.bots.match import game_seeds, play_match
+from tapisvert.games.wizard import WIZARD, WizardState
+
+
+def test_registry_and_options() -> None:
+    assert "wizard" in tapisvert.games()
+    game = load_game("wizard", players=5, canadian="true")
+    assert game.options["canadian"] is True
+    assert game.options["hidden_bids"] is False
+    with pytest.raises(OptionError, match="there is no option colour"):
+        load_game("wizard", players=4, colour="red")
+    with pytest.raises(OptionError, match="there is no game called chess"):
+        load_game("chess")
+    with pytest.raises(OptionError, match="Canadian rule needs open bids"):
+        load_game("wizard", players=4, canadian=True, hidden_bids=True)
+    with pytest.raises(OptionError, match="special6 is defined for 3 or 4 players"):
+        load_game("wizard", players=5, rounds="special6")
+    assert load_game("wizard", players=4, rounds="special6").round_numbers == (1, 2, 3, 9, 13, 16)
+
+
+def test_errors_speak_french_too() -> None:
+    state = load_game("wizard", players=3).new_initial_state(seed=1)
+    state.resolve_chance()
+    with pytest.raises(IllegalActionError) as caught:
+        state.apply_string("bid 7")
+    assert caught.value.render("fr") == "un pari est un nombre de plis de 0 à 1"
+    assert isinstance(caught.value, ValueError)
+
+
+def test_chance_is_explicit_and_seeded() -> None:
+    game = load_game("wizard", players=4)
+    first, second = game.new_initial_state(seed=8), game.new_initial_state(seed=8)
+    first.resolve_chance()
+    second.resolve_chance()
+    assert first.history() == second.history()
+    chance = game.new_initial_state()
+    assert chance.current_player() == CHANCE
+    outcomes = chance.chance_outcomes()
+    assert sum(probability for _, probability in outcomes) == pytest.approx(1)
+    chance.apply_action(outcomes[2][0])
+    deal = dict(chance.chance_outcomes())
+    assert sum(deal.values()) == pytest.approx(1)
+    assert deal[WIZARD] == pytest.approx(4 / 60)
+
+
+def test_illegal_input_changes_nothing() -> None:
+    state = load_game("wizard", players=4, rounds="5").new_initial_state(seed=3)
+    state.resolve_chance()
+    before = (state.observation(None), state.history())
+    for bad in ("bid 9", "play B7", "trump R", "bid -1", "hello", "bid"):
+        with pytest.raises(IllegalActionError):
+            state.apply_string(bad)
+    for bad_action in (-5, 10_000):
+        with pytest.raises(IllegalActionError):
+            state.apply_action(bad_action)
+    assert (state.observation(None), state.history()) == before
+
+
+def test_clone_is_independent() -> None:
+    state = load_game("wizard", players=4).new_initial_state(seed=2)
+    state.resolve_chance()
+    twin = state.clone()
+    twin.apply_action(twin.legal_actions()[0])
+    assert twin.history() != state.history()
+    assert state.observation(None).bids == (None,) * 4
+    assert isinstance(twin, WizardState)
+
+
+def test_bots_receive_only_what_their_seat_sees() -> None:
+    """Same observation, different hidden cards: a bot must choose the same action."""
+    game = load_game("wizard", players=4, rounds="7")
+    rng = random.Random(1)
+    for seed in range(30):
+        state = game.new_initial_state(seed)
+        state.resolve_chance()
+        while state.current_player() >= 0 and rng.random() < 0.9:
+            state.apply_action(rng.choice(state.legal_actions()))
+            if state.current_player() == CHANCE:
+                state.resolve_chance()
+        seat = state.current_player()
+        if seat < 0:
+            continue
+        observation = state.observation(seat)
+        other = game.sample_state(observation, random.Random(seed))
+        for name in ("random", "heuristic"):
+            choices = {
+                make_bot(name, "wizard").choose(
+                    candidate.observation(seat), candidate.legal_actions(), random.Random(seed)
+                )
+                for candidate in (state, other)
+            }
+            assert len(choices) == 1
+
+
+def test_heuristic_beats_random_by_a_clear_margin() -> None:
+    game = load_game("wizard", players=4)
+    margins = []
+    for seed in game_seeds(7, 24):
+        lineup = [make_bot("heuristic", "wizard")] + [make_bot("random", "wizard")] * 3
+        scores = play_match(game, lineup, seed).returns()
+        margins.append(scores[0] - statistics.fmean(scores[1:]))
+    mean = statistics.fmean(margins)
+    half_width = 1.96 * statistics.stdev(margins) / len(margins) ** 0.5
+    assert mean - half_width > 200
