@@ -35,14 +35,14 @@ CARD_UNIT: tuple[int, ...] = (*(1 << kind for kind in range(SUIT_CARDS)), WIZARD
 FULL_DECK = (1 << SUIT_CARDS) - 1 + COPIES_OF_SPECIALS * (WIZARD_UNIT + JESTER_UNIT)
 
 # For each suit, the tuple of card kinds held for every 13-bit pattern of that suit.
-_SUIT_TABLES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+SUIT_TABLES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(
         tuple(suit * VALUES + value for value in range(VALUES) if pattern >> value & 1)
         for pattern in range(1 << VALUES)
     )
     for suit in range(SUITS)
 )
-_SUIT_TABLE_0, _SUIT_TABLE_1, _SUIT_TABLE_2, _SUIT_TABLE_3 = _SUIT_TABLES
+_SUIT_TABLE_0, _SUIT_TABLE_1, _SUIT_TABLE_2, _SUIT_TABLE_3 = SUIT_TABLES
 # The special kinds held, for every value of ``hand >> 52`` (two 3-bit counts).
 SPECIAL_TABLE: tuple[tuple[int, ...], ...] = tuple(
     (*((WIZARD,) if pattern & 7 else ()), *((JESTER,) if pattern >> 3 else ()))
@@ -72,7 +72,7 @@ def kinds_in(hand: int) -> list[int]:
 
 def suit_kinds(hand: int, suit: int) -> tuple[int, ...]:
     """The cards of ``suit`` in a hand."""
-    return _SUIT_TABLES[suit][hand >> (13 * suit) & SUIT_FIELD]
+    return SUIT_TABLES[suit][hand >> (13 * suit) & SUIT_FIELD]
 
 
 def cards_in(hand: int) -> list[int]:

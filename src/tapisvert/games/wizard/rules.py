@@ -43,6 +43,7 @@ from tapisvert.games.wizard.cards import (
     SUIT_CARDS,
     SUIT_FIELD,
     SUIT_LETTERS,
+    SUIT_TABLES,
     SUITS,
     VALUES,
     WIZARD,
@@ -255,7 +256,7 @@ class WizardState(State):
         self._trump_card = -1
         self._trump = TRUMP_UNDECIDED
         self._bids: tuple[int, ...] = (-1,) * players
-        self._trick: tuple[int, ...] = ()
+        self._trick: list[int] = []
         self._leader = (dealer + 1) % players
         self._follow = FOLLOW_OPEN
         self._strength = STRENGTH[NO_TRUMP]
@@ -269,6 +270,7 @@ class WizardState(State):
         twin = object.__new__(WizardState)
         twin.__dict__ = self.__dict__.copy()
         twin._hands = self._hands.copy()
+        twin._trick = self._trick.copy()
         return twin
 
     # -- the contract --------------------------------------------------------------
@@ -285,7 +287,7 @@ class WizardState(State):
             hand = self._hands[self._player]
             follow = self._follow
             if follow < SUITS:
-                following = suit_kinds(hand, follow)
+                following = SUIT_TABLES[follow][hand >> 13 * follow & SUIT_FIELD]
                 if following:
                     return [*following, *SPECIAL_TABLE[hand >> 52]]
             return kinds_in(hand)
@@ -330,8 +332,8 @@ class WizardState(State):
         # Playing a card: the hot path of every playout, written out flat.
         player = self._player
         hand = self._hands[player]
-        unit = CARD_UNIT[action] if 0 <= action < KINDS else 0
-        if not hand & (unit if action < SUIT_CARDS else unit * 7):
+        unit, held_mask = _PLAY_MASKS.get(action, _NOT_A_CARD)
+        if not hand & held_mask:
             raise IllegalActionError(
                 "wizard.error.not_in_hand",
                 card=card_to_string(action) if 0 <= action < KINDS else str(action),
@@ -352,7 +354,8 @@ class WizardState(State):
         self._hands[player] = hand - unit
         follow = self._follow = NEXT_FOLLOW[follow][action]
         strength = self._strength[follow][action]
-        trick = self._trick = (*self._trick, action)
+        trick = self._trick
+        trick.append(action)
         if len(trick) == 1 or strength > self._best:
             self._best = strength
             self._best_position = len(trick) - 1
@@ -424,7 +427,7 @@ class WizardState(State):
             bids=bids,
             tricks_won=self.tricks_won(),
             leader=self._leader,
-            trick=self._trick,
+            trick=tuple(self._trick),
             completed_tricks=tuple(CompletedTrick(*trick) for trick in self._completed),
             scores=self._scores,
             past_rounds=self._past_rounds,
@@ -564,11 +567,11 @@ class WizardState(State):
 
     def _finish_trick(self) -> None:
         winner = (self._leader + self._best_position) % self._players
-        self._completed = (*self._completed, (self._leader, self._trick, winner))
+        self._completed = (*self._completed, (self._leader, tuple(self._trick), winner))
         if len(self._completed) == self._cards:
             self._end_round()
             return
-        self._trick = ()
+        self._trick = []
         self._follow = FOLLOW_OPEN
         self._leader = winner
         self._player = winner
@@ -591,13 +594,19 @@ class WizardState(State):
         if self._round_index == len(self.game.round_numbers):
             self._phase = PHASE_END
             self._player = TERMINAL
-            self._trick = ()
+            self._trick = []
             self._completed = ()
         else:
             self._start_round((self._dealer + 1) % self._players)
 
 
 _CARD_PHASES = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
+# For each card: what playing it takes from a hand, and the bits that show it is held.
+_PLAY_MASKS = {
+    card: (CARD_UNIT[card], CARD_UNIT[card] * (1 if card < SUIT_CARDS else 7))
+    for card in range(KINDS)
+}
+_NOT_A_CARD = (0, 0)
 _EXPECTED = (
     "wizard.expect.dealer",
     "wizard.expect.deal",
