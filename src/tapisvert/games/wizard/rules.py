@@ -292,8 +292,11 @@ class WizardState(State):
                     return [*following, *SPECIAL_TABLE[hand >> 52]]
             return kinds_in(hand)
         if phase == PHASE_BID:
+            bids = list(range(BID_BASE, BID_BASE + self._cards + 1))
             forbidden = self._forbidden_bid()
-            return [BID_BASE + bid for bid in range(self._cards + 1) if bid != forbidden]
+            if forbidden >= 0:
+                bids.remove(BID_BASE + forbidden)
+            return bids
         if phase in (PHASE_DEAL, PHASE_TURN):
             return kinds_in(self._deck)
         if phase == PHASE_TRUMP:
@@ -529,9 +532,12 @@ class WizardState(State):
         players = self._players
         first = (self._dealer + 1 + self._dealt) % players
         unit = CARD_UNIT.__getitem__
+        dealt = 0
         for offset in range(players):
-            self._hands[(first + offset) % players] += sum(map(unit, cards[offset::players]))
-        self._deck -= sum(map(unit, cards))
+            share = sum(map(unit, cards[offset::players]))
+            self._hands[(first + offset) % players] += share
+            dealt += share
+        self._deck -= dealt
         self._dealt += len(cards)
         self._after_deal()
 
