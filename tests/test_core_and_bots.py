@@ -114,3 +114,41 @@ def test_heuristic_beats_random_by_a_clear_margin() -> None:
     mean = statistics.fmean(margins)
     half_width = 1.96 * statistics.stdev(margins) / len(margins) ** 0.5
     assert mean - half_width > 200
+
+
+def test_catalogues_have_the_same_keys_and_placeholders() -> None:
+    import string
+
+    from tapisvert.i18n import catalogue
+
+    english, french = catalogue("en"), catalogue("fr")
+    assert set(english) == set(french)
+    for key, template in english.items():
+        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+        assert fields == {
+            name for _, name, _, _ in string.Formatter().parse(french[key]) if name
+        }, key
+
+
+def test_hidden_bids_stay_hidden_until_all_are_made() -> None:
+    game = load_game("wizard", players=4, rounds="6", hidden_bids=True, first_dealer="P4")
+    state = game.new_initial_state(seed=5)
+    state.resolve_chance()
+    if state.current_player() == 3:  # a turned Wizard: the dealer names trump first
+        state.apply_string("trump B")
+    state.apply_string("bid 2")
+    state.apply_string("bid 1")
+    assert state.observation(0).bids == (2, None, None, None)
+    assert state.observation(1).bids == (None, 1, None, None)
+    assert state.observation(None).bids == (None,) * 4
+    sampled = {
+        game.sample_state(state.observation(2), random.Random(seed)).observation(None).phase
+        for seed in range(3)
+    }
+    assert sampled == {"bid"}
+    samples = [game.sample_state(state.observation(2), random.Random(seed)) for seed in range(30)]
+    hidden = {(sample.observation(0).bids[0], sample.observation(1).bids[1]) for sample in samples}
+    assert len(hidden) > 5
+    state.apply_string("bid 0")
+    state.apply_string("bid 3")
+    assert state.observation(2).bids == (2, 1, 0, 3)

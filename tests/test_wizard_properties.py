@@ -17,7 +17,7 @@ from tapisvert.games.wizard.sampler import revealed_voids
 
 players_st = st.integers(min_value=3, max_value=6)
 seed_st = st.integers(min_value=0, max_value=2**32)
-SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def short_game(players: int, seed: int) -> WizardState:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
 
-from tapisvert.core.errors import IllegalActionError, OptionError
+from tapisvert.core.errors import OptionError
 
 Action = int
 Seat = int
@@ -157,7 +157,7 @@ class State(ABC):
 
     @abstractmethod
     def apply_action(self, action: Action) -> None:
-        """Play ``action``, or apply a chance outcome; raises :class:`IllegalActionError`."""
+        """Play ``action``, or apply a chance outcome; raises ``IllegalActionError``."""
 
     @abstractmethod
     def chance_outcomes(self) -> list[tuple[Action, float]]:
@@ -177,7 +177,7 @@ class State(ABC):
 
     @abstractmethod
     def string_to_action(self, text: str) -> Action:
-        """The action that ``text`` names here; raises :class:`IllegalActionError`."""
+        """The action that ``text`` names here; raises ``IllegalActionError``."""
 
     @abstractmethod
     def clone(self) -> State:
@@ -217,8 +217,3 @@ class State(ABC):
         action = self.string_to_action(text)
         self.apply_action(action)
         return action
-
-    def check_legal(self, action: Action) -> None:
-        """The generic check: ``action`` must be among :meth:`legal_actions`."""
-        if action not in self.legal_actions():
-            raise IllegalActionError("error.illegal_action", action=action)

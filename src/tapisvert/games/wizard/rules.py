@@ -260,8 +260,8 @@ class WizardState(State):
         self._leader = (dealer + 1) % players
         self._follow = FOLLOW_OPEN
         self._strength = STRENGTH[NO_TRUMP]
-        self._best = 0
-        self._best_position = 0
+        self._best = 0  # the strength of the card that holds the trick so far
+        self._taker = 0  # the seat that played it
         self._completed: tuple[tuple[Seat, tuple[int, ...], Seat], ...] = ()
         self._phase = PHASE_DEAL
         self._player = CHANCE
@@ -358,10 +358,10 @@ class WizardState(State):
         follow = self._follow = NEXT_FOLLOW[follow][action]
         strength = self._strength[follow][action]
         trick = self._trick
-        trick.append(action)
-        if len(trick) == 1 or strength > self._best:
+        if not trick or strength > self._best:
             self._best = strength
-            self._best_position = len(trick) - 1
+            self._taker = player
+        trick.append(action)
         players = self._players
         if len(trick) < players:
             self._player = player + 1 if player + 1 < players else 0
@@ -572,7 +572,7 @@ class WizardState(State):
             self._player = (player + 1) % self._players
 
     def _finish_trick(self) -> None:
-        winner = (self._leader + self._best_position) % self._players
+        winner = self._taker
         self._completed = (*self._completed, (self._leader, tuple(self._trick), winner))
         if len(self._completed) == self._cards:
             self._end_round()
