@@ -16,7 +16,7 @@ from rich.table import Table
 from tapisvert.bots import make_bot
 from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.views import news, render
-from tapisvert.core.errors import IllegalActionError, TapisvertError
+from tapisvert.core.errors import IllegalActionError, OptionError, TapisvertError
 from tapisvert.core.game import CHANCE, Game
 from tapisvert.core.records import actor_label, parse_record, record_of
 from tapisvert.core.registry import games, load_game
@@ -89,14 +89,14 @@ def play(
     game = make_game(game_name, players, option, language)
     human = seat - 1
     if not 0 <= human < game.players:
-        raise fail(IllegalActionError("wizard.error.not_a_seat", players=game.players), language)
+        raise fail(OptionError("cli.bad_seat", players=game.players), language)
     names = [name.strip() for name in bots.split(",")]
     others = [seat_index for seat_index in range(game.players) if seat_index != human]
     if len(names) == 1:
         names = names * len(others)
     if len(names) != len(others):
         raise fail(
-            IllegalActionError("cli.bot_count", given=len(names), players=len(others)), language
+            OptionError("cli.bot_count", given=len(names), players=len(others)), language
         )
     try:
         seated = {
