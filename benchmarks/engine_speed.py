@@ -17,6 +17,7 @@ import argparse
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 import tapisvert
 from tapisvert import CHANCE
@@ -42,31 +43,25 @@ def main() -> None:
     rng = random.Random(1)
     choice = rng.choice
 
-    hand_game = tapisvert.load_game("wizard", players=4, rounds="12")
+    def random_playouts(game: tapisvert.Game[Any]) -> Callable[[int], None]:
+        """One whole game per call: engine-drawn chance, uniformly random legal moves."""
 
-    def our_hand(seed: int) -> None:
-        state = hand_game.new_initial_state(seed)
-        while True:
-            player = state.current_player()
-            if player >= 0:
-                state.apply_action(choice(state.legal_actions()))
-            elif player == CHANCE:
-                state.resolve_chance(rng)
-            else:
-                return
+        def playout(seed: int) -> None:
+            state = game.new_initial_state(seed)
+            while True:
+                player = state.current_player()
+                if player >= 0:
+                    state.apply_action(choice(state.legal_actions()))
+                elif player == CHANCE:
+                    state.resolve_chance(rng)
+                else:
+                    return
+
+        return playout
 
     full_game = tapisvert.load_game("wizard", players=4)
-
-    def our_game(seed: int) -> None:
-        state = full_game.new_initial_state(seed)
-        while True:
-            player = state.current_player()
-            if player >= 0:
-                state.apply_action(choice(state.legal_actions()))
-            elif player == CHANCE:
-                state.resolve_chance(rng)
-            else:
-                return
+    our_hand = random_playouts(tapisvert.load_game("wizard", players=4, rounds="12"))
+    our_game = random_playouts(full_game)
 
     print(f"tapisvert {tapisvert.__version__}, {arguments.seconds:g} s per measurement")
     try:

@@ -95,9 +95,7 @@ def play(
     if len(names) == 1:
         names = names * len(others)
     if len(names) != len(others):
-        raise fail(
-            OptionError("cli.bot_count", given=len(names), players=len(others)), language
-        )
+        raise fail(OptionError("cli.bot_count", given=len(names), players=len(others)), language)
     try:
         seated = {
             other: make_bot(name, game.name) for other, name in zip(others, names, strict=True)
@@ -230,14 +228,8 @@ def simulate(
     table = Table(
         title=f"{game.name} — {games_count} {translate('cli.games', language)}, seed {seed}"
     )
-    for column in (
-        "P",
-        "bot",
-        translate("cli.mean", language),
-        translate("cli.ci", language),
-        "win %",
-    ):
-        table.add_column(column, justify="right")
+    for key in ("cli.column_seat", "cli.column_bot", "cli.mean", "cli.ci", "cli.win_rate"):
+        table.add_column(translate(key, language), justify="right")
     for index, (name, estimate) in enumerate(zip(names, estimates, strict=True)):
         table.add_row(
             f"P{index + 1}",

@@ -1,0 +1,22 @@
+"""The benchmark scripts keep running: a short run of each, its figures printed (not judged)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def test_engine_speed_runs_and_prints_its_figures() -> None:
+    result = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "engine_speed.py"), "--seconds", "0.3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "12-trick hands/s" in result.stdout
+    assert "clones/s" in result.stdout
+    assert "games/s" in result.stdout
