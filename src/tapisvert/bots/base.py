@@ -53,4 +53,5 @@ def make_bot(name: str, game: str) -> Bot:
 
 def _load_builtin_bots() -> None:
     import tapisvert.bots.random_bot
+    import tapisvert.games.luz.bot
     import tapisvert.games.wizard.bot  # noqa: F401

@@ -6,12 +6,16 @@ from collections.abc import Callable
 
 from rich.console import RenderableType
 
+from tapisvert.cli.views.luz import luz_news, render_luz
 from tapisvert.cli.views.wizard import render_wizard, wizard_news
 from tapisvert.core.game import Observation
 
 View = Callable[[Observation, str], RenderableType]
 News = Callable[[Observation | None, Observation, str], list[RenderableType]]
-VIEWS: dict[str, tuple[View, News]] = {"wizard": (render_wizard, wizard_news)}
+VIEWS: dict[str, tuple[View, News]] = {
+    "luz": (render_luz, luz_news),
+    "wizard": (render_wizard, wizard_news),
+}
 
 
 def render(game: str, observation: Observation, language: str) -> RenderableType:

@@ -6,6 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from tapisvert.cli.views.common import seat_name
 from tapisvert.core.game import Observation
 from tapisvert.games.wizard.cards import JESTER, NO_TRUMP, SUIT_CARDS, WIZARD, card_to_string
 from tapisvert.games.wizard.cards import suit_name as wizard_suit_name
@@ -25,11 +26,6 @@ def card_text(card: int) -> Text:
 
 def cards_text(cards: tuple[int, ...] | list[int]) -> Text:
     return Text(" ").join(card_text(card) for card in cards) if cards else Text("—")
-
-
-def seat_name(seat: int, viewer: int | None, language: str) -> str:
-    name = translate("cli.seat", language, seat=seat + 1)
-    return f"{name} ({translate('cli.you', language)})" if seat == viewer else name
 
 
 def trump_text(observation: WizardObservation, language: str) -> Text:

@@ -1,0 +1,11 @@
+"""Pieces every terminal view uses."""
+
+from __future__ import annotations
+
+from tapisvert.i18n import translate
+
+
+def seat_name(seat: int, viewer: int | None, language: str) -> str:
+    """``P2``, or ``P2 (you)`` for the viewer's own seat."""
+    name = translate("cli.seat", language, seat=seat + 1)
+    return f"{name} ({translate('cli.you', language)})" if seat == viewer else name

@@ -1,0 +1,87 @@
+"""What a Luz player can deduce about their own hidden values, exactly.
+
+A player sees every opponent's values and every played card, so the cards unknown to
+them are, colour by colour, exactly their own unplayed cards plus the set-aside cards.
+Within one colour their cards were sorted at the deal: the values they have seen played
+from their own hand split the colour's slots into *gaps*, and the hidden slots of a gap
+hold an increasing choice of the unknown values lying strictly inside it. Colours and
+gaps are independent, so the consistent hands are the products of those choices: the
+i-th of m hidden slots among n candidates ``c_1 < … < c_n`` can hold ``c_i … c_{n-m+i}``,
+and a uniform consistent hand draws each gap's m values uniformly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tapisvert.games.luz.cards import COLOUR_COUNT, MAX_VALUE, card, colour_of, value_of
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Hidden slots of one colour between two known values (exclusive bounds)."""
+
+    colour: int
+    slots: tuple[int, ...]
+    candidates: tuple[int, ...]
+
+
+def hand_gaps(
+    colours: Sequence[int],
+    revealed: dict[int, int],
+    unknown_cards: set[int],
+) -> list[Gap]:
+    """The gaps of one hand.
+
+    ``colours[slot]`` is each slot's colour, ``revealed`` maps played slots to their card,
+    ``unknown_cards`` is what this viewer has not seen anywhere.
+    """
+    gaps: list[Gap] = []
+    for colour in range(COLOUR_COUNT):
+        slots = [slot for slot, slot_colour in enumerate(colours) if slot_colour == colour]
+        low = 0
+        pending: list[int] = []
+        for slot in [*slots, None]:
+            if slot is not None and slot not in revealed:
+                pending.append(slot)
+                continue
+            high = MAX_VALUE + 1 if slot is None else value_of(revealed[slot])
+            if pending:
+                candidates = tuple(
+                    card(colour, value)
+                    for value in range(low + 1, high)
+                    if card(colour, value) in unknown_cards
+                )
+                gaps.append(Gap(colour, tuple(pending), candidates))
+            pending = []
+            low = high
+    return gaps
+
+
+def possible_values(gaps: Sequence[Gap], hand_size: int) -> list[tuple[int, ...] | None]:
+    """For each slot, the values it may still hold (``None`` for slots not in the gaps)."""
+    possible: list[tuple[int, ...] | None] = [None] * hand_size
+    for gap in gaps:
+        count, hidden = len(gap.candidates), len(gap.slots)
+        for index, slot in enumerate(gap.slots):
+            window = gap.candidates[index : count - hidden + index + 1]
+            possible[slot] = tuple(value_of(candidate) for candidate in window)
+    return possible
+
+
+def sample_hand(gaps: Sequence[Gap], rng: random.Random) -> dict[int, int]:
+    """A uniformly drawn consistent assignment: slot → card."""
+    assignment: dict[int, int] = {}
+    for gap in gaps:
+        chosen = sorted(rng.sample(gap.candidates, len(gap.slots)))
+        assignment.update(zip(gap.slots, chosen, strict=True))
+    return assignment
+
+
+def unknown_by_colour(unknown_cards: set[int]) -> list[list[int]]:
+    by_colour: list[list[int]] = [[] for _ in range(COLOUR_COUNT)]
+    for unknown in sorted(unknown_cards):
+        by_colour[colour_of(unknown)].append(unknown)
+    return by_colour

@@ -1,0 +1,518 @@
+"""Luz's rules as a state machine (``rules/luz.md``).
+
+A game is four deals. A deal is one chance step per dealt card (10 per seat; the rest
+is set aside unseen), one bet per seat from the first player on, then ten tricks. A
+game that leaves the first player to chance starts with one chance step naming them.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from tapisvert.core.chance import draw
+from tapisvert.core.errors import IllegalActionError, OptionError
+from tapisvert.core.game import (
+    CHANCE,
+    TERMINAL,
+    Action,
+    Game,
+    HistoryNode,
+    Observation,
+    OptionSpec,
+    Seat,
+    State,
+    parse_bool,
+    parse_optional_seat,
+)
+from tapisvert.core.registry import register_game
+from tapisvert.games.luz.cards import (
+    COLOURS,
+    DEALS,
+    HAND_SIZE,
+    YELLOW,
+    card_to_string,
+    colour_name,
+    colour_of,
+    deal_score,
+    deck,
+    final_ranking,
+    string_to_card,
+    trick_winner,
+    value_of,
+)
+from tapisvert.games.luz.knowledge import hand_gaps, possible_values
+from tapisvert.i18n import message
+
+CARD_IDS = 60
+FIRST_BASE = 60
+BET_BASE = 70
+MAX_BET = HAND_SIZE
+PLAY_BASE = BET_BASE + 2 * (MAX_BET + 1)
+ACTION_COUNT = PLAY_BASE + HAND_SIZE
+PLAYED = -1
+
+PHASE_FIRST, PHASE_DEAL, PHASE_BET, PHASE_PLAY, PHASE_END = range(5)
+PHASE_NAMES = ("first", "deal", "bet", "play", "end")
+_PHASE_VERBS = ("first", "deal", "bet", "play", "")
+_EXPECTED = (
+    "luz.expect.first",
+    "luz.expect.deal",
+    "luz.expect.bet",
+    "luz.expect.play",
+    "luz.expect.end",
+)
+
+
+def bet_action(bet: int, safety: int = 0) -> Action:
+    return BET_BASE + 2 * bet + safety
+
+
+def play_action(slot: int) -> Action:
+    return PLAY_BASE + slot
+
+
+def parse_optional_int(value: object) -> int | None:
+    if value is None or value == "" or str(value).lower() in {"none", "unlimited"}:
+        return None
+    number = int(str(value))
+    if number < 0:
+        raise ValueError("expected a positive number or none")
+    return number
+
+
+class LuzPlay(NamedTuple):
+    seat: Seat
+    slot: int
+    card: int
+
+
+class LuzTrick(NamedTuple):
+    leader: Seat
+    plays: tuple[LuzPlay, ...]
+    winner: Seat
+
+
+class DealSummary(NamedTuple):
+    """The public outcome of a finished deal."""
+
+    deal_number: int
+    first_player: Seat
+    bets: tuple[tuple[int, int], ...]
+    tricks: tuple[int, ...]
+    points: tuple[int, ...]
+    played: tuple[LuzTrick, ...]
+
+
+@dataclass(frozen=True)
+class LuzObservation(Observation):
+    """What one seat knows.
+
+    ``colours[seat][slot]`` is the colour of each slot (-1 once played); ``values`` holds
+    the values this viewer can see — every opponent's, never their own (``None``).
+    ``knowledge[slot]`` lists the values each of the viewer's own slots may still hold.
+    A spectator sees colours only, like every player sees their own hand.
+    """
+
+    players: int
+    deal_index: int
+    first_player: Seat
+    phase: str
+    current_player: Seat
+    colours: tuple[tuple[int, ...], ...]
+    values: tuple[tuple[int | None, ...], ...]
+    knowledge: tuple[tuple[int, ...] | None, ...]
+    bets: tuple[tuple[int, int] | None, ...]
+    tricks_won: tuple[int, ...]
+    leader: Seat
+    trick: tuple[LuzPlay, ...]
+    completed_tricks: tuple[LuzTrick, ...]
+    scores: tuple[int, ...]
+    past_deals: tuple[DealSummary, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["hands"] = [
+            [
+                None if colour < 0 else COLOURS[colour] + ("?" if value is None else str(value))
+                for colour, value in zip(colours, values, strict=True)
+            ]
+            for colours, values in zip(self.colours, self.values, strict=True)
+        ]
+        del data["colours"], data["values"]
+        data["trick"] = [_play_dict(play) for play in self.trick]
+        data["completed_tricks"] = [_trick_dict(trick) for trick in self.completed_tricks]
+        data["past_deals"] = [
+            {
+                "deal_number": summary.deal_number,
+                "first_player": summary.first_player,
+                "bets": [list(bet) for bet in summary.bets],
+                "tricks": list(summary.tricks),
+                "points": list(summary.points),
+                "played": [_trick_dict(trick) for trick in summary.played],
+            }
+            for summary in self.past_deals
+        ]
+        return data
+
+
+def _play_dict(play: LuzPlay) -> dict[str, Any]:
+    return {"seat": play.seat, "slot": play.slot, "card": card_to_string(play.card)}
+
+
+def _trick_dict(trick: LuzTrick) -> dict[str, Any]:
+    return {
+        "leader": trick.leader,
+        "plays": [_play_dict(play) for play in trick.plays],
+        "winner": trick.winner,
+    }
+
+
+@register_game
+class LuzGame(Game["LuzState"]):
+    """Luz for 3 to 5 players: you see everyone's cards but your own."""
+
+    name = "luz"
+    min_players = 3
+    max_players = 5
+    option_specs = (
+        OptionSpec("first_player", None, parse_optional_seat, "luz.option.first_player"),
+        OptionSpec("first_player_rotates", True, parse_bool, "luz.option.first_player_rotates"),
+        OptionSpec("bet_bead_supply", None, parse_optional_int, "luz.option.bet_bead_supply"),
+    )
+
+    def __init__(self, players: int, **options: object) -> None:
+        super().__init__(players, **options)
+        first = self.options["first_player"]
+        if first is not None and not 0 <= int(str(first)) < players:
+            raise OptionError("luz.error.first_player", players=players)
+        self.first_player: Seat | None = None if first is None else int(str(first))
+        self.rotates = bool(self.options["first_player_rotates"])
+        supply = self.options["bet_bead_supply"]
+        self.bet_bead_supply: int | None = None if supply is None else int(str(supply))
+        self.deck: tuple[int, ...] = tuple(deck(players))
+
+    def new_initial_state(self, seed: int | None = None) -> LuzState:
+        return LuzState(self, seed)
+
+    def sample_state(self, observation: Observation, rng: random.Random) -> LuzState:
+        from tapisvert.games.luz.sampler import sample_state
+
+        if not isinstance(observation, LuzObservation):
+            raise TypeError("a Luz state can only be sampled from a Luz observation")
+        return sample_state(self, observation, rng)
+
+
+class LuzState(State):
+    def __init__(self, game: LuzGame, seed: int | None = None) -> None:
+        self.game: LuzGame = game
+        self._seed = seed
+        self._rng: random.Random | None = None
+        self._history: HistoryNode = None
+        self._players = game.players
+        self._deal_index = 0
+        self._scores: tuple[int, ...] = (0,) * game.players
+        self._past: tuple[DealSummary, ...] = ()
+        self._start_deal(0 if game.first_player is None else game.first_player)
+        if game.first_player is None:
+            self._phase = PHASE_FIRST
+
+    def _start_deal(self, first: Seat) -> None:
+        players = self._players
+        self._first = first
+        self._remaining: list[int] = list(self.game.deck)
+        self._dealt: list[list[int]] = [[] for _ in range(players)]
+        self._hands: list[list[int]] = [[] for _ in range(players)]
+        self._bets: tuple[tuple[int, int] | None, ...] = (None,) * players
+        self._trick: list[LuzPlay] = []
+        self._leader = first
+        self._completed: tuple[LuzTrick, ...] = ()
+        self._phase = PHASE_DEAL
+        self._player = CHANCE
+
+    def clone(self) -> LuzState:
+        twin = object.__new__(LuzState)
+        twin.__dict__ = self.__dict__.copy()
+        twin._remaining = self._remaining.copy()
+        twin._dealt = [cards.copy() for cards in self._dealt]
+        twin._hands = [hand.copy() for hand in self._hands]
+        twin._trick = self._trick.copy()
+        return twin
+
+    def current_player(self) -> Seat:
+        return self._player
+
+    def legal_actions(self) -> list[Action]:
+        phase = self._phase
+        if phase == PHASE_PLAY:
+            return [PLAY_BASE + slot for slot in self._playable_slots(self._player)]
+        if phase == PHASE_BET:
+            limit = self._bet_limit()
+            return [bet_action(bet, safety) for bet in range(limit + 1) for safety in (0, 1)]
+        if phase == PHASE_DEAL:
+            return sorted(self._remaining)
+        if phase == PHASE_FIRST:
+            return [FIRST_BASE + seat for seat in range(self._players)]
+        return []
+
+    def _playable_slots(self, seat: Seat) -> list[int]:
+        hand = self._hands[seat]
+        held = [slot for slot, held_card in enumerate(hand) if held_card != PLAYED]
+        if self._trick:
+            led = colour_of(self._trick[0].card)
+            following = [slot for slot in held if colour_of(hand[slot]) == led]
+            if following:
+                return following
+        return held
+
+    def _bet_limit(self) -> int:
+        supply = self.game.bet_bead_supply
+        if supply is None:
+            return MAX_BET
+        placed = sum(bet for bet, _ in (pair for pair in self._bets if pair is not None))
+        return max(0, min(MAX_BET, supply - placed))
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self._phase == PHASE_FIRST:
+            return [(FIRST_BASE + seat, 1 / self._players) for seat in range(self._players)]
+        if self._phase == PHASE_DEAL:
+            share = 1 / len(self._remaining)
+            return [(card_id, share) for card_id in sorted(self._remaining)]
+        return []
+
+    def apply_action(self, action: Action) -> None:
+        phase = self._phase
+        if phase == PHASE_PLAY:
+            self._play(action)
+        elif phase == PHASE_BET:
+            self._bet(action)
+        elif phase == PHASE_DEAL:
+            if action not in self._remaining:
+                shown = card_to_string(action) if 0 <= action < CARD_IDS else str(action)
+                raise IllegalActionError("luz.error.not_in_deck", card=shown)
+            self._deal(action)
+        elif phase == PHASE_FIRST:
+            if not FIRST_BASE <= action < FIRST_BASE + self._players:
+                raise IllegalActionError("luz.error.not_a_seat", players=self._players)
+            self._start_deal(action - FIRST_BASE)
+        else:
+            raise IllegalActionError("error.game_over")
+        self._history = (self._history, action)
+
+    def resolve_chance(self, rng: random.Random | None = None) -> None:
+        """Name the first player, or deal the whole hand at once."""
+        generator = self._own_rng() if rng is None else rng
+        while self._player == CHANCE:
+            if self._phase == PHASE_FIRST:
+                action = FIRST_BASE + generator.randrange(self._players)
+                self._start_deal(action - FIRST_BASE)
+                self._history = (self._history, action)
+                continue
+            count = HAND_SIZE * self._players - sum(len(cards) for cards in self._dealt)
+            drawn = draw(self._remaining, count, generator)
+            for card_id in drawn:
+                self._deal(card_id)
+            self._history = (self._history, tuple(drawn))
+
+    def _deal(self, card_id: int) -> None:
+        self._remaining.remove(card_id)
+        dealt_so_far = sum(len(cards) for cards in self._dealt)
+        self._dealt[(self._first + dealt_so_far) % self._players].append(card_id)
+        if dealt_so_far + 1 == HAND_SIZE * self._players:
+            self._hands = [sorted(cards) for cards in self._dealt]
+            self._phase = PHASE_BET
+            self._player = self._first
+
+    def _bet(self, action: Action) -> None:
+        code = action - BET_BASE
+        if not 0 <= code < 2 * (MAX_BET + 1):
+            raise IllegalActionError("luz.error.bet_range")
+        bet, safety = divmod(code, 2)
+        if bet > self._bet_limit():
+            raise IllegalActionError("luz.error.bead_supply", left=self._bet_limit())
+        player = self._player
+        self._bets = (*self._bets[:player], (bet, safety), *self._bets[player + 1 :])
+        following = (player + 1) % self._players
+        if following == self._first:
+            self._phase = PHASE_PLAY
+            self._player = self._leader
+        else:
+            self._player = following
+
+    def _play(self, action: Action) -> None:
+        player = self._player
+        slot = action - PLAY_BASE
+        hand = self._hands[player]
+        if not (0 <= slot < HAND_SIZE and hand[slot] != PLAYED):
+            raise IllegalActionError("luz.error.no_card_there", position=slot)
+        allowed = self._playable_slots(player)
+        if slot not in allowed:
+            led = colour_of(self._trick[0].card)
+            raise IllegalActionError(
+                "luz.error.must_follow",
+                colour=colour_name(led),
+                positions=" ".join(map(str, allowed)),
+            )
+        played = hand[slot]
+        hand[slot] = PLAYED
+        self._trick.append(LuzPlay(player, slot, played))
+        if len(self._trick) < self._players:
+            self._player = (player + 1) % self._players
+            return
+        winner = self._trick_winner()
+        self._completed = (*self._completed, LuzTrick(self._leader, tuple(self._trick), winner))
+        self._trick = []
+        if len(self._completed) == HAND_SIZE:
+            self._end_deal()
+        else:
+            self._leader = winner
+            self._player = winner
+
+    def _trick_winner(self) -> Seat:
+        return self._trick[trick_winner([play.card for play in self._trick])].seat
+
+    def tricks_won(self) -> tuple[int, ...]:
+        won = [0] * self._players
+        for trick in self._completed:
+            won[trick.winner] += 1
+        return tuple(won)
+
+    def _end_deal(self) -> None:
+        tricks = self.tricks_won()
+        bets = tuple(pair if pair is not None else (0, 0) for pair in self._bets)
+        points = tuple(
+            deal_score(took, bet, safety, self._deal_index + 1)
+            for took, (bet, safety) in zip(tricks, bets, strict=True)
+        )
+        self._scores = tuple(
+            total + gained for total, gained in zip(self._scores, points, strict=True)
+        )
+        self._past = (
+            *self._past,
+            DealSummary(self._deal_index + 1, self._first, bets, tricks, points, self._completed),
+        )
+        self._deal_index += 1
+        if self._deal_index == DEALS:
+            self._phase = PHASE_END
+            self._player = TERMINAL
+            self._completed = ()
+            return
+        following = (self._first + 1) % self._players if self.game.rotates else self._first
+        self._start_deal(following)
+
+    def returns(self) -> list[float]:
+        return [float(score) for score in self._scores]
+
+    def ranking(self) -> list[Seat]:
+        """Seats from first to last, with the tie-breaks of the rules."""
+        if not self._past:
+            return final_ranking(self._scores, (0,) * self._players, self._first)
+        last = self._past[-1]
+        return final_ranking(self._scores, last.points, last.first_player)
+
+    def winners(self) -> list[Seat]:
+        return [self.ranking()[0]]
+
+    def observation(self, seat: Seat | None) -> LuzObservation:
+        players = self._players
+        colours = tuple(
+            tuple(PLAYED if held == PLAYED else colour_of(held) for held in hand)
+            for hand in self._hands
+        )
+        values = tuple(
+            tuple(
+                None if held == PLAYED or other == seat or seat is None else value_of(held)
+                for held in hand
+            )
+            for other, hand in enumerate(self._hands)
+        )
+        return LuzObservation(
+            seat=seat,
+            players=players,
+            deal_index=self._deal_index,
+            first_player=self._first,
+            phase=PHASE_NAMES[self._phase],
+            current_player=self._player,
+            colours=colours,
+            values=values,
+            knowledge=() if seat is None else self._knowledge(seat),
+            bets=self._bets,
+            tricks_won=self.tricks_won(),
+            leader=self._leader,
+            trick=tuple(self._trick),
+            completed_tricks=self._completed,
+            scores=self._scores,
+            past_deals=self._past,
+        )
+
+    def _knowledge(self, seat: Seat) -> tuple[tuple[int, ...] | None, ...]:
+        hand = self._hands[seat]
+        if not hand:
+            return ()
+        plays = [play for trick in self._completed for play in trick.plays] + self._trick
+        seen = {held for other, cards in enumerate(self._hands) if other != seat for held in cards}
+        seen.update(play.card for play in plays)
+        unknown = set(self.game.deck) - seen
+        revealed = {play.slot: play.card for play in plays if play.seat == seat}
+        original = [revealed.get(slot, held) for slot, held in enumerate(hand)]
+        gaps = hand_gaps([colour_of(held) for held in original], revealed, unknown)
+        return tuple(possible_values(gaps, len(hand)))
+
+    def action_to_string(self, action: Action) -> str:
+        if 0 <= action < CARD_IDS:
+            return f"deal {card_to_string(action)}"
+        if FIRST_BASE <= action < BET_BASE:
+            return f"first P{action - FIRST_BASE + 1}"
+        if BET_BASE <= action < PLAY_BASE:
+            bet, safety = divmod(action - BET_BASE, 2)
+            return f"bet {bet}{'+' if safety else ''}"
+        if PLAY_BASE <= action < ACTION_COUNT:
+            return f"play {action - PLAY_BASE}"
+        raise IllegalActionError("error.unknown_action_id", action=action)
+
+    def string_to_action(self, text: str) -> Action:
+        words = text.split()
+        phase = self._phase
+        if phase == PHASE_END:
+            raise IllegalActionError("error.game_over")
+        if len(words) == 1 and phase == PHASE_PLAY and words[0].isdigit():
+            words = ["play", *words]
+        if len(words) != 2 or words[0].lower() not in _PHASE_VERBS[:-1]:
+            raise IllegalActionError(
+                "luz.error.unknown_move", text=text, expected=message(_EXPECTED[phase])
+            )
+        verb, argument = words[0].lower(), words[1]
+        if verb != _PHASE_VERBS[phase]:
+            raise IllegalActionError(
+                "luz.error.wrong_time", text=text, expected=message(_EXPECTED[phase])
+            )
+        if phase == PHASE_DEAL:
+            return string_to_card(argument)
+        if phase == PHASE_BET:
+            safety = 1 if argument.endswith("+") else 0
+            number = argument.removesuffix("+")
+            if not number.isdigit() or int(number) > MAX_BET:
+                raise IllegalActionError("luz.error.bet_range")
+            return bet_action(int(number), safety)
+        if phase == PHASE_PLAY:
+            if not argument.isdigit() or int(argument) >= HAND_SIZE:
+                raise IllegalActionError("luz.error.no_card_there", position=argument)
+            return PLAY_BASE + int(argument)
+        seat = argument.upper().removeprefix("P")
+        if not seat.isdigit() or not 1 <= int(seat) <= self._players:
+            raise IllegalActionError("luz.error.not_a_seat", players=self._players)
+        return FIRST_BASE + int(seat) - 1
+
+    # -- referee views: for tests and the server, never for a bot -----------------------
+
+    def hand(self, seat: Seat) -> list[int]:
+        """The cards ``seat`` still holds, in slot order."""
+        return [held for held in self._hands[seat] if held != PLAYED]
+
+    def set_aside(self) -> list[int]:
+        """The cards nobody sees this deal (the undealt rest, during the deal)."""
+        return sorted(self._remaining)
+
+
+__all__ = ["YELLOW", "LuzGame", "LuzObservation", "LuzState"]
