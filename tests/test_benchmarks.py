@@ -19,4 +19,5 @@ def test_engine_speed_runs_and_prints_its_figures() -> None:
     )
     assert "12-trick hands/s" in result.stdout
     assert "clones/s" in result.stdout
-    assert "games/s" in result.stdout
+    assert "Wizard games/s" in result.stdout
+    assert "Luz games/s" in result.stdout

@@ -192,3 +192,34 @@ def test_bad_command_input_is_explained() -> None:
     assert "there is no bot nobody" in result.output
     result = runner.invoke(app, ["play", "wizard", "--players", "9", "--lang", "fr"])
     assert "se joue de 3 à 6 joueurs" in result.output
+
+
+def test_play_luz_shows_possible_values_not_own_values() -> None:
+    game = load_game("luz", players=3, first_player="P1")
+    state = game.new_initial_state(seed=12)
+    state.resolve_chance()
+    result = runner.invoke(
+        app,
+        [
+            "play",
+            "luz",
+            "--players",
+            "3",
+            "--seed",
+            "12",
+            "--option",
+            "first_player=P1",
+            "--lang",
+            "en",
+        ],
+        input="bet 11\nbet 1+\n" + "1\n" * 12 + "quit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Not accepted: a bet is a number of tricks from 0 to 10" in result.output
+    first_screen = result.output.split("Type a move")[0]
+    assert "0:" in first_screen and "[" in first_screen
+    from tapisvert.games.luz import card_to_string
+
+    tokens = set(first_screen.split())
+    assert not {card_to_string(held) for held in state.hand(0)} & tokens
+    assert {card_to_string(held) for held in state.hand(1)} <= tokens
