@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Protocol
 
 from tapisvert.core.errors import OptionError
@@ -52,6 +53,14 @@ def make_bot(name: str, game: str) -> Bot:
 
 
 def _load_builtin_bots() -> None:
-    import tapisvert.bots.random_bot
-    import tapisvert.games.luz.bot
-    import tapisvert.games.wizard.bot  # noqa: F401
+    """Import the modules that register the built-in bots."""
+    for module in BUILTIN_BOT_MODULES:
+        import_module(module)
+
+
+BUILTIN_BOT_MODULES = (
+    "tapisvert.bots.random_bot",
+    "tapisvert.games.fzzzt.bot",
+    "tapisvert.games.luz.bot",
+    "tapisvert.games.wizard.bot",
+)

@@ -1,0 +1,726 @@
+"""Fzzzt!'s rules as a state machine (``rules/fzzzt.md``).
+
+Chance steps: the deal of the mechanic cards (one per seat), each card drawn from a
+personal draw pile (its order is unknown to all, so a draw is a uniform pick from it),
+and each belt card turned face up (a uniform pick from the unseen conveyor cards, which
+is what the face-down belt and the conveyor deck are to every player).
+
+Decisions: a sealed bid (a non-empty subset of one's hand) in turn from the Chief
+Mechanic, and in the production phase one placement per owned unit, then ``done``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, NamedTuple
+
+from tapisvert.core.errors import IllegalActionError, OptionError
+from tapisvert.core.game import (
+    CHANCE,
+    TERMINAL,
+    Action,
+    Game,
+    HistoryNode,
+    Observation,
+    OptionSpec,
+    Seat,
+    State,
+    parse_bool,
+)
+from tapisvert.core.registry import register_game
+from tapisvert.games.fzzzt.cards import (
+    CARD_COUNT,
+    CARDS,
+    MECHANICS,
+    SYMBOL_BITS,
+    SYMBOL_LETTERS,
+    UNITS,
+    Kind,
+    card_named,
+    conveyor_cards,
+    is_robot,
+    name,
+    starting_robots,
+    strength,
+    unit_score,
+)
+from tapisvert.i18n import message
+
+BELT_SIZE = 8
+HAND_LIMIT = 6
+ROUNDS_MINIMUM_DECK = BELT_SIZE
+HIDDEN = -1
+GONE = -2
+
+MECHANIC_BASE = CARD_COUNT
+PLACE_BASE = 100
+CHIT_BASE = PLACE_BASE + len(UNITS) * CARD_COUNT
+DONE = CHIT_BASE + len(UNITS) * len(SYMBOL_BITS)
+BID_BASE = 1 << CARD_COUNT
+
+PHASE_MECHANICS, PHASE_DRAW, PHASE_REVEAL, PHASE_BID, PHASE_PRODUCTION, PHASE_END = range(6)
+PHASE_NAMES = ("mechanics", "draw", "reveal", "bid", "production", "end")
+_PHASE_VERBS = ("mechanic", "draw", "reveal", "bid", "place", "")
+_EXPECTED = (
+    "fzzzt.expect.mechanics",
+    "fzzzt.expect.draw",
+    "fzzzt.expect.reveal",
+    "fzzzt.expect.bid",
+    "fzzzt.expect.production",
+    "fzzzt.expect.end",
+)
+
+
+def bid_action(cards: list[int] | tuple[int, ...]) -> Action:
+    return BID_BASE + sum(1 << card for card in cards)
+
+
+def bid_cards(action: Action) -> list[int]:
+    mask = action - BID_BASE
+    return [card for card in range(CARD_COUNT) if mask >> card & 1]
+
+
+def place_action(card: int, unit: int) -> Action:
+    return PLACE_BASE + UNITS.index(unit) * CARD_COUNT + card
+
+
+def chit_action(symbol: int, unit: int) -> Action:
+    """Place a symbol chit (VERSUS scoring); ``symbol`` is 0..3 for N, B, G, O."""
+    return CHIT_BASE + UNITS.index(unit) * len(SYMBOL_BITS) + symbol
+
+
+def parse_choice(*choices: str) -> Any:
+    def parse(value: object) -> str:
+        text = str(value).strip().lower()
+        if text not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return text
+
+    return parse
+
+
+class AuctionResult(NamedTuple):
+    """A finished auction, public once the bids are revealed."""
+
+    card: int
+    bids: tuple[tuple[int, ...] | None, ...]
+    winner: Seat
+
+
+class Placement(NamedTuple):
+    """A robot card (``card``) or a symbol chit (``chit``, VERSUS) on a production unit."""
+
+    card: int
+    chit: int
+
+
+@dataclass(frozen=True)
+class FzzztObservation(Observation):
+    """What one seat knows.
+
+    Everyone knows which cards each seat owns (the starting robots and every auction are
+    public) and their discard piles; a seat knows its own hand, sealed bid and the
+    contents of its draw pile; of the others it knows the sizes, and the cards known to
+    be in hand (taken back after a lost bid, or the starting hand). ``belt`` holds the
+    card of each belt slot, ``HIDDEN`` while face down, ``GONE`` once auctioned.
+    """
+
+    players: int
+    round: int
+    auction: int
+    chief: Seat
+    phase: str
+    current_player: Seat
+    mechanics: tuple[int | None, ...]
+    hand: tuple[int, ...]
+    bid: tuple[int, ...]
+    draw_pile: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    draw_sizes: tuple[int, ...]
+    bid_sizes: tuple[int | None, ...]
+    discards: tuple[tuple[int, ...], ...]
+    known_held: tuple[tuple[int, ...], ...]
+    owned: tuple[tuple[int, ...], ...]
+    units: tuple[tuple[tuple[int, tuple[Placement, ...]], ...], ...]
+    chits: tuple[tuple[int, ...], ...]
+    placed_this_phase: tuple[int, ...]
+    belt: tuple[int, ...]
+    pending_draws: tuple[tuple[Seat, int], ...]
+    conveyor_left: int
+    last_auction: AuctionResult | None
+    scores: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        def names(cards: tuple[int, ...]) -> list[str]:
+            return [name(card) for card in cards]
+
+        data = super().to_dict()
+        for field in ("hand", "bid", "draw_pile"):
+            data[field] = names(getattr(self, field))
+        for field in ("discards", "known_held", "owned"):
+            data[field] = [names(cards) for cards in getattr(self, field)]
+        data["mechanics"] = [None if m is None else name(m) for m in self.mechanics]
+        data["belt"] = [
+            "hidden" if card == HIDDEN else "gone" if card == GONE else name(card)
+            for card in self.belt
+        ]
+        data["units"] = [
+            [
+                {"unit": name(unit), "robots": [_placement_text(item) for item in items]}
+                for unit, items in owned
+            ]
+            for owned in self.units
+        ]
+        data["chits"] = [[SYMBOL_LETTERS[chit] for chit in chits] for chits in self.chits]
+        data["placed_this_phase"] = names(self.placed_this_phase)
+        data["last_auction"] = (
+            None
+            if self.last_auction is None
+            else {
+                "card": name(self.last_auction.card),
+                "bids": [None if bid is None else names(bid) for bid in self.last_auction.bids],
+                "winner": self.last_auction.winner,
+            }
+        )
+        return data
+
+
+def _placement_text(item: Placement) -> str:
+    return f"chit {SYMBOL_LETTERS[item.chit]}" if item.card < 0 else name(item.card)
+
+
+@register_game
+class FzzztGame(Game["FzzztState"]):
+    """Fzzzt! for 2 to 4 players: bid robots off the conveyor belt, build production units."""
+
+    name = "fzzzt"
+    min_players = 2
+    max_players = 4
+    option_specs = (
+        OptionSpec("belt_number_counts_front", True, parse_bool, "fzzzt.option.belt_number"),
+        OptionSpec(
+            "unused_starting_robots",
+            "shuffle_in",
+            parse_choice("shuffle_in", "box"),
+            "fzzzt.option.unused_starting_robots",
+        ),
+        OptionSpec("versus_scoring", False, parse_bool, "fzzzt.option.versus_scoring"),
+        OptionSpec("unlimited_final_placement", False, parse_bool, "fzzzt.option.unlimited_final"),
+    )
+
+    def __init__(self, players: int, **options: object) -> None:
+        super().__init__(players, **options)
+        self.counts_front = bool(self.options["belt_number_counts_front"])
+        self.versus = bool(self.options["versus_scoring"])
+        self.unlimited_final = bool(self.options["unlimited_final_placement"])
+        self.conveyor: tuple[int, ...] = conveyor_cards(
+            players, str(self.options["unused_starting_robots"])
+        )
+        self.mechanics: tuple[int, ...] = MECHANICS[:players]
+
+    def new_initial_state(self, seed: int | None = None) -> FzzztState:
+        return FzzztState(self, seed)
+
+    def sample_state(self, observation: Observation, rng: random.Random) -> FzzztState:
+        from tapisvert.games.fzzzt.sampler import sample_state
+
+        if not isinstance(observation, FzzztObservation):
+            raise TypeError("a Fzzzt! state can only be sampled from a Fzzzt! observation")
+        return sample_state(self, observation, rng)
+
+
+class FzzztState(State):
+    def __init__(self, game: FzzztGame, seed: int | None = None) -> None:
+        self.game: FzzztGame = game
+        self._seed = seed
+        self._rng: random.Random | None = None
+        self._history: HistoryNode = None
+        players = game.players
+        self._players = players
+        self._round = 0
+        self._auction = 0
+        self._chief = 0
+        self._mechanic_of: list[int | None] = [None] * players
+        self._hands: list[list[int]] = [[] for _ in range(players)]
+        self._draw: list[list[int]] = [[] for _ in range(players)]
+        self._discard: list[list[int]] = [[] for _ in range(players)]
+        self._known_held: list[list[int]] = [[] for _ in range(players)]
+        self._units: list[dict[int, list[Placement]]] = [{} for _ in range(players)]
+        self._chits: list[list[int]] = [[] for _ in range(players)]
+        self._pool: list[int] = list(game.conveyor)
+        self._belt: list[int] = []
+        self._reveals: list[int] = []
+        self._draws: list[list[int]] = []
+        self._bids: list[tuple[int, ...] | None] = [None] * players
+        self._bidders: list[Seat] = []
+        self._last: AuctionResult | None = None
+        self._producers: list[Seat] = []
+        self._placed_now: list[int] = []
+        self._phase = PHASE_MECHANICS
+        self._player = CHANCE
+
+    def clone(self) -> FzzztState:
+        twin = object.__new__(FzzztState)
+        twin.__dict__ = self.__dict__.copy()
+        for field in ("_hands", "_draw", "_discard", "_known_held", "_chits", "_draws"):
+            setattr(twin, field, [list(items) for items in getattr(self, field)])
+        twin._units = [
+            {unit: list(items) for unit, items in owned.items()} for owned in self._units
+        ]
+        for field in ("_mechanic_of", "_pool", "_belt", "_reveals", "_bids", "_bidders"):
+            setattr(twin, field, list(getattr(self, field)))
+        twin._producers = list(self._producers)
+        twin._placed_now = list(self._placed_now)
+        return twin
+
+    # -- the contract ---------------------------------------------------------------------
+
+    def current_player(self) -> Seat:
+        return self._player
+
+    def legal_actions(self) -> list[Action]:
+        phase = self._phase
+        if phase == PHASE_BID:
+            hand = sorted(self._hands[self._player])
+            return [
+                bid_action(subset)
+                for size in range(1, len(hand) + 1)
+                for subset in combinations(hand, size)
+            ]
+        if phase == PHASE_PRODUCTION:
+            return [*self._placements(self._player), DONE]
+        if phase == PHASE_DRAW:
+            return sorted(set(self._draw[self._draws[0][0]]))
+        if phase == PHASE_REVEAL:
+            return sorted(self._pool)
+        if phase == PHASE_MECHANICS:
+            return [
+                MECHANIC_BASE + index
+                for index, m in enumerate(self.game.mechanics)
+                if m not in self._mechanic_of
+            ]
+        return []
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        outcomes = self.legal_actions() if self._player == CHANCE else []
+        return [(action, 1 / len(outcomes)) for action in outcomes]
+
+    def apply_action(self, action: Action) -> None:
+        phase = self._phase
+        if phase == PHASE_BID:
+            self._bid(action)
+        elif phase == PHASE_PRODUCTION:
+            self._produce(action)
+        elif phase in (PHASE_DRAW, PHASE_REVEAL, PHASE_MECHANICS):
+            if action not in self.legal_actions():
+                raise IllegalActionError(
+                    "fzzzt.error.not_an_outcome", action=self._describe(action)
+                )
+            self._chance(action)
+        else:
+            raise IllegalActionError("error.game_over")
+        self._history = (self._history, action)
+
+    def resolve_chance(self, rng: random.Random | None = None) -> None:
+        generator = self._own_rng() if rng is None else rng
+        while self._player == CHANCE:
+            outcomes = self.legal_actions()
+            action = outcomes[int(generator.random() * len(outcomes))]
+            self._chance(action)
+            self._history = (self._history, action)
+
+    def returns(self) -> list[float]:
+        return [float(self.score(seat)) for seat in range(self._players)]
+
+    def winners(self) -> list[Seat]:
+        """Best score; among tied seats, fewer robot cards owned; then a shared win."""
+        scores = self.returns()
+        best = max(scores)
+        tied = [seat for seat, score in enumerate(scores) if score == best]
+        robots = {seat: self.robot_count(seat) for seat in tied}
+        fewest = min(robots.values())
+        return [seat for seat in tied if robots[seat] == fewest]
+
+    # -- scoring ----------------------------------------------------------------------------
+
+    def owned(self, seat: Seat) -> list[int]:
+        """Every card ``seat`` owns that is not on a production unit or a unit itself."""
+        bid = self._bids[seat] or ()
+        return sorted([*self._hands[seat], *self._draw[seat], *self._discard[seat], *bid])
+
+    def robot_count(self, seat: Seat) -> int:
+        on_units = sum(
+            1 for items in self._units[seat].values() for item in items if item.card >= 0
+        )
+        return on_units + sum(1 for card in self.owned(seat) if is_robot(card))
+
+    def score(self, seat: Seat) -> int:
+        cards = [
+            *self.owned(seat),
+            *(
+                item.card
+                for items in self._units[seat].values()
+                for item in items
+                if item.card >= 0
+            ),
+        ]
+        robots_vp = sum(CARDS[card].vp for card in cards if is_robot(card))
+        fzzzts = sum(1 for card in cards if CARDS[card].kind == Kind.FZZZT)
+        units = sum(
+            unit_score(unit, [_supply(item) for item in items])
+            for unit, items in self._units[seat].items()
+        )
+        return robots_vp - fzzzts + units
+
+    # -- observation ------------------------------------------------------------------------
+
+    def observation(self, seat: Seat | None) -> FzzztObservation:
+        players = range(self._players)
+        own = seat is not None
+
+        def bid_size(other: Seat) -> int | None:
+            bid = self._bids[other]
+            return None if bid is None else len(bid)
+
+        return FzzztObservation(
+            seat=seat,
+            players=self._players,
+            round=self._round,
+            auction=self._auction,
+            chief=self._chief,
+            phase=PHASE_NAMES[self._phase],
+            current_player=self._player,
+            mechanics=tuple(self._mechanic_of),
+            hand=tuple(sorted(self._hands[seat])) if own and seat is not None else (),
+            bid=tuple(self._bids[seat] or ()) if own and seat is not None else (),
+            draw_pile=tuple(sorted(self._draw[seat])) if own and seat is not None else (),
+            hand_sizes=tuple(len(self._hands[other]) for other in players),
+            draw_sizes=tuple(len(self._draw[other]) for other in players),
+            bid_sizes=tuple(bid_size(other) for other in players),
+            discards=tuple(tuple(self._discard[other]) for other in players),
+            known_held=tuple(tuple(sorted(self._known_held[other])) for other in players),
+            owned=tuple(tuple(self.owned(other)) for other in players),
+            units=tuple(
+                tuple((unit, tuple(items)) for unit, items in sorted(self._units[other].items()))
+                for other in players
+            ),
+            chits=tuple(tuple(sorted(self._chits[other])) for other in players),
+            placed_this_phase=tuple(self._placed_now),
+            belt=tuple(self._belt),
+            pending_draws=tuple((seat, wanted) for seat, wanted in self._draws),
+            conveyor_left=len(self._pool) - self._belt.count(HIDDEN),
+            last_auction=self._last,
+            scores=tuple(self.score(other) for other in players),
+        )
+
+    # -- notation ---------------------------------------------------------------------------
+
+    def _describe(self, action: Action) -> str:
+        try:
+            return self.action_to_string(action)
+        except IllegalActionError:
+            return str(action)
+
+    def action_to_string(self, action: Action) -> str:
+        if action >= BID_BASE:
+            return "bid " + " ".join(name(card) for card in bid_cards(action))
+        if 0 <= action < CARD_COUNT:
+            verb = "reveal" if self._phase == PHASE_REVEAL else "draw"
+            return f"{verb} {name(action)}"
+        if MECHANIC_BASE <= action < MECHANIC_BASE + len(MECHANICS):
+            return f"mechanic {name(MECHANICS[action - MECHANIC_BASE])}"
+        if PLACE_BASE <= action < CHIT_BASE:
+            unit, card = divmod(action - PLACE_BASE, CARD_COUNT)
+            return f"place {name(card)} on {name(UNITS[unit])}"
+        if CHIT_BASE <= action < DONE:
+            unit, symbol = divmod(action - CHIT_BASE, len(SYMBOL_BITS))
+            return f"place chit {SYMBOL_LETTERS[symbol]} on {name(UNITS[unit])}"
+        if action == DONE:
+            return "done"
+        raise IllegalActionError("error.unknown_action_id", action=action)
+
+    def string_to_action(self, text: str) -> Action:
+        words = text.split()
+        phase = self._phase
+        if phase == PHASE_END:
+            raise IllegalActionError("error.game_over")
+        expected = message(_EXPECTED[phase])
+        if not words:
+            raise IllegalActionError("fzzzt.error.unknown_move", text=text, expected=expected)
+        verb = words[0].lower()
+        if verb == "done" and len(words) == 1 and phase == PHASE_PRODUCTION:
+            return DONE
+        if verb != _PHASE_VERBS[phase]:
+            key = "fzzzt.error.wrong_time" if verb in _PHASE_VERBS else "fzzzt.error.unknown_move"
+            raise IllegalActionError(key, text=text, expected=expected)
+        if phase == PHASE_BID:
+            cards = [card_named(word) for word in words[1:]]
+            if not cards:
+                raise IllegalActionError("fzzzt.error.empty_bid")
+            if len(set(cards)) != len(cards):
+                raise IllegalActionError("fzzzt.error.twice")
+            return bid_action(cards)
+        if phase == PHASE_PRODUCTION:
+            if len(words) == 5 and words[1].lower() == "chit" and words[3].lower() == "on":
+                letter = words[2].upper()
+                if len(letter) != 1 or letter not in SYMBOL_LETTERS:
+                    raise IllegalActionError("fzzzt.error.not_a_symbol", text=words[2])
+                return chit_action(SYMBOL_LETTERS.index(letter), self._unit_named(words[4]))
+            if len(words) != 4 or words[2].lower() != "on":
+                raise IllegalActionError("fzzzt.error.unknown_move", text=text, expected=expected)
+            return place_action(card_named(words[1]), self._unit_named(words[3]))
+        if len(words) != 2:
+            raise IllegalActionError("fzzzt.error.unknown_move", text=text, expected=expected)
+        card = card_named(words[1])
+        if phase == PHASE_MECHANICS:
+            if card not in MECHANICS:
+                raise IllegalActionError("fzzzt.error.not_a_card", text=words[1])
+            return MECHANIC_BASE + MECHANICS.index(card)
+        return card
+
+    @staticmethod
+    def _unit_named(text: str) -> int:
+        unit = card_named(text)
+        if unit not in UNITS:
+            raise IllegalActionError("fzzzt.error.not_a_unit", text=text)
+        return unit
+
+    # -- referee views: for tests and the server, never for a bot --------------------------
+
+    def hand(self, seat: Seat) -> list[int]:
+        return sorted(self._hands[seat])
+
+    def sealed_bid(self, seat: Seat) -> list[int]:
+        return list(self._bids[seat] or ())
+
+    def pool(self) -> list[int]:
+        """The unseen conveyor cards: the face-down belt cards and the conveyor deck."""
+        return sorted(self._pool)
+
+    # -- transitions ------------------------------------------------------------------------
+
+    def _chance(self, action: Action) -> None:
+        phase = self._phase
+        if phase == PHASE_MECHANICS:
+            seat = self._mechanic_of.index(None)
+            mechanic = self.game.mechanics[action - MECHANIC_BASE]
+            self._mechanic_of[seat] = mechanic
+            if None not in self._mechanic_of:
+                self._setup_hands()
+            return
+        if phase == PHASE_DRAW:
+            seat = self._draws[0][0]
+            self._draw[seat].remove(action)
+            self._hands[seat].append(action)
+            self._draws[0][1] -= 1
+            self._continue()
+            return
+        slot = self._reveals.pop(0)
+        self._pool.remove(action)
+        self._belt[slot] = action
+        if slot == self._auction:
+            self._queue_reveals()
+        self._continue()
+
+    def _setup_hands(self) -> None:
+        for seat, mechanic in enumerate(self._mechanic_of):
+            assert mechanic is not None
+            number = CARDS[mechanic].mechanic
+            self._hands[seat] = [mechanic, *starting_robots(number)]
+            self._known_held[seat] = list(self._hands[seat])
+            if number == 1:
+                self._chief = seat
+            if self.game.versus:
+                self._grant_chits(seat, starting_robots(number))
+        self._start_round()
+
+    def _grant_chits(self, seat: Seat, cards: tuple[int, ...] | list[int]) -> None:
+        """VERSUS scoring: a multi-symbol robot gives one chit per symbol it shows."""
+        for card in cards:
+            shown = [i for i, bit in enumerate(SYMBOL_BITS) if CARDS[card].symbols & bit]
+            if is_robot(card) and len(shown) > 1:
+                self._chits[seat].extend(shown)
+
+    def _start_round(self) -> None:
+        self._round += 1
+        self._auction = 0
+        self._belt = [HIDDEN] * BELT_SIZE
+        self._last = None
+        if self._round > 1:
+            for seat in range(self._players):
+                self._draw[seat] = sorted(
+                    [*self._hands[seat], *self._draw[seat], *self._discard[seat]]
+                )
+                self._hands[seat] = []
+                self._discard[seat] = []
+                self._known_held[seat] = []
+            self._draws = [
+                [(self._chief + offset) % self._players, HAND_LIMIT]
+                for offset in range(self._players)
+            ]
+        self._begin_auction()
+
+    def _begin_auction(self) -> None:
+        if all(not hand for hand in self._hands):
+            self._draws.extend(
+                [(self._chief + offset) % self._players, HAND_LIMIT]
+                for offset in range(self._players)
+            )
+        if self._belt[self._auction] == HIDDEN:
+            self._reveals = [self._auction]
+        order = [(self._chief + offset) % self._players for offset in range(self._players)]
+        self._bidders = order
+        self._bids = [None] * self._players
+        self._continue()
+
+    def _queue_reveals(self) -> None:
+        """After the front card is turned: turn more until its belt number is face up."""
+        self._reveals.extend(self.reveals_after_front())
+
+    def reveals_after_front(self) -> list[int]:
+        """The face-down slots that the face-up front card makes turn."""
+        front = self._auction
+        number = CARDS[self._belt[front]].belt
+        wanted = number if self.game.counts_front else number + 1
+        slots = range(front, min(BELT_SIZE, front + wanted))
+        return [slot for slot in slots if self._belt[slot] == HIDDEN]
+
+    def _continue(self) -> None:
+        """Move to the next decision or chance step of the auction."""
+        while self._draws:
+            seat, wanted = self._draws[0]
+            if wanted > 0 and not self._draw[seat] and self._discard[seat]:
+                self._draw[seat] = sorted(self._discard[seat])
+                self._discard[seat] = []
+            if wanted > 0 and len(self._hands[seat]) < HAND_LIMIT and self._draw[seat]:
+                self._phase, self._player = PHASE_DRAW, CHANCE
+                return
+            self._draws.pop(0)
+        if self._reveals:
+            self._phase, self._player = PHASE_REVEAL, CHANCE
+            return
+        while self._bidders and not self._hands[self._bidders[0]]:
+            self._bidders.pop(0)
+        if self._bidders:
+            self._phase, self._player = PHASE_BID, self._bidders[0]
+            return
+        self._resolve_auction()
+
+    def _bid(self, action: Action) -> None:
+        player = self._player
+        if action < BID_BASE:
+            raise IllegalActionError("fzzzt.error.bid_expected")
+        cards = bid_cards(action)
+        hand = self._hands[player]
+        missing = [card for card in cards if card not in hand]
+        if missing:
+            raise IllegalActionError("fzzzt.error.not_in_hand", cards=" ".join(map(name, missing)))
+        for card in cards:
+            hand.remove(card)
+        self._bids[player] = tuple(cards)
+        self._bidders.pop(0)
+        self._continue()
+
+    def _resolve_auction(self) -> None:
+        strengths = {seat: strength(bid) for seat, bid in enumerate(self._bids) if bid is not None}
+        order = [(self._chief + offset) % self._players for offset in range(self._players)]
+        contenders = [seat for seat in order if seat in strengths]
+        best = max(strengths.values())
+        winner = next(seat for seat in contenders if strengths[seat] == best)
+        card = self._belt[self._auction]
+        for seat, bid in enumerate(self._bids):
+            if bid is None:
+                continue
+            if seat == winner:
+                self._discard[seat].extend(bid)
+                self._known_held[seat] = [c for c in self._known_held[seat] if c not in bid]
+            else:
+                self._hands[seat].extend(bid)
+                self._known_held[seat] = sorted({*self._known_held[seat], *bid})
+        if CARDS[card].kind == Kind.UNIT:
+            self._units[winner][card] = []
+        else:
+            self._discard[winner].append(card)
+            if self.game.versus:
+                self._grant_chits(winner, [card])
+        self._last = AuctionResult(card, tuple(self._bids), winner)
+        self._belt[self._auction] = GONE
+        self._bids = [None] * self._players
+        self._chief = (self._chief + 1) % self._players
+        self._auction += 1
+        if self._auction < BELT_SIZE:
+            self._begin_auction()
+            return
+        self._producers = [
+            (self._chief + offset) % self._players for offset in range(self._players)
+        ]
+        self._placed_now = []
+        self._next_producer()
+
+    def _final_phase(self) -> bool:
+        return len(self._pool) < ROUNDS_MINIMUM_DECK
+
+    def _placements(self, seat: Seat) -> list[Action]:
+        unlimited = self.game.unlimited_final and self._final_phase()
+        free = [
+            unit for unit in sorted(self._units[seat]) if unlimited or unit not in self._placed_now
+        ]
+        actions: list[Action] = []
+        versus = self.game.versus
+        for card in sorted(set(self.owned(seat))):
+            spec = CARDS[card]
+            if not is_robot(card) or (versus and bin(spec.symbols).count("1") > 1):
+                continue
+            actions.extend(
+                place_action(card, unit) for unit in free if spec.symbols & CARDS[unit].symbols
+            )
+        for chit in sorted(set(self._chits[seat])):
+            actions.extend(
+                chit_action(chit, unit) for unit in free if SYMBOL_BITS[chit] & CARDS[unit].symbols
+            )
+        return actions
+
+    def _produce(self, action: Action) -> None:
+        player = self._player
+        if action == DONE:
+            self._producers.pop(0)
+            self._placed_now = []
+            self._next_producer()
+            return
+        if action not in self._placements(player):
+            raise IllegalActionError("fzzzt.error.cannot_place", move=self._describe(action))
+        if action >= CHIT_BASE:
+            unit_index, chit = divmod(action - CHIT_BASE, len(SYMBOL_BITS))
+            self._chits[player].remove(chit)
+            item = Placement(-1, chit)
+        else:
+            unit_index, card = divmod(action - PLACE_BASE, CARD_COUNT)
+            for pile in (self._hands[player], self._draw[player], self._discard[player]):
+                if card in pile:
+                    pile.remove(card)
+                    break
+            self._known_held[player] = [c for c in self._known_held[player] if c != card]
+            item = Placement(card, -1)
+        unit = UNITS[unit_index]
+        self._units[player][unit].append(item)
+        self._placed_now.append(unit)
+
+    def _next_producer(self) -> None:
+        while self._producers and not self._placements(self._producers[0]):
+            self._producers.pop(0)
+        if self._producers:
+            self._phase, self._player = PHASE_PRODUCTION, self._producers[0]
+            return
+        if self._final_phase():
+            self._phase, self._player = PHASE_END, TERMINAL
+            return
+        self._start_round()
+
+
+def _supply(item: Placement) -> int:
+    return SYMBOL_BITS[item.chit] if item.card < 0 else CARDS[item.card].symbols
+
+
+__all__ = ["DONE", "FzzztGame", "FzzztObservation", "FzzztState", "OptionError"]
