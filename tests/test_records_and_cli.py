@@ -223,3 +223,15 @@ def test_play_luz_shows_possible_values_not_own_values() -> None:
     tokens = set(first_screen.split())
     assert not {card_to_string(held) for held in state.hand(0)} & tokens
     assert {card_to_string(held) for held in state.hand(1)} <= tokens
+
+
+def test_play_fzzzt_hides_the_other_bids() -> None:
+    result = runner.invoke(
+        app,
+        ["play", "fzzzt", "--players", "3", "--seed", "3", "--lang", "en"],
+        input="bid M7\n" + "1\n" * 30 + "quit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Not accepted: 'M7' is not a card" in result.output
+    assert "Your hand:" in result.output
+    assert " wins " in result.output

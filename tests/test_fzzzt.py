@@ -1,0 +1,351 @@
+"""Fzzzt!: the worked examples F1–F14, set counting against brute force, and properties."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import random_playthrough
+from tapisvert import IllegalActionError, load_game
+from tapisvert.core.records import parse_record, record_of
+from tapisvert.games.fzzzt import DONE, FzzztState, card_named, completed_sets, unit_score
+from tapisvert.games.fzzzt.cards import CARDS, SYMBOL_BITS, UNITS, strength, symbols
+from tapisvert.games.fzzzt.rules import GONE, HIDDEN, Placement, bid_cards
+
+
+def c(text: str) -> list[int]:
+    return [card_named(word) for word in text.split()]
+
+
+def new_game(players: int = 3, mechanics: str = "M1 M2 M3", **options: object) -> FzzztState:
+    """A game whose seats got the given mechanic cards, in seat order."""
+    state = load_game("fzzzt", players=players, **options).new_initial_state(seed=1)
+    assert isinstance(state, FzzztState)
+    for mechanic in mechanics.split():
+        state.apply_string(f"mechanic {mechanic}")
+    return state
+
+
+def reveal(state: FzzztState, *names: str) -> None:
+    for card in names:
+        state.apply_string(f"reveal {card}")
+
+
+def bid(state: FzzztState, *bids: str) -> None:
+    for cards in bids:
+        state.apply_string(f"bid {cards}")
+
+
+def test_f1_setup_and_game_length() -> None:
+    state = new_game()
+    assert state.hand(0) == sorted(c("M1 S1a S1b S1c"))
+    assert strength(state.hand(0)) == 6
+    assert state.observation(None).chief == 0
+    assert len(state.pool()) == 43
+    assert set(c("S4a S4b S4c")) <= set(state.pool())
+    for players, options, left in (
+        (3, {}, 3),
+        (3, {"unused_starting_robots": "box"}, 0),
+        (2, {}, 6),
+    ):
+        game = load_game("fzzzt", players=players, **options)
+        final = random_playthrough(game.new_initial_state(seed=players), random.Random(5))[-1]
+        assert isinstance(final, FzzztState)
+        assert final.is_terminal()
+        assert final.observation(None).round == 5
+        assert len(final.pool()) == left
+
+
+def test_f2_belt_reveal() -> None:
+    state = new_game()
+    order = ["R21", "P04", "F1", "R09", "R02", "U1", "R13", "P10"]
+    visible: list[int] = []
+    revealed = 0
+    for auction in range(8):
+        while state.is_chance_node():
+            reveal(state, order[revealed])
+            revealed += 1
+        belt = state.observation(None).belt
+        visible.append(sum(1 for card in belt if card not in (HIDDEN, GONE)))
+        while not state.is_chance_node() and state.observation(None).auction == auction:
+            state.apply_action(state.legal_actions()[0])
+            if state.observation(None).phase == "production":
+                break
+    assert visible == [1, 3, 2, 1, 4, 3, 2, 1]
+
+
+def test_f3_auction_resolution() -> None:
+    state = new_game()
+    state._hands[1].append(card_named("F2"))
+    state._pool.remove(card_named("F2"))
+    reveal(state, "R21")
+    bid(state, "S1c S1a", "F2", "M3")
+    result = state.observation(None).last_auction
+    assert result is not None and result.winner == 0
+    assert sorted(state.observation(None).discards[0]) == sorted(c("S1c S1a R21"))
+    assert card_named("F2") in state.hand(1)
+    assert card_named("M3") in state.hand(2)
+    assert state.observation(None).chief == 1
+    # A won production unit goes to the winner's area, not to the discard pile.
+    state = new_game()
+    reveal(state, "P04", "F1", "R09")
+    bid(state, "S1c", "M2", "M3")
+    assert state.observation(None).units[0] == ((card_named("P04"), ()),)
+
+
+def test_f4_tie_goes_clockwise_from_the_chief() -> None:
+    state = new_game()
+    reveal(state, "R02", "R03", "R04", "R05")
+    bid(state, "M1", "M2", "M3")  # chief A wins a tie at 0; the Chief passes to B
+    bid(state, "S2c", "S3b", "S1c")  # B 3, C 2, A 3: clockwise from B → B wins
+    assert state.observation(None).last_auction.winner == 1  # type: ignore[union-attr]
+    bid(state, "S3b", "S1c", "S2a S2b")  # chief C: C 2, A 3, B 3 → A wins
+    assert state.observation(None).last_auction.winner == 0  # type: ignore[union-attr]
+
+
+def test_f5_bid_legality() -> None:
+    state = new_game()
+    reveal(state, "R02", "R03", "R04", "R05")
+    bid(state, "S1c", "M2", "M3")
+    assert state.hand(0) == sorted(c("M1 S1a S1b"))
+    state.apply_string("bid M2")
+    state.apply_string("bid M3")
+    legal = state.legal_actions()
+    assert len(legal) == 7
+    assert sorted(strength(bid_cards(action)) for action in legal) == [0, 1, 1, 2, 2, 3, 3]
+    with pytest.raises(IllegalActionError, match="at least one card"):
+        state.apply_string("bid")
+    with pytest.raises(IllegalActionError, match="you do not hold S1c"):
+        state.apply_string("bid S1c")
+
+
+def test_f6_only_one_player_has_cards() -> None:
+    state = new_game()
+    state._hands = [c("R21"), [], []]
+    state._pool.remove(card_named("R21"))
+    reveal(state, "R22")
+    assert state.current_player() == 0
+    assert [state.action_to_string(a) for a in state.legal_actions()] == ["bid R21"]
+    state.apply_string("bid R21")
+    assert state.observation(None).last_auction.winner == 0  # type: ignore[union-attr]
+
+
+def test_f7_mid_round_refill() -> None:
+    state = new_game()
+    reveal(state, "R02", "R03", "R04", "R05")
+    for seat, cards in enumerate(["M1 S1a S1b S1c R21", "M2 S2a S2b S2c R22 R23 R24", "M3 S3a"]):
+        state._hands[seat] = []
+        state._discard[seat] = c(cards)
+    state._bidders = []
+    state._auction = 5
+    state._begin_auction()
+    while state.is_chance_node() and state.observation(None).phase == "draw":
+        state.resolve_chance()
+    observed = state.observation(None)
+    assert observed.hand_sizes == (5, 6, 2)
+    assert observed.draw_sizes == (0, 1, 0)
+    assert observed.discards == ((), (), ())
+
+
+def production_state(owned: str, units: str) -> FzzztState:
+    state = new_game(players=2, mechanics="M1 M2")
+    for card in c(owned) + c(units):
+        if card in state._pool:
+            state._pool.remove(card)
+    state._hands[0] = [card for card in c(owned) if card not in state.hand(0)] + state.hand(0)
+    state._units[0] = {unit: [] for unit in c(units)}
+    state._producers = [0]
+    state._placed_now = []
+    state._next_producer()
+    return state
+
+
+def test_f8_placement_legality() -> None:
+    state = production_state("R03 S3a U1 F1", "P08")
+    moves = {state.action_to_string(action) for action in state.legal_actions()}
+    starting = {"place S1a on P08", "place S1c on P08"}  # A's own starting robots (BG, N)
+    assert moves == {"place S3a on P08", "place U1 on P08", *starting, "done"}
+    for illegal in ("place R03 on P08", "place F1 on P08", "place M1 on P08"):
+        with pytest.raises(IllegalActionError, match="not allowed"):
+            state.apply_string(illegal)
+    state.apply_string("place S3a on P08")
+    assert [state.action_to_string(action) for action in state.legal_actions()] == ["done"]
+
+
+def test_f9_f10_f11_set_counting() -> None:
+    p08, p02, p10, p04 = c("P08 P02 P10 P04")
+    two_sets = [CARDS[card].symbols for card in c("R01 R05 R02 R07")]
+    assert completed_sets(p08, two_sets) == 2 and unit_score(p08, two_sets) == 10
+    one_set = [CARDS[card].symbols for card in c("S1a R07 R03")]
+    assert completed_sets(p02, one_set) == 1 and unit_score(p02, one_set) == 9
+    assert unit_score(p10, []) == -3
+    assert unit_score(p04, [CARDS[card_named("R01")].symbols]) == -5
+
+
+def test_f12_full_final_score() -> None:
+    state = new_game()
+    owned = c("M1 S1a S1b S1c R21 R17 U1 F1 F2")
+    state._hands[0] = owned
+    state._units[0] = {
+        card_named("P08"): [Placement(card_named("R01"), -1), Placement(card_named("R02"), -1)],
+        card_named("P10"): [],
+    }
+    # Robots 1+2+2+3+3+0 (+1+1 on P08) = 13, Fzzzt! -2, P08 one set +5, P10 empty -3.
+    assert state.score(0) == 13
+
+
+def test_f13_game_end_tie() -> None:
+    state = new_game(players=2, mechanics="M1 M2")
+    state._units = [{}, {}]
+    state._hands = [
+        c("M1 S1a S1b S1c R09 R10 R11 R12 R13 R14"),
+        c("M2 R01 R02 R03 R04 R05 R06 R07 R08 R18 R19 R20"),
+    ]
+    assert state.returns() == [17.0, 17.0]
+    assert (state.robot_count(0), state.robot_count(1)) == (9, 11)
+    assert state.winners() == [0]
+    state._hands = [c("M1 R09 R10"), c("M2 R11 R12")]
+    assert state.returns() == [4.0, 4.0]
+    assert state.winners() == [0, 1]
+
+
+def test_f14_chief_rotation_two_players() -> None:
+    state = new_game(players=2, mechanics="M2 M1")
+    chiefs = []
+    while state.observation(None).round == 1:
+        if state.is_chance_node():
+            state.resolve_chance()
+            continue
+        observed = state.observation(None)
+        if observed.phase == "bid" and (not chiefs or chiefs[-1][0] != observed.auction):
+            chiefs.append((observed.auction, observed.chief))
+        state.apply_action(state.legal_actions()[0] if observed.phase == "bid" else DONE)
+    assert [chief for _, chief in chiefs] == [1, 0, 1, 0, 1, 0, 1, 0]
+    while state.observation(None).phase != "bid":
+        state.resolve_chance()
+    assert state.observation(None).chief == 1
+
+
+# -- set counting against brute force -------------------------------------------------------
+
+
+def brute_force_sets(unit: int, supplies: list[int]) -> int:
+    needed = [bit for bit in SYMBOL_BITS if CARDS[unit].symbols & bit]
+    best = 0
+    options = [[0, *(bit for bit in needed if offered & bit)] for offered in supplies]
+    for choice in itertools.product(*options):
+        best = max(best, min(choice.count(bit) for bit in needed))
+    return best
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    unit=st.sampled_from(UNITS),
+    supplies=st.lists(st.integers(min_value=1, max_value=15), max_size=6),
+)
+def test_set_counting_matches_brute_force(unit: int, supplies: list[int]) -> None:
+    assert completed_sets(unit, supplies) == brute_force_sets(unit, supplies)
+
+
+# -- properties -----------------------------------------------------------------------------
+
+players_st = st.integers(min_value=2, max_value=4)
+seed_st = st.integers(min_value=0, max_value=2**32)
+SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def game_states(players: int, seed: int, versus: bool = False) -> list[FzzztState]:
+    game = load_game("fzzzt", players=players, versus_scoring=versus)
+    return random_playthrough(game.new_initial_state(seed), random.Random(seed))  # type: ignore[arg-type, return-value]
+
+
+def all_cards(state: FzzztState) -> list[int]:
+    cards = [*state._pool]
+    cards += [card for card in state._belt if card >= 0]
+    for seat in range(state._players):
+        cards += state._hands[seat] + state._draw[seat] + state._discard[seat]
+        cards += list(state._bids[seat] or ())
+        for unit, items in state._units[seat].items():
+            cards += [unit, *(item.card for item in items if item.card >= 0)]
+    return sorted(cards)
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st, versus=st.booleans())
+def test_games_terminate_and_conserve_cards(players: int, seed: int, versus: bool) -> None:
+    states = game_states(players, seed, versus)
+    final = states[-1]
+    assert final.is_terminal()
+    in_play = sorted(
+        [
+            *final.game.conveyor,
+            *final.game.mechanics,
+            *(card for m in range(1, players + 1) for card in c(f"S{m}a S{m}b S{m}c")),
+        ]
+    )
+    for state in states:
+        if state.observation(None).phase != "mechanics":
+            assert all_cards(state) == in_play
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st)
+def test_replay_is_deterministic(players: int, seed: int) -> None:
+    states = game_states(players, seed)
+    record = parse_record(record_of(states[-1]).to_json())
+    for original, copy in zip(
+        states[1:], (step.state.clone() for step in record.steps()), strict=True
+    ):
+        assert copy.observation(None) == original.observation(None)
+        assert [copy.hand(s) for s in range(players)] == [original.hand(s) for s in range(players)]
+
+
+@SETTINGS
+@given(players=players_st, seed=st.integers(min_value=10**12, max_value=2**62))
+def test_no_bid_or_hidden_card_is_visible_to_another_seat(players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    for state in game_states(players, seed)[::4]:
+        for seat in range(players):
+            assert str(seed) not in json.dumps(state.observation(seat).to_dict())
+        for other in range(players):
+            swapped = state.clone()
+            hand, bid = swapped._hands[other], list(swapped._bids[other] or ())
+            draw = swapped._draw[other]
+            changed = False
+            if hand and bid:
+                i, j = rng.randrange(len(hand)), rng.randrange(len(bid))
+                hand[i], bid[j] = bid[j], hand[i]
+                swapped._bids[other] = tuple(bid)
+                changed = True
+            loose = [k for k, card in enumerate(hand) if card not in swapped._known_held[other]]
+            if loose and draw:
+                i, j = rng.choice(loose), rng.randrange(len(draw))
+                hand[i], draw[j] = draw[j], hand[i]
+                changed = True
+            if not changed:
+                continue
+            for seat in range(players):
+                if seat != other:
+                    assert swapped.observation(seat) == state.observation(seat)
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st, versus=st.booleans())
+def test_sampled_states_match_the_observation(players: int, seed: int, versus: bool) -> None:
+    rng = random.Random(seed)
+    for state in [s for s in game_states(players, seed, versus) if s.current_player() >= 0][::6]:
+        seat = state.current_player()
+        observation = state.observation(seat)
+        sample = state.game.sample_state(observation, rng)
+        assert sample.observation(seat) == observation
+        assert sorted(sample.legal_actions()) == sorted(state.legal_actions())
+        assert all_cards(sample) == all_cards(state)
+
+
+def test_symbols_helper() -> None:
+    assert symbols("NBGO") == 15
