@@ -1,5 +1,5 @@
 """One package per game, each of the same shape: cards, rules, notation, sampler, heuristic bot."""
 
-from tapisvert.games import fzzzt, luz, wizard
+from tapisvert.games import abluxxen, fzzzt, luz, wizard
 
-__all__ = ["fzzzt", "luz", "wizard"]
+__all__ = ["abluxxen", "fzzzt", "luz", "wizard"]

@@ -1,0 +1,631 @@
+"""Abluxxen (Linko!) as a state machine (``rules/abluxxen.md``).
+
+A turn: the active seat plays a set; unless its hand is now empty, each opponent whose
+top set has the same size and a lower value is abluxxed in turn from its left — in the
+duel, the imaginary third player first. For a real victim the thief takes the cards or
+declines; after a decline the victim takes them back or discards them; whoever is owed
+cards draws them one by one from the display or the pile, and the display is refilled
+once they are done. Every decision is the decision point of the seat that makes it.
+
+Chance steps: each card of the deal, each display refill, each card drawn from the pile
+(the pile's order is unknown to all, so a draw is a uniform pick from its contents), and
+in the duel each card drawn into the imaginary player's face-up row.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from tapisvert.core.chance import draw
+from tapisvert.core.errors import IllegalActionError, OptionError
+from tapisvert.core.game import (
+    CHANCE,
+    TERMINAL,
+    Action,
+    Game,
+    HistoryNode,
+    Observation,
+    OptionSpec,
+    Seat,
+    State,
+    parse_bool,
+    parse_optional_seat,
+)
+from tapisvert.core.registry import register_game
+from tapisvert.games.abluxxen.cards import (
+    DECK_COUNTS,
+    DISPLAY_SIZE,
+    HAND_SIZE,
+    HIGHEST,
+    JOKER,
+    JOKER_SET_VALUE,
+    KINDS,
+    CardSet,
+    can_steal,
+    cards_of,
+    kind_to_string,
+    legal_sets,
+    set_to_string,
+    string_to_kind,
+    string_to_set,
+)
+from tapisvert.i18n import message
+
+DUMMY = -2
+"""The imaginary third player of the duel, as a victim."""
+DUEL_JOKERS_EACH = 2
+
+SET_BASE = 1000
+TAKE, DECLINE, KEEP, DISCARD, DRAW_PILE = 3000, 3001, 3002, 3003, 3004
+DRAW_DISPLAY_BASE = 3010
+DUMMY_STEAL_BASE = 3100
+
+(
+    PHASE_START,
+    PHASE_DEAL,
+    PHASE_PLAY,
+    PHASE_STEAL,
+    PHASE_VICTIM,
+    PHASE_DRAW,
+    PHASE_PILE,
+    PHASE_REFILL,
+    PHASE_DUMMY_CHOICE,
+    PHASE_DUMMY_REFILL,
+    PHASE_END,
+) = range(11)
+PHASE_NAMES = (
+    "start",
+    "deal",
+    "play",
+    "steal",
+    "victim",
+    "draw",
+    "pile",
+    "refill",
+    "dummy_choice",
+    "dummy_refill",
+    "end",
+)
+_CHANCE_VERBS = {
+    PHASE_DEAL: "deal",
+    PHASE_PILE: "pile",
+    PHASE_REFILL: "refill",
+    PHASE_DUMMY_REFILL: "dummy",
+}
+
+
+def set_action(played: CardSet) -> Action:
+    return SET_BASE + played.value * 100 + played.numbers * 10 + played.jokers
+
+
+def action_set(action: Action) -> CardSet:
+    code = action - SET_BASE
+    return CardSet(code // 100, code // 10 % 10, code % 10)
+
+
+@dataclass(frozen=True)
+class AbluxxenObservation(Observation):
+    """What one seat knows: its own hand; of every seat the hand size, the cards known to
+    be in that hand (taken back, stolen or drawn from the display) and the stack of sets;
+    the display, the pile's size, the discard pile; in the duel the imaginary player's
+    face-up cards. A card drawn from the pile is seen only by the drawer."""
+
+    players: int
+    active: Seat
+    phase: str
+    current_player: Seat
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    known_in_hand: tuple[tuple[int, ...], ...]
+    stacks: tuple[tuple[CardSet, ...], ...]
+    display: tuple[tuple[int, ...], ...]
+    pile_size: int
+    discard: tuple[int, ...]
+    dummy: tuple[int, ...]
+    played: CardSet | None
+    victim: Seat | None
+    in_play: tuple[int, ...]
+    drawer: Seat | None
+    draws_left: int
+    pending_steals: tuple[Seat, ...]
+    refill_pending: bool
+    deal_queue: tuple[Seat, ...]
+    scores: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        def names(cards: tuple[int, ...]) -> list[str]:
+            return [kind_to_string(card) for card in cards]
+
+        data = super().to_dict()
+        for field in ("hand", "discard", "dummy", "in_play"):
+            data[field] = names(getattr(self, field))
+        data["known_in_hand"] = [names(cards) for cards in self.known_in_hand]
+        data["display"] = [names(entry) for entry in self.display]
+        data["stacks"] = [[set_to_string(s) for s in stack] for stack in self.stacks]
+        data["played"] = None if self.played is None else set_to_string(self.played)
+        return data
+
+
+@register_game
+class AbluxxenGame(Game["AbluxxenState"]):
+    """Abluxxen for 2 to 5 players, with the duel against an imaginary third player."""
+
+    name = "abluxxen"
+    min_players = 2
+    max_players = 5
+    option_specs = (
+        OptionSpec("start_player", None, parse_optional_seat, "abluxxen.option.start_player"),
+        OptionSpec("duel", False, parse_bool, "abluxxen.option.duel"),
+        OptionSpec("dummy_subset_steal", False, parse_bool, "abluxxen.option.dummy_subset"),
+        OptionSpec("tie_break", False, parse_bool, "abluxxen.option.tie_break"),
+    )
+
+    def __init__(self, players: int, **options: object) -> None:
+        super().__init__(players, **options)
+        self.duel = bool(self.options["duel"])
+        if self.duel and players != 2:
+            raise OptionError("abluxxen.error.duel_players", players=players)
+        self.subset_steal = bool(self.options["dummy_subset_steal"])
+        self.tie_break = bool(self.options["tie_break"])
+        start = self.options["start_player"]
+        if start is not None and not 0 <= int(str(start)) < players:
+            raise OptionError("abluxxen.error.start_player", players=players)
+        self.start_player: Seat | None = None if start is None else int(str(start))
+
+    def new_initial_state(self, seed: int | None = None) -> AbluxxenState:
+        return AbluxxenState(self, seed)
+
+    def sample_state(self, observation: Observation, rng: random.Random) -> AbluxxenState:
+        from tapisvert.games.abluxxen.sampler import sample_state
+
+        if not isinstance(observation, AbluxxenObservation):
+            raise TypeError("an Abluxxen state can only be sampled from an Abluxxen observation")
+        return sample_state(self, observation, rng)
+
+
+class AbluxxenState(State):
+    def __init__(self, game: AbluxxenGame, seed: int | None = None) -> None:
+        self.game: AbluxxenGame = game
+        self._seed = seed
+        self._rng: random.Random | None = None
+        self._history: HistoryNode = None
+        players = game.players
+        self._players = players
+        self._pile = list(DECK_COUNTS)
+        self._hands = [[0] * KINDS for _ in range(players)]
+        self._known = [[0] * KINDS for _ in range(players)]
+        self._stacks: list[list[CardSet]] = [[] for _ in range(players)]
+        self._display: list[list[int]] = []
+        self._discard = [0] * KINDS
+        self._dummy = [0] * KINDS
+        self._active = 0
+        self._played: CardSet | None = None
+        self._steals: list[Seat] = []
+        self._victim: Seat | None = None
+        self._in_play: list[int] = []
+        self._drawer: Seat | None = None
+        self._draws_left = 0
+        self._refill = False
+        self._deal_queue: list[Seat] = []
+        if game.duel:
+            for seat in range(players):
+                self._hands[seat][JOKER] = DUEL_JOKERS_EACH
+                self._pile[JOKER] -= DUEL_JOKERS_EACH
+        per_seat = HAND_SIZE - (DUEL_JOKERS_EACH if game.duel else 0)
+        self._deal_queue = [seat for _ in range(per_seat) for seat in range(players)]
+        self._deal_queue += [-1] * DISPLAY_SIZE
+        self._phase = PHASE_START if game.start_player is None else PHASE_DEAL
+        self._active = game.start_player or 0
+        self._player = CHANCE
+
+    def clone(self) -> AbluxxenState:
+        twin = object.__new__(AbluxxenState)
+        twin.__dict__ = self.__dict__.copy()
+        twin._pile = self._pile.copy()
+        twin._hands = [hand.copy() for hand in self._hands]
+        twin._known = [known.copy() for known in self._known]
+        twin._stacks = [stack.copy() for stack in self._stacks]
+        twin._display = [entry.copy() for entry in self._display]
+        twin._discard = self._discard.copy()
+        twin._dummy = self._dummy.copy()
+        twin._steals = self._steals.copy()
+        twin._in_play = self._in_play.copy()
+        twin._deal_queue = self._deal_queue.copy()
+        return twin
+
+    # -- the contract ---------------------------------------------------------------------
+
+    def current_player(self) -> Seat:
+        return self._player
+
+    def legal_actions(self) -> list[Action]:
+        phase = self._phase
+        if phase == PHASE_PLAY:
+            return [set_action(played) for played in legal_sets(self._hands[self._player])]
+        if phase == PHASE_STEAL:
+            return [TAKE, DECLINE]
+        if phase == PHASE_VICTIM:
+            return [KEEP, DISCARD]
+        if phase == PHASE_DRAW:
+            display = [DRAW_DISPLAY_BASE + index for index in range(len(self._display))]
+            return [*display, DRAW_PILE] if sum(self._pile) else display
+        if phase == PHASE_DUMMY_CHOICE:
+            return [DUMMY_STEAL_BASE + value for value in self._dummy_options()]
+        if phase == PHASE_START:
+            return list(range(self._players))
+        if phase in _CHANCE_VERBS:
+            return [kind for kind in range(KINDS) if self._pile[kind]]
+        return []
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self._phase == PHASE_START:
+            return [(seat, 1 / self._players) for seat in range(self._players)]
+        if self._player != CHANCE:
+            return []
+        total = sum(self._pile)
+        return [(kind, self._pile[kind] / total) for kind in range(KINDS) if self._pile[kind]]
+
+    def apply_action(self, action: Action) -> None:
+        phase = self._phase
+        if phase == PHASE_PLAY:
+            self._play(action)
+        elif phase == PHASE_STEAL:
+            self._thief_decides(action)
+        elif phase == PHASE_VICTIM:
+            self._victim_decides(action)
+        elif phase == PHASE_DRAW:
+            self._choose_draw(action)
+        elif phase == PHASE_DUMMY_CHOICE:
+            if action - DUMMY_STEAL_BASE not in self._dummy_options():
+                raise IllegalActionError("abluxxen.error.dummy_choice")
+            self._steal_from_dummy(action - DUMMY_STEAL_BASE)
+        elif phase == PHASE_START:
+            if not 0 <= action < self._players:
+                raise IllegalActionError("abluxxen.error.not_a_seat", players=self._players)
+            self._active = action
+            self._phase = PHASE_DEAL
+        elif phase in _CHANCE_VERBS:
+            if not (0 <= action < KINDS and self._pile[action]):
+                raise IllegalActionError("abluxxen.error.not_in_pile", card=str(action))
+            self._chance(action)
+        else:
+            raise IllegalActionError("error.game_over")
+        self._history = (self._history, action)
+
+    def resolve_chance(self, rng: random.Random | None = None) -> None:
+        """Draw chance outcomes until a seat decides; a whole deal at once."""
+        generator = self._own_rng() if rng is None else rng
+        while self._player == CHANCE:
+            if self._phase == PHASE_START:
+                action = generator.randrange(self._players)
+                self._active = action
+                self._phase = PHASE_DEAL
+                self._history = (self._history, action)
+                continue
+            count = len(self._deal_queue) if self._phase == PHASE_DEAL else 1
+            drawn = draw(cards_of(self._pile), count, generator)
+            for card in drawn:
+                self._chance(card)
+            self._history = (self._history, tuple(drawn))
+
+    def returns(self) -> list[float]:
+        return [float(self.score(seat)) for seat in range(self._players)]
+
+    def score(self, seat: Seat) -> int:
+        return sum(played.size for played in self._stacks[seat]) - sum(self._hands[seat])
+
+    def winners(self) -> list[Seat]:
+        """Best score; ties are shared, or (option ``tie_break``) go to fewer cards in hand,
+        then more cards in the stack."""
+
+        def key(seat: Seat) -> tuple[int, ...]:
+            if not self.game.tie_break:
+                return (self.score(seat),)
+            stacked = sum(played.size for played in self._stacks[seat])
+            return (self.score(seat), -sum(self._hands[seat]), stacked)
+
+        best = max(key(seat) for seat in range(self._players))
+        return [seat for seat in range(self._players) if key(seat) == best]
+
+    def observation(self, seat: Seat | None) -> AbluxxenObservation:
+        players = range(self._players)
+        return AbluxxenObservation(
+            seat=seat,
+            players=self._players,
+            active=self._active,
+            phase=PHASE_NAMES[self._phase],
+            current_player=self._player,
+            hand=() if seat is None else tuple(cards_of(self._hands[seat])),
+            hand_sizes=tuple(sum(self._hands[other]) for other in players),
+            known_in_hand=tuple(tuple(cards_of(self._known[other])) for other in players),
+            stacks=tuple(tuple(stack) for stack in self._stacks),
+            display=tuple(tuple(entry) for entry in self._display),
+            pile_size=sum(self._pile),
+            discard=tuple(cards_of(self._discard)),
+            dummy=tuple(cards_of(self._dummy)),
+            played=self._played,
+            victim=self._victim,
+            in_play=tuple(self._in_play),
+            drawer=self._drawer,
+            draws_left=self._draws_left,
+            pending_steals=tuple(self._steals),
+            refill_pending=self._refill,
+            deal_queue=tuple(self._deal_queue),
+            scores=tuple(self.score(other) for other in players),
+        )
+
+    # -- notation ---------------------------------------------------------------------------
+
+    def action_to_string(self, action: Action) -> str:
+        if self._phase == PHASE_START and 0 <= action < self._players:
+            return f"start P{action + 1}"
+        if 0 <= action < KINDS:
+            verb = _CHANCE_VERBS.get(self._phase, "deal")
+            return f"{verb} {kind_to_string(action)}"
+        if SET_BASE <= action < TAKE:
+            return f"set {set_to_string(action_set(action))}"
+        words = {
+            TAKE: "take",
+            DECLINE: "decline",
+            KEEP: "keep",
+            DISCARD: "discard",
+            DRAW_PILE: "draw pile",
+        }
+        if action in words:
+            return words[action]
+        if DRAW_DISPLAY_BASE <= action < DUMMY_STEAL_BASE:
+            return f"draw display {action - DRAW_DISPLAY_BASE + 1}"
+        if DUMMY_STEAL_BASE <= action <= DUMMY_STEAL_BASE + HIGHEST:
+            return f"steal dummy {action - DUMMY_STEAL_BASE}"
+        raise IllegalActionError("error.unknown_action_id", action=action)
+
+    def string_to_action(self, text: str) -> Action:
+        words = text.lower().split()
+        phase = self._phase
+        expected = message(_EXPECTED[phase])
+        if phase == PHASE_END:
+            raise IllegalActionError("error.game_over")
+        simple = {
+            ("take",): TAKE,
+            ("decline",): DECLINE,
+            ("keep",): KEEP,
+            ("discard",): DISCARD,
+            ("draw", "pile"): DRAW_PILE,
+        }
+        if tuple(words) in simple:
+            return simple[tuple(words)]
+        if len(words) == 2 and words[0] == "set":
+            return set_action(string_to_set(words[1]))
+        if len(words) == 3 and words[:2] == ["draw", "display"] and words[2].isdigit():
+            return DRAW_DISPLAY_BASE + int(words[2]) - 1
+        if len(words) == 3 and words[:2] == ["steal", "dummy"]:
+            return DUMMY_STEAL_BASE + string_to_kind(words[2])
+        if len(words) == 2 and words[0] == "start" and words[1].upper().startswith("P"):
+            seat = words[1][1:]
+            if seat.isdigit():
+                return int(seat) - 1
+        if len(words) == 2 and words[0] == _CHANCE_VERBS.get(phase):
+            return string_to_kind(words[1])
+        raise IllegalActionError("abluxxen.error.unknown_move", text=text, expected=expected)
+
+    # -- referee views: for tests and the server, never for a bot --------------------------
+
+    def hand(self, seat: Seat) -> list[int]:
+        return cards_of(self._hands[seat])
+
+    def pile(self) -> list[int]:
+        return cards_of(self._pile)
+
+    # -- transitions ------------------------------------------------------------------------
+
+    def _chance(self, card: int) -> None:
+        self._pile[card] -= 1
+        phase = self._phase
+        if phase == PHASE_DEAL:
+            target = self._deal_queue.pop(0)
+            if target >= 0:
+                self._hands[target][card] += 1
+            else:
+                self._display.append([card])
+            if not self._deal_queue:
+                if self.game.duel:
+                    self._phase = PHASE_DUMMY_REFILL
+                    return
+                self._begin_turn()
+            return
+        if phase == PHASE_PILE:
+            assert self._drawer is not None
+            self._hands[self._drawer][card] += 1
+            self._draws_left -= 1
+        elif phase == PHASE_REFILL:
+            self._display.append([card])
+        elif phase == PHASE_DUMMY_REFILL:
+            if card in (HIGHEST, JOKER):
+                self._lowest_display_entry().append(card)
+            else:
+                self._dummy[card] += 1
+        self._advance()
+
+    def _lowest_display_entry(self) -> list[int]:
+        """Where a 13 or joker from the imaginary player goes: the lowest entry that carries
+        no extra card yet (a joker counts 14; leftmost on ties), else the lowest entry."""
+
+        def value(entry: list[int]) -> int:
+            return JOKER_SET_VALUE if entry[0] == JOKER else entry[0]
+
+        bare = [entry for entry in self._display if len(entry) == 1]
+        return min(bare or self._display, key=value)
+
+    def _begin_turn(self) -> None:
+        self._phase = PHASE_PLAY
+        self._player = self._active
+        self._played = None
+        self._victim = None
+
+    def _play(self, action: Action) -> None:
+        player = self._player
+        hand = self._hands[player]
+        played = action_set(action) if SET_BASE <= action < TAKE else None
+        if played is None or played not in legal_sets(hand):
+            raise IllegalActionError(
+                "abluxxen.error.illegal_set",
+                set=set_to_string(played) if played else str(action),
+            )
+        for card in played.cards():
+            hand[card] -= 1
+            # Others cannot tell a known card from an unknown one of the same kind.
+            self._known[player][card] = max(0, self._known[player][card] - 1)
+        self._stacks[player].append(played)
+        self._played = played
+        if not sum(hand):
+            self._finish()
+            return
+        order = [(player + offset) % self._players for offset in range(1, self._players)]
+        self._steals = [DUMMY] if self.game.duel and self._dummy_options() else []
+        self._steals += [
+            victim
+            for victim in order
+            if self._stacks[victim] and can_steal(played, self._stacks[victim][-1])
+        ]
+        self._advance()
+
+    def _dummy_options(self) -> list[int]:
+        """The values of the imaginary player's cards that the set on the table may steal."""
+        played = self._played
+        if played is None:
+            return []
+        return [
+            value
+            for value in range(1, HIGHEST)
+            if value < played.value
+            and (
+                self._dummy[value] >= played.size
+                if self.game.subset_steal
+                else self._dummy[value] == played.size
+            )
+        ]
+
+    def _steal_from_dummy(self, value: int) -> None:
+        assert self._played is not None
+        size = self._played.size
+        self._dummy[value] -= size
+        self._hands[self._active][value] += size
+        self._known[self._active][value] += size
+        self._advance()
+
+    def _thief_decides(self, action: Action) -> None:
+        if action not in (TAKE, DECLINE):
+            raise IllegalActionError("abluxxen.error.take_or_decline")
+        assert self._victim is not None
+        if action == TAKE:
+            for card in self._in_play:
+                self._hands[self._active][card] += 1
+                self._known[self._active][card] += 1
+            self._owe(self._victim, len(self._in_play))
+            self._in_play = []
+            self._advance()
+            return
+        self._phase = PHASE_VICTIM
+        self._player = self._victim
+
+    def _victim_decides(self, action: Action) -> None:
+        if action not in (KEEP, DISCARD):
+            raise IllegalActionError("abluxxen.error.keep_or_discard")
+        assert self._victim is not None
+        if action == KEEP:
+            for card in self._in_play:
+                self._hands[self._victim][card] += 1
+                self._known[self._victim][card] += 1
+        else:
+            for card in self._in_play:
+                self._discard[card] += 1
+            self._owe(self._victim, len(self._in_play))
+        self._in_play = []
+        self._advance()
+
+    def _owe(self, seat: Seat, count: int) -> None:
+        self._drawer = seat
+        self._draws_left = count
+        self._refill = True
+
+    def _choose_draw(self, action: Action) -> None:
+        drawer = self._drawer
+        assert drawer is not None
+        if action == DRAW_PILE:
+            if not sum(self._pile):
+                raise IllegalActionError("abluxxen.error.pile_empty")
+            self._phase = PHASE_PILE
+            self._player = CHANCE
+            return
+        index = action - DRAW_DISPLAY_BASE
+        if not 0 <= index < len(self._display):
+            raise IllegalActionError("abluxxen.error.no_display_card", position=index + 1)
+        for card in self._display.pop(index):
+            self._hands[drawer][card] += 1
+            self._known[drawer][card] += 1
+        self._draws_left -= 1
+        self._advance()
+
+    def _exhausted(self) -> bool:
+        return not self._display and not sum(self._pile)
+
+    def _advance(self) -> None:
+        """Go on with the turn: owed draws, the display refill, the imaginary player's
+        refill, the next steal, or the next turn."""
+        if self._exhausted():
+            self._finish()
+            return
+        if self._drawer is not None:
+            if self._draws_left > 0:
+                self._phase, self._player = PHASE_DRAW, self._drawer
+                return
+            self._drawer = None
+        if self._refill:
+            if len(self._display) < DISPLAY_SIZE and sum(self._pile) > 0:
+                self._phase, self._player = PHASE_REFILL, CHANCE
+                return
+            self._refill = False
+        if self.game.duel and sum(self._dummy) < HAND_SIZE and sum(self._pile) > 0:
+            self._phase, self._player = PHASE_DUMMY_REFILL, CHANCE
+            return
+        if self._played is None:
+            self._begin_turn()
+            return
+        while self._steals:
+            victim = self._steals.pop(0)
+            if victim == DUMMY:
+                options = self._dummy_options()
+                if len(options) > 1:
+                    self._phase, self._player = PHASE_DUMMY_CHOICE, self._active
+                    return
+                self._steal_from_dummy(options[0])
+                return
+            self._victim = victim
+            self._in_play = self._stacks[victim].pop().cards()
+            self._phase, self._player = PHASE_STEAL, self._active
+            return
+        self._active = (self._active + 1) % self._players
+        self._begin_turn()
+
+    def _finish(self) -> None:
+        self._phase = PHASE_END
+        self._player = TERMINAL
+
+
+_EXPECTED = (
+    "abluxxen.expect.chance",
+    "abluxxen.expect.chance",
+    "abluxxen.expect.play",
+    "abluxxen.expect.steal",
+    "abluxxen.expect.victim",
+    "abluxxen.expect.draw",
+    "abluxxen.expect.chance",
+    "abluxxen.expect.chance",
+    "abluxxen.expect.dummy",
+    "abluxxen.expect.chance",
+    "abluxxen.expect.end",
+)
+
+__all__ = ["DUMMY", "AbluxxenGame", "AbluxxenObservation", "AbluxxenState"]

@@ -1,0 +1,69 @@
+"""Fill in what a seat cannot see in Abluxxen: the other hands and the pile.
+
+Everything else is public: stacks, display, discard pile, the imaginary player's row,
+and the cards known to be in each hand. The unseen cards are dealt uniformly: each
+other seat gets the right number beside its known cards, the rest is the pile.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from tapisvert.games.abluxxen.cards import DECK_COUNTS, KINDS, cards_of, counts_of
+from tapisvert.games.abluxxen.rules import PHASE_NAMES, AbluxxenObservation, AbluxxenState
+
+if TYPE_CHECKING:
+    from tapisvert.games.abluxxen.rules import AbluxxenGame
+
+
+def sample_state(
+    game: AbluxxenGame, observation: AbluxxenObservation, rng: random.Random
+) -> AbluxxenState:
+    state = AbluxxenState(game)
+    players = observation.players
+    unseen = list(DECK_COUNTS)
+    public = [
+        *observation.hand,
+        *(card for played in observation.stacks for s in played for card in s.cards()),
+        *(card for entry in observation.display for card in entry),
+        *observation.discard,
+        *observation.dummy,
+        *observation.in_play,
+        *(
+            card
+            for seat, known in enumerate(observation.known_in_hand)
+            if seat != observation.seat
+            for card in known
+        ),
+    ]
+    for card in public:
+        unseen[card] -= 1
+    pool = cards_of(unseen)
+    rng.shuffle(pool)
+    for seat in range(players):
+        if seat == observation.seat:
+            state._hands[seat] = counts_of(observation.hand)
+            continue
+        missing = observation.hand_sizes[seat] - len(observation.known_in_hand[seat])
+        state._hands[seat] = counts_of([*observation.known_in_hand[seat], *pool[:missing]])
+        pool = pool[missing:]
+    state._pile = counts_of(pool)
+    state._known = [counts_of(known) for known in observation.known_in_hand]
+    state._stacks = [list(stack) for stack in observation.stacks]
+    state._display = [list(entry) for entry in observation.display]
+    state._discard = counts_of(observation.discard)
+    state._dummy = counts_of(observation.dummy)
+    state._active = observation.active
+    state._played = observation.played
+    state._victim = observation.victim
+    state._in_play = list(observation.in_play)
+    state._drawer = observation.drawer
+    state._draws_left = observation.draws_left
+    state._steals = list(observation.pending_steals)
+    state._refill = observation.refill_pending
+    state._deal_queue = list(observation.deal_queue)
+    state._phase = PHASE_NAMES.index(observation.phase)
+    state._player = observation.current_player
+    assert len(state._pile) == KINDS
+    return state
