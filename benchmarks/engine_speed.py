@@ -95,6 +95,8 @@ def main() -> None:
     print(f"ours   full 4-player Luz games/s:    {luz_games:10,.0f}")
     fzzzt_games = rate(random_playouts(tapisvert.load_game("fzzzt", players=4)), arguments.seconds)
     print(f"ours   full 4-player Fzzzt! games/s: {fzzzt_games:10,.0f}")
+    abluxxen = random_playouts(tapisvert.load_game("abluxxen", players=4))
+    print(f"ours   full 4-player Abluxxen games/s: {rate(abluxxen, arguments.seconds):8,.0f}")
 
     state = full_game.new_initial_state(3)
     state.resolve_chance()

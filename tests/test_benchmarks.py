@@ -22,3 +22,4 @@ def test_engine_speed_runs_and_prints_its_figures() -> None:
     assert "Wizard games/s" in result.stdout
     assert "Luz games/s" in result.stdout
     assert "Fzzzt! games/s" in result.stdout
+    assert "Abluxxen games/s" in result.stdout

@@ -235,3 +235,26 @@ def test_play_fzzzt_hides_the_other_bids() -> None:
     assert "Not accepted: 'M7' is not a card" in result.output
     assert "Your hand:" in result.output
     assert " wins " in result.output
+
+
+def test_play_abluxxen_duel_against_a_bot() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "play",
+            "abluxxen",
+            "--players",
+            "2",
+            "--seed",
+            "8",
+            "--option",
+            "duel=true",
+            "--lang",
+            "fr",
+        ],
+        input="set 5+7\n" + "1\n" * 60 + "quit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "n'est pas une série" in result.output
+    assert "Joueur fictif" in result.output
+    assert "Votre main" in result.output

@@ -60,6 +60,7 @@ def _load_builtin_bots() -> None:
 
 BUILTIN_BOT_MODULES = (
     "tapisvert.bots.random_bot",
+    "tapisvert.games.abluxxen.bot",
     "tapisvert.games.fzzzt.bot",
     "tapisvert.games.luz.bot",
     "tapisvert.games.wizard.bot",

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rich.console import RenderableType
 
+from tapisvert.cli.views.abluxxen import abluxxen_news, render_abluxxen
 from tapisvert.cli.views.fzzzt import fzzzt_news, render_fzzzt
 from tapisvert.cli.views.luz import luz_news, render_luz
 from tapisvert.cli.views.wizard import render_wizard, wizard_news
@@ -14,6 +15,7 @@ from tapisvert.core.game import Observation
 View = Callable[[Observation, str], RenderableType]
 News = Callable[[Observation | None, Observation, str], list[RenderableType]]
 VIEWS: dict[str, tuple[View, News]] = {
+    "abluxxen": (render_abluxxen, abluxxen_news),
     "fzzzt": (render_fzzzt, fzzzt_news),
     "luz": (render_luz, luz_news),
     "wizard": (render_wizard, wizard_news),

@@ -68,6 +68,8 @@ def string_to_set(text: str) -> CardSet:
         else:
             base, _, extra = word.partition("+")
             value, _, numbers = base.partition("X")
+            if extra and not extra.endswith("J"):
+                raise ValueError(extra)
             jokers = 0 if not extra else 1 if extra == "J" else int(extra.removesuffix("J"))
             played = CardSet(int(value), int(numbers or "1"), jokers)
             if 1 <= played.value <= HIGHEST and played.numbers >= 1 and jokers >= 0:
