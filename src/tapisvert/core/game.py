@@ -89,6 +89,7 @@ class Game(ABC, Generic[S]):
     """An immutable description of one game with its player count and options."""
 
     name: ClassVar[str]
+    observation_class: ClassVar[type[Observation]]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     option_specs: ClassVar[Sequence[OptionSpec]] = ()
@@ -124,22 +125,41 @@ class Game(ABC, Generic[S]):
         shown = ", ".join(f"{key}={value!r}" for key, value in self.options.items())
         return f"{type(self).__name__}(players={self.players}, {shown})"
 
+    def seat_option(self, name: str) -> Seat | None:
+        """A seat given as an option (``P1``…), checked against the seats; ``None`` is random."""
+        value = self.options[name]
+        if value is None:
+            return None
+        seat = int(str(value))
+        if not 0 <= seat < self.players:
+            raise OptionError("error.seat_option", name=name, players=self.players)
+        return seat
+
     @abstractmethod
     def new_initial_state(self, seed: int | None = None) -> S:
         """A fresh game; ``seed`` drives the chance outcomes the engine draws itself."""
 
-    @abstractmethod
     def sample_state(self, observation: Observation, rng: random.Random) -> S:
         """A full state whose ``observation(observation.seat)`` equals ``observation``."""
+        if not isinstance(observation, self.observation_class):
+            raise TypeError(f"{self.name} samples states from a {self.observation_class.__name__}")
+        return self._sample(observation, rng)
+
+    @abstractmethod
+    def _sample(self, observation: Any, rng: random.Random) -> S:
+        """``sample_state`` once the observation's type is checked."""
 
 
 class State(ABC):
     """A position. Mutable; :meth:`clone` is cheap and written by hand."""
 
     game: Game[Any]
-    _seed: int | None
-    _rng: random.Random | None
-    _history: HistoryNode
+
+    def __init__(self, game: Game[Any], seed: int | None = None) -> None:
+        self.game = game
+        self._seed = seed
+        self._rng: random.Random | None = None
+        self._history: HistoryNode = None
 
     def _own_rng(self) -> random.Random:
         """The generator seeded by ``new_initial_state``, made on first use (seeding is slow)."""

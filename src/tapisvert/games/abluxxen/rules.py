@@ -25,7 +25,6 @@ from tapisvert.core.game import (
     TERMINAL,
     Action,
     Game,
-    HistoryNode,
     Observation,
     OptionSpec,
     Seat,
@@ -153,6 +152,7 @@ class AbluxxenGame(Game["AbluxxenState"]):
     """Abluxxen for 2 to 5 players, with the duel against an imaginary third player."""
 
     name = "abluxxen"
+    observation_class = AbluxxenObservation
     min_players = 2
     max_players = 5
     option_specs = (
@@ -169,28 +169,22 @@ class AbluxxenGame(Game["AbluxxenState"]):
             raise OptionError("abluxxen.error.duel_players", players=players)
         self.subset_steal = bool(self.options["dummy_subset_steal"])
         self.tie_break = bool(self.options["tie_break"])
-        start = self.options["start_player"]
-        if start is not None and not 0 <= int(str(start)) < players:
-            raise OptionError("abluxxen.error.start_player", players=players)
-        self.start_player: Seat | None = None if start is None else int(str(start))
+        self.start_player = self.seat_option("start_player")
 
     def new_initial_state(self, seed: int | None = None) -> AbluxxenState:
         return AbluxxenState(self, seed)
 
-    def sample_state(self, observation: Observation, rng: random.Random) -> AbluxxenState:
+    def _sample(self, observation: AbluxxenObservation, rng: random.Random) -> AbluxxenState:
         from tapisvert.games.abluxxen.sampler import sample_state
 
-        if not isinstance(observation, AbluxxenObservation):
-            raise TypeError("an Abluxxen state can only be sampled from an Abluxxen observation")
         return sample_state(self, observation, rng)
 
 
 class AbluxxenState(State):
+    game: AbluxxenGame
+
     def __init__(self, game: AbluxxenGame, seed: int | None = None) -> None:
-        self.game: AbluxxenGame = game
-        self._seed = seed
-        self._rng: random.Random | None = None
-        self._history: HistoryNode = None
+        super().__init__(game, seed)
         players = game.players
         self._players = players
         self._pile = list(DECK_COUNTS)

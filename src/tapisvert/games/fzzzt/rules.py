@@ -22,7 +22,6 @@ from tapisvert.core.game import (
     TERMINAL,
     Action,
     Game,
-    HistoryNode,
     Observation,
     OptionSpec,
     Seat,
@@ -196,6 +195,7 @@ class FzzztGame(Game["FzzztState"]):
     """Fzzzt! for 2 to 4 players: bid robots off the conveyor belt, build production units."""
 
     name = "fzzzt"
+    observation_class = FzzztObservation
     min_players = 2
     max_players = 4
     option_specs = (
@@ -223,20 +223,17 @@ class FzzztGame(Game["FzzztState"]):
     def new_initial_state(self, seed: int | None = None) -> FzzztState:
         return FzzztState(self, seed)
 
-    def sample_state(self, observation: Observation, rng: random.Random) -> FzzztState:
+    def _sample(self, observation: FzzztObservation, rng: random.Random) -> FzzztState:
         from tapisvert.games.fzzzt.sampler import sample_state
 
-        if not isinstance(observation, FzzztObservation):
-            raise TypeError("a Fzzzt! state can only be sampled from a Fzzzt! observation")
         return sample_state(self, observation, rng)
 
 
 class FzzztState(State):
+    game: FzzztGame
+
     def __init__(self, game: FzzztGame, seed: int | None = None) -> None:
-        self.game: FzzztGame = game
-        self._seed = seed
-        self._rng: random.Random | None = None
-        self._history: HistoryNode = None
+        super().__init__(game, seed)
         players = game.players
         self._players = players
         self._round = 0

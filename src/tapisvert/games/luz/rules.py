@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from tapisvert.core.chance import draw
-from tapisvert.core.errors import IllegalActionError, OptionError
+from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
     CHANCE,
     TERMINAL,
     Action,
     Game,
-    HistoryNode,
     Observation,
     OptionSpec,
     Seat,
@@ -174,6 +173,7 @@ class LuzGame(Game["LuzState"]):
     """Luz for 3 to 5 players: you see everyone's cards but your own."""
 
     name = "luz"
+    observation_class = LuzObservation
     min_players = 3
     max_players = 5
     option_specs = (
@@ -184,10 +184,7 @@ class LuzGame(Game["LuzState"]):
 
     def __init__(self, players: int, **options: object) -> None:
         super().__init__(players, **options)
-        first = self.options["first_player"]
-        if first is not None and not 0 <= int(str(first)) < players:
-            raise OptionError("luz.error.first_player", players=players)
-        self.first_player: Seat | None = None if first is None else int(str(first))
+        self.first_player = self.seat_option("first_player")
         self.rotates = bool(self.options["first_player_rotates"])
         supply = self.options["bet_bead_supply"]
         self.bet_bead_supply: int | None = None if supply is None else int(str(supply))
@@ -196,20 +193,17 @@ class LuzGame(Game["LuzState"]):
     def new_initial_state(self, seed: int | None = None) -> LuzState:
         return LuzState(self, seed)
 
-    def sample_state(self, observation: Observation, rng: random.Random) -> LuzState:
+    def _sample(self, observation: LuzObservation, rng: random.Random) -> LuzState:
         from tapisvert.games.luz.sampler import sample_state
 
-        if not isinstance(observation, LuzObservation):
-            raise TypeError("a Luz state can only be sampled from a Luz observation")
         return sample_state(self, observation, rng)
 
 
 class LuzState(State):
+    game: LuzGame
+
     def __init__(self, game: LuzGame, seed: int | None = None) -> None:
-        self.game: LuzGame = game
-        self._seed = seed
-        self._rng: random.Random | None = None
-        self._history: HistoryNode = None
+        super().__init__(game, seed)
         self._players = game.players
         self._deal_index = 0
         self._scores: tuple[int, ...] = (0,) * game.players

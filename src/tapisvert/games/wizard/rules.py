@@ -19,7 +19,6 @@ from tapisvert.core.game import (
     TERMINAL,
     Action,
     Game,
-    HistoryNode,
     Observation,
     OptionSpec,
     Seat,
@@ -186,6 +185,7 @@ class WizardGame(Game["WizardState"]):
     """Wizard for 3 to 6 players, with the variants of the spec as options (all off)."""
 
     name = "wizard"
+    observation_class = WizardObservation
     min_players = 3
     max_players = 6
     option_specs = (
@@ -213,30 +213,24 @@ class WizardGame(Game["WizardState"]):
             self.round_numbers = tuple(int(part) for part in rounds.split(","))
             if max(self.round_numbers) > last_round:
                 raise OptionError("wizard.error.round_too_big", players=players, last=last_round)
-        first_dealer = self.options["first_dealer"]
-        if first_dealer is not None and not 0 <= int(str(first_dealer)) < players:
-            raise OptionError("wizard.error.first_dealer", players=players)
-        self.first_dealer: Seat | None = None if first_dealer is None else int(str(first_dealer))
+        self.first_dealer = self.seat_option("first_dealer")
 
     def new_initial_state(self, seed: int | None = None) -> WizardState:
         return WizardState(self, seed)
 
-    def sample_state(self, observation: Observation, rng: random.Random) -> WizardState:
+    def _sample(self, observation: WizardObservation, rng: random.Random) -> WizardState:
         from tapisvert.games.wizard.sampler import sample_state
 
-        if not isinstance(observation, WizardObservation):
-            raise TypeError("a Wizard state can only be sampled from a Wizard observation")
         return sample_state(self, observation, rng)
 
 
 class WizardState(State):
     """A Wizard position. Hands and the deck are ints (see ``cards``)."""
 
+    game: WizardGame
+
     def __init__(self, game: WizardGame, seed: int | None = None) -> None:
-        self.game: WizardGame = game
-        self._seed = seed
-        self._rng: random.Random | None = None
-        self._history: HistoryNode = None
+        super().__init__(game, seed)
         players = game.players
         self._players = players
         self._round_index = 0
