@@ -96,7 +96,7 @@ def test_bots_receive_only_what_their_seat_sees() -> None:
         other = game.sample_state(observation, random.Random(seed))
         for name in ("random", "heuristic"):
             choices = {
-                make_bot(name, "wizard").choose(
+                make_bot(name, game).choose(
                     candidate.observation(seat), candidate.legal_actions(), random.Random(seed)
                 )
                 for candidate in (state, other)
@@ -108,7 +108,7 @@ def test_heuristic_beats_random_by_a_clear_margin() -> None:
     game = load_game("wizard", players=4)
     margins = []
     for seed in game_seeds(7, 24):
-        lineup = [make_bot("heuristic", "wizard")] + [make_bot("random", "wizard")] * 3
+        lineup = [make_bot("heuristic", game)] + [make_bot("random", game)] * 3
         scores = play_match(game, lineup, seed).returns()
         margins.append(scores[0] - statistics.fmean(scores[1:]))
     mean = statistics.fmean(margins)

@@ -1,6 +1,8 @@
 """The bot interface: a bot gets its seat's observation, the legal actions and an rng.
 
-Never a state: a bot that could read the state could cheat.
+Never a state: a bot that could read the state could cheat. A bot is built for one game
+(the rules and options are public), and a search bot looks ahead only through
+``game.sample_state(observation, rng)``.
 """
 
 from __future__ import annotations
@@ -8,10 +10,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import Protocol
+from typing import Any, Protocol
 
 from tapisvert.core.errors import OptionError
-from tapisvert.core.game import Action, Observation
+from tapisvert.core.game import Action, Game, Observation
 
 
 class Bot(Protocol):
@@ -22,9 +24,10 @@ class Bot(Protocol):
     ) -> Action: ...
 
 
-BotFactory = Callable[[], Bot]
+BotFactory = Callable[[Game[Any]], Bot]
 _GENERIC: dict[str, BotFactory] = {}
 _PER_GAME: dict[tuple[str, str], BotFactory] = {}
+LEVELS = ("random", "easy", "medium", "hard")
 ALIASES = {"easy": "heuristic"}
 
 
@@ -42,14 +45,14 @@ def bot_names(game: str) -> list[str]:
     return sorted(names | {alias for alias, name in ALIASES.items() if name in names})
 
 
-def make_bot(name: str, game: str) -> Bot:
-    """A new bot called ``name`` (or a level alias such as ``easy``) for ``game``."""
+def make_bot(name: str, game: Game[Any]) -> Bot:
+    """A new bot called ``name`` (a level such as ``easy`` or ``hard``, or a bot's own name)."""
     _load_builtin_bots()
     key = ALIASES.get(name.lower(), name.lower())
-    factory = _PER_GAME.get((game, key)) or _GENERIC.get(key)
+    factory = _PER_GAME.get((game.name, key)) or _GENERIC.get(key)
     if factory is None:
-        raise OptionError("cli.unknown_bot", name=name, known=", ".join(bot_names(game)))
-    return factory()
+        raise OptionError("cli.unknown_bot", name=name, known=", ".join(bot_names(game.name)))
+    return factory(game)
 
 
 def _load_builtin_bots() -> None:
@@ -60,6 +63,7 @@ def _load_builtin_bots() -> None:
 
 BUILTIN_BOT_MODULES = (
     "tapisvert.bots.random_bot",
+    "tapisvert.bots.search",
     "tapisvert.games.abluxxen.bot",
     "tapisvert.games.fzzzt.bot",
     "tapisvert.games.luz.bot",

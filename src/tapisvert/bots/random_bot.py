@@ -16,4 +16,4 @@ class RandomBot:
         return legal_actions[rng.randrange(len(legal_actions))]
 
 
-register_bot("random", RandomBot)
+register_bot("random", lambda game: RandomBot())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from tapisvert.arena import run_arena, save_plots
 from tapisvert.bots import make_bot
 from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.views import news, render
@@ -97,9 +99,7 @@ def play(
     if len(names) != len(others):
         raise fail(OptionError("cli.bot_count", given=len(names), players=len(others)), language)
     try:
-        seated = {
-            other: make_bot(name, game.name) for other, name in zip(others, names, strict=True)
-        }
+        seated = {other: make_bot(name, game) for other, name in zip(others, names, strict=True)}
     except TapisvertError as error:
         raise fail(error, language) from None
     seed = seed if seed is not None else secrets.randbits(48)
@@ -186,7 +186,7 @@ def simulate(
     names = [name.strip() for name in bots.split(",") if name.strip()]
     game = make_game(game_name, len(names), option, language)
     try:
-        lineup = [make_bot(name, game.name) for name in names]
+        lineup = [make_bot(name, game) for name in names]
     except TapisvertError as error:
         raise fail(error, language) from None
     scores: list[list[float]] = [[] for _ in names]
@@ -239,6 +239,87 @@ def simulate(
             f"{100 * wins[index] / games_count:.1f}",
         )
     console.print(table)
+
+
+@app.command()
+def arena(
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="The game of the tournament.")],
+    bots: Annotated[
+        str, typer.Option(help="The line-up, one bot or level per seat.")
+    ] = "hard,easy,easy,easy",
+    deals: Annotated[
+        int, typer.Option("--games", min=1, help="Deals, each played once per rotation.")
+    ] = 50,
+    seed: Annotated[int, typer.Option(help="Seed of the whole tournament.")] = 0,
+    workers: Annotated[int, typer.Option(min=1, help="Parallel processes.")] = max(
+        1, (os.cpu_count() or 1)
+    ),
+    plots: Annotated[Path | None, typer.Option(help="Folder for the PNG plots.")] = Path(
+        "arena-plots"
+    ),
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    option: OptionsOption = None,
+    language: LanguageOption = "",
+) -> None:
+    """Duplicate deals with seat rotation: margins, win rates, ratings and plots per bot."""
+    language = language or default_language()
+    names = [name.strip() for name in bots.split(",") if name.strip()]
+    game = make_game(game_name, len(names), option, language)
+    try:
+        for name in dict.fromkeys(names):
+            make_bot(name, game)
+    except TapisvertError as error:
+        raise fail(error, language) from None
+    total = deals * len(names)
+    with Progress(console=errors, disable=as_json, transient=True) as progress:
+        task = progress.add_task(
+            translate("cli.simulating", language, games=total, game=game.name), total=total
+        )
+        report = run_arena(
+            game.name,
+            names,
+            deals,
+            seed=seed,
+            options=parse_options(option),
+            workers=workers,
+            advance=lambda: progress.advance(task),
+        )
+    saved = save_plots(report, plots) if plots is not None else []
+    if as_json:
+        payload = report.to_dict() | {"plots": [str(path) for path in saved]}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        return
+    played = f"{deals} × {len(names)} {translate('cli.games', language)}"
+    table = Table(title=f"{game.name} — {played}, seed {seed}")
+    for key in (
+        "cli.column_seat",
+        "cli.column_bot",
+        "cli.margin_game",
+        "cli.margin_round",
+        "cli.win_rate",
+        "cli.bids_made",
+        "cli.rating",
+        "cli.think",
+    ):
+        table.add_column(translate(key, language), justify="right")
+    for entry in report.entries:
+        per_game = entry.margin_per_game
+        per_round = entry.margin_per_segment
+        table.add_row(
+            str(entry.entry),
+            entry.bot,
+            f"{per_game.mean:+.1f} [{per_game.low:+.1f}, {per_game.high:+.1f}]",
+            "—"
+            if per_round is None
+            else f"{per_round.mean:+.1f} [{per_round.low:+.1f}, {per_round.high:+.1f}]",
+            f"{100 * entry.win_rate:.1f}",
+            "—" if entry.contracts_made is None else f"{100 * entry.contracts_made:.1f}",
+            f"{entry.rating_mu:.1f} ± {entry.rating_sigma:.1f}",
+            f"{entry.mean_decision_seconds * 1000:.0f} / {entry.max_decision_seconds * 1000:.0f}",
+        )
+    console.print(table)
+    for path in saved:
+        console.print(translate("cli.plot_saved", language, path=path))
 
 
 @app.command()

@@ -206,6 +206,13 @@ class State(ABC):
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
 
+    def segment(self) -> int:
+        """Which scoring segment (round, deal) the game is in: search looks no further.
+
+        A game scored only at its end has one segment, 0.
+        """
+        return 0
+
     def is_chance_node(self) -> bool:
         return self.current_player() == CHANCE
 

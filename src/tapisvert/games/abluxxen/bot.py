@@ -78,4 +78,4 @@ class AbluxxenHeuristicBot:
         return max(legal_actions, key=gain)
 
 
-register_bot("heuristic", AbluxxenHeuristicBot, game="abluxxen")
+register_bot("heuristic", lambda game: AbluxxenHeuristicBot(), game="abluxxen")

@@ -141,4 +141,4 @@ def _covered(supplies: list[int]) -> int:
     return covered
 
 
-register_bot("heuristic", FzzztHeuristicBot, game="fzzzt")
+register_bot("heuristic", lambda game: FzzztHeuristicBot(), game="fzzzt")

@@ -328,6 +328,9 @@ class FzzztState(State):
             self._chance(action)
             self._history = (self._history, action)
 
+    def segment(self) -> int:
+        return self._round
+
     def returns(self) -> list[float]:
         return [float(self.score(seat)) for seat in range(self._players)]
 

@@ -101,4 +101,4 @@ class LuzHeuristicBot:
         return share_above(possible, best) * PLAIN_COLOUR_RISK
 
 
-register_bot("heuristic", LuzHeuristicBot, game="luz")
+register_bot("heuristic", lambda game: LuzHeuristicBot(), game="luz")

@@ -395,6 +395,9 @@ class LuzState(State):
         following = (self._first + 1) % self._players if self.game.rotates else self._first
         self._start_deal(following)
 
+    def segment(self) -> int:
+        return self._deal_index
+
     def returns(self) -> list[float]:
         return [float(score) for score in self._scores]
 

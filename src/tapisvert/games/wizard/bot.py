@@ -116,4 +116,4 @@ def _danger(card: int) -> tuple[int, int]:
     return (1, card % VALUES)
 
 
-register_bot("heuristic", WizardHeuristicBot, game="wizard")
+register_bot("heuristic", lambda game: WizardHeuristicBot(), game="wizard")

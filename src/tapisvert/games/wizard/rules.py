@@ -430,6 +430,9 @@ class WizardState(State):
             past_rounds=self._past_rounds,
         )
 
+    def segment(self) -> int:
+        return self._round_index
+
     def returns(self) -> list[float]:
         return [float(score) for score in self._scores]
 

@@ -14,10 +14,14 @@ import random
 from itertools import combinations
 from typing import TYPE_CHECKING
 
+from tapisvert.core.chance import draw
 from tapisvert.core.game import Seat
 from tapisvert.games.wizard.cards import (
     FOLLOW_OPEN,
     FULL_DECK,
+    NEXT_FOLLOW,
+    NO_TRUMP,
+    STRENGTH,
     SUIT_CARDS,
     SUITS,
     VALUES,
@@ -27,6 +31,8 @@ from tapisvert.games.wizard.cards import (
     hand_of,
 )
 from tapisvert.games.wizard.rules import (
+    PHASE_NAMES,
+    TRUMP_UNDECIDED,
     CompletedTrick,
     WizardObservation,
     WizardState,
@@ -88,6 +94,63 @@ def sample_state(
     if viewer is not None:
         hands[viewer] = list(observation.hand)
 
+    if observation.phase in ("play", "bid", "trump"):
+        return _build(game, observation, hands, rng)
+    return _replay(game, observation, hands, played, rng)
+
+
+def _build(
+    game: WizardGame,
+    observation: WizardObservation,
+    hands: dict[Seat, list[int]],
+    rng: random.Random,
+) -> WizardState:
+    """The state itself, field by field: a search draws thousands of these."""
+    players = observation.players
+    state = WizardState(game)
+    state._round_index = observation.round_index
+    state._scores = observation.scores
+    state._past_rounds = observation.past_rounds
+    state._start_round(observation.dealer)
+    state._hands = [hand_of(hands[seat]) for seat in range(players)]
+    state._deck = hand_of(hands[STACK])
+    state._dealt = observation.round_number * players
+    state._trump_card = -1 if observation.trump_card is None else observation.trump_card
+    trump = TRUMP_UNDECIDED if observation.trump is None else observation.trump
+    state._trump = trump
+    state._strength = STRENGTH[NO_TRUMP if trump == TRUMP_UNDECIDED else trump]
+    bids = list(observation.bids)
+    for seat in _bidders(observation):
+        if bids[seat] is None:
+            bids[seat] = rng.randint(0, observation.round_number)
+    state._bids = tuple(-1 if bid is None else bid for bid in bids)
+    state._completed = tuple(
+        (trick.leader, trick.cards, trick.winner) for trick in observation.completed_tricks
+    )
+    state._leader = observation.leader
+    state._trick = list(observation.trick)
+    follow = FOLLOW_OPEN
+    for position, card in enumerate(observation.trick):
+        follow = NEXT_FOLLOW[follow][card]
+        strength = state._strength[follow][card]
+        if position == 0 or strength > state._best:
+            state._best = strength
+            state._taker = (observation.leader + position) % players
+    state._follow = follow
+    state._phase = PHASE_NAMES.index(observation.phase)
+    state._player = observation.current_player
+    return state
+
+
+def _replay(
+    game: WizardGame,
+    observation: WizardObservation,
+    hands: dict[Seat, list[int]],
+    played: dict[Seat, list[int]],
+    rng: random.Random,
+) -> WizardState:
+    """Replay the round through the checked rules (used while cards are being dealt)."""
+    players = observation.players
     state = WizardState(game)
     state._round_index = observation.round_index
     state._scores = observation.scores
@@ -131,12 +194,18 @@ def _bidders(observation: WizardObservation) -> list[Seat]:
 def _assign(
     pool: list[int], capacity: dict[Seat, int], voids: dict[Seat, set[int]], rng: random.Random
 ) -> dict[Seat, list[int]]:
-    rng.shuffle(pool)
-    constrained = any(voids.values())
+    pool = draw(pool, len(pool), rng)
+    if not any(voids.values()):
+        hands: dict[Seat, list[int]] = {}
+        start = 0
+        for holder, room in capacity.items():
+            hands[holder] = pool[start : start + room]
+            start += room
+        return hands
     remaining = [0] * (SUITS + 1)
     for card in pool:
         remaining[_card_type(card)] += 1
-    hands: dict[Seat, list[int]] = {holder: [] for holder in capacity}
+    hands = {holder: [] for holder in capacity}
     for card in pool:
         kind = _card_type(card)
         remaining[kind] -= 1
@@ -146,7 +215,7 @@ def _assign(
         while True:
             holder = rng.choices(candidates, [capacity[h] for h in candidates])[0]
             capacity[holder] -= 1
-            if not constrained or _feasible(remaining, capacity, voids):
+            if _feasible(remaining, capacity, voids):
                 break
             capacity[holder] += 1
             candidates.remove(holder)

@@ -1,0 +1,260 @@
+"""Tournaments between bots: duplicate deals with seat rotation, in parallel processes.
+
+Every deal (one seed) is played once per rotation of the line-up, so each entry sits in
+every seat on the same cards, which cancels most of the luck of the deal. The report
+gives, per entry of the line-up, the margin over the other seats per game and per scoring
+segment (round, deal) with 95% intervals, win rates, bid accuracy where the game has bids,
+and OpenSkill ratings; it can draw the score distributions and the margins as PNG plots.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from tapisvert.bots.base import make_bot
+from tapisvert.bots.match import game_seeds, seat_rng
+from tapisvert.core.game import CHANCE, State
+from tapisvert.core.registry import load_game
+from tapisvert.core.stats import Estimate, mean_interval
+
+
+@dataclass(frozen=True)
+class Job:
+    game: str
+    players: int
+    options: dict[str, Any]
+    bots: tuple[str, ...]
+    seed: int
+    rotation: int
+
+
+@dataclass
+class GameOutcome:
+    """One game, seen per entry of the line-up (not per seat)."""
+
+    scores: list[float]
+    segment_points: list[list[float]]
+    winners: list[int]
+    contracts: list[tuple[int, int]] | None
+    decision_seconds: list[list[float]]
+
+
+def play_job(job: Job) -> GameOutcome:
+    """Play one deal with the line-up rotated by ``job.rotation``; runs in a worker."""
+    game = load_game(job.game, job.players, **job.options)
+    entries = len(job.bots)
+    entry_at = [(seat - job.rotation) % entries for seat in range(entries)]
+    lineup = [make_bot(job.bots[entry_at[seat]], game) for seat in range(entries)]
+    rngs = [seat_rng(job.seed, entry_at[seat]) for seat in range(entries)]
+    state: State = game.new_initial_state(job.seed)
+    thinking: list[list[float]] = [[] for _ in range(entries)]
+    snapshots = [state.returns()]
+    segment = state.segment()
+    while not state.is_terminal():
+        player = state.current_player()
+        if player == CHANCE:
+            state.resolve_chance()
+        else:
+            started = time.perf_counter()
+            action = lineup[player].choose(
+                state.observation(player), state.legal_actions(), rngs[player]
+            )
+            thinking[entry_at[player]].append(time.perf_counter() - started)
+            state.apply_action(action)
+        if state.segment() != segment or state.is_terminal():
+            segment = state.segment()
+            snapshots.append(state.returns())
+    by_entry = [0] * entries
+    for seat in range(entries):
+        by_entry[entry_at[seat]] = seat
+    scores = state.returns()
+    points = [
+        [after[by_entry[entry]] - before[by_entry[entry]] for entry in range(entries)]
+        for before, after in pairwise(snapshots)
+    ]
+    contracts = contracts_made(state)
+    return GameOutcome(
+        scores=[scores[by_entry[entry]] for entry in range(entries)],
+        segment_points=points,
+        winners=[entry_at[seat] for seat in state.winners()],
+        contracts=None if contracts is None else [contracts[by_entry[e]] for e in range(entries)],
+        decision_seconds=thinking,
+    )
+
+
+def contracts_made(state: State) -> list[tuple[int, int]] | None:
+    """Per seat, (bids made, bids) over the game, for games with bids on tricks."""
+    public = state.observation(None)
+    rounds = getattr(public, "past_rounds", None) or getattr(public, "past_deals", None)
+    if not rounds:
+        return None
+    made = [0] * state.game.players
+    for summary in rounds:
+        for seat, (bid, took) in enumerate(zip(summary.bids, summary.tricks, strict=True)):
+            bet, safety = bid if isinstance(bid, tuple) else (bid, 0)
+            made[seat] += took == bet or (safety == 1 and took == bet + 1)
+    return [(made[seat], len(rounds)) for seat in range(state.game.players)]
+
+
+@dataclass
+class EntryReport:
+    entry: int
+    bot: str
+    games: int
+    mean_score: Estimate
+    margin_per_game: Estimate
+    margin_per_segment: Estimate | None
+    win_rate: float
+    contracts_made: float | None
+    rating_mu: float
+    rating_sigma: float
+    mean_decision_seconds: float
+    max_decision_seconds: float
+    scores: list[float] = field(repr=False)
+    margins: list[float] = field(repr=False)
+
+
+@dataclass
+class ArenaReport:
+    game: str
+    players: int
+    options: dict[str, Any]
+    bots: list[str]
+    deals: int
+    seed: int
+    entries: list[EntryReport]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for entry in data["entries"]:
+            entry.pop("scores")
+            entry.pop("margins")
+        return data
+
+
+def run_arena(
+    game: str,
+    bots: Sequence[str],
+    deals: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    workers: int = 1,
+    advance: Callable[[], None] | None = None,
+) -> ArenaReport:
+    """Play ``deals`` deals, each once per rotation of ``bots``; ``advance`` ticks per game."""
+    options = dict(options or {})
+    players = len(bots)
+    load_game(game, players, **options)
+    jobs = [
+        Job(game, players, options, tuple(bots), deal_seed, rotation)
+        for deal_seed in game_seeds(seed, deals)
+        for rotation in range(players)
+    ]
+    outcomes: list[GameOutcome] = []
+    if workers > 1:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            for outcome in pool.imap(play_job, jobs):
+                outcomes.append(outcome)
+                if advance:
+                    advance()
+    else:
+        for job in jobs:
+            outcomes.append(play_job(job))
+            if advance:
+                advance()
+    return ArenaReport(game, players, options, list(bots), deals, seed, _entries(bots, outcomes))
+
+
+def _entries(bots: Sequence[str], outcomes: list[GameOutcome]) -> list[EntryReport]:
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=f"{index}:{bot}") for index, bot in enumerate(bots)]
+    for outcome in outcomes:
+        ranks = [-score for score in outcome.scores]
+        updated = model.rate([[rating] for rating in ratings], ranks=ranks)
+        ratings = [team[0] for team in updated]
+    reports = []
+    for entry, bot in enumerate(bots):
+        scores = [outcome.scores[entry] for outcome in outcomes]
+        margins = [
+            outcome.scores[entry]
+            - statistics.fmean(
+                score for other, score in enumerate(outcome.scores) if other != entry
+            )
+            for outcome in outcomes
+        ]
+        segment_margins = [
+            points[entry] - statistics.fmean(p for other, p in enumerate(points) if other != entry)
+            for outcome in outcomes
+            for points in outcome.segment_points
+        ]
+        wins = sum(1 / len(outcome.winners) for outcome in outcomes if entry in outcome.winners)
+        contracts = [outcome.contracts[entry] for outcome in outcomes if outcome.contracts]
+        thinking = [t for outcome in outcomes for t in outcome.decision_seconds[entry]]
+        reports.append(
+            EntryReport(
+                entry=entry + 1,
+                bot=bot,
+                games=len(outcomes),
+                mean_score=mean_interval(scores),
+                margin_per_game=mean_interval(margins),
+                margin_per_segment=mean_interval(segment_margins) if segment_margins else None,
+                win_rate=wins / len(outcomes),
+                contracts_made=(
+                    sum(made for made, _ in contracts) / sum(total for _, total in contracts)
+                    if contracts
+                    else None
+                ),
+                rating_mu=ratings[entry].mu,
+                rating_sigma=ratings[entry].sigma,
+                mean_decision_seconds=statistics.fmean(thinking) if thinking else 0.0,
+                max_decision_seconds=max(thinking, default=0.0),
+                scores=scores,
+                margins=margins,
+            )
+        )
+    return reports
+
+
+def save_plots(report: ArenaReport, folder: Path) -> list[Path]:
+    """Score distributions and margins with their 95% intervals, as PNG files."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    labels = [f"{entry.entry}: {entry.bot}" for entry in report.entries]
+    paths = []
+    figure, axes = plt.subplots(figsize=(7, 4))
+    axes.boxplot([entry.scores for entry in report.entries], tick_labels=labels)
+    axes.set_title(
+        f"{report.game}: final scores ({report.deals} deals x {report.players} rotations)"
+    )
+    axes.set_ylabel("score")
+    path = folder / f"{report.game}-scores.png"
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    paths.append(path)
+    figure, axes = plt.subplots(figsize=(7, 4))
+    means = [entry.margin_per_game.mean for entry in report.entries]
+    errors = [entry.margin_per_game.high - entry.margin_per_game.mean for entry in report.entries]
+    axes.bar(labels, means, yerr=errors, capsize=6, color="#2e7d32")
+    axes.axhline(0, color="black", linewidth=0.8)
+    axes.set_title(f"{report.game}: margin per game over the other seats (95% CI)")
+    axes.set_ylabel("points")
+    path = folder / f"{report.game}-margins.png"
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    paths.append(path)
+    return paths

@@ -1,0 +1,220 @@
+"""Search bots that never cheat: hidden information is drawn only by
+``game.sample_state(observation, rng)``.
+
+``ISMCTSBot`` is single-observer Information-Set MCTS: every iteration draws a world
+consistent with the bot's observation (a determinization), walks a tree whose nodes are
+the bot's own information sets — keyed by its observation, so moves it cannot see, such
+as a sealed bid or a card drawn by another seat, never split a node (decoupled selection)
+— picks moves by UCB with availability counts, finishes the scoring segment (round, deal,
+or game) with a rollout policy, and backs up each seat's points. ``PIMCBot`` is flat
+Perfect-Information Monte Carlo: each action is tried in many determinizations and scored
+by rollouts. In Luz, where a player does not see their own cards, the tree re-draws the
+world from each opponent's point of view before that opponent moves, so the bot's sampled
+hand never informs the opponents' modelled play.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tapisvert.bots.base import Bot, make_bot, register_bot
+from tapisvert.bots.random_bot import RandomBot
+from tapisvert.core.game import CHANCE, TERMINAL, Action, Game, Observation, State
+
+REDETERMINIZE_GAMES = frozenset({"luz"})
+"""Games whose players do not see their own hand: opponents are modelled from their view."""
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    iterations: int = 1000
+    """The budget: iterations per decision (deterministic for a given rng)."""
+    seconds: float | None = None
+    """An optional wall-clock cap per decision, on top of the iterations."""
+    exploration: float = 0.7
+    rollout: str = "heuristic"
+    """``heuristic``: each seat's heuristic bot plays the rollouts; ``random``: uniform moves."""
+
+
+class _Edge:
+    __slots__ = ("available", "total", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.total = 0.0
+        self.available = 0
+
+
+Tree = dict[Observation, dict[Action, _Edge]]
+
+
+class _Searcher:
+    """What both search bots share: determinizations, rollouts, the reward scale."""
+
+    def __init__(self, game: Game[Any], settings: SearchSettings) -> None:
+        self.game = game
+        self.settings = settings
+        self.redeterminize = game.name in REDETERMINIZE_GAMES
+        policy: Bot = RandomBot()
+        if settings.rollout == "heuristic":
+            try:
+                policy = make_bot("heuristic", game)
+            except ValueError:
+                policy = RandomBot()
+        self.policy = policy
+        self.scale = 1.0
+
+    def budget(self) -> Callable[[int], bool]:
+        deadline = (
+            None if self.settings.seconds is None else time.perf_counter() + self.settings.seconds
+        )
+
+        def more(done: int) -> bool:
+            if done >= self.settings.iterations:
+                return False
+            return deadline is None or done == 0 or time.perf_counter() < deadline
+
+        return more
+
+    def rollout(self, state: State, segment: int, rng: random.Random) -> None:
+        """Play the scoring segment to its end with the rollout policy."""
+        random_policy = self.settings.rollout == "random"
+        while True:
+            player = state.current_player()
+            if player == TERMINAL or state.segment() != segment:
+                return
+            if player == CHANCE:
+                state.resolve_chance(rng)
+                continue
+            legal = state.legal_actions()
+            if random_policy or len(legal) == 1:
+                state.apply_action(legal[int(rng.random() * len(legal))])
+            else:
+                state.apply_action(self.policy.choose(state.observation(player), legal, rng))
+
+    def rewards(self, state: State, base: list[float]) -> list[float]:
+        gained = [after - before for after, before in zip(state.returns(), base, strict=True)]
+        self.scale = max(self.scale, *(abs(value) for value in gained))
+        return gained
+
+
+class ISMCTSBot:
+    def __init__(self, game: Game[Any], settings: SearchSettings | None = None) -> None:
+        self.searcher = _Searcher(game, settings or SearchSettings())
+        self.iterations_done = 0
+
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
+    ) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        searcher = self.searcher
+        searcher.scale = 1.0
+        tree: Tree = {}
+        more = searcher.budget()
+        done = 0
+        while more(done):
+            self._iterate(observation, tree, rng)
+            done += 1
+        self.iterations_done = done
+        root = tree.get(observation, {})
+        return max(
+            legal_actions,
+            key=lambda action: (root[action].visits if action in root else -1, -action),
+        )
+
+    def _iterate(self, observation: Observation, tree: Tree, rng: random.Random) -> None:
+        searcher = self.searcher
+        game = searcher.game
+        observer = observation.seat
+        state = game.sample_state(observation, rng)
+        base = state.returns()
+        segment = state.segment()
+        path: list[tuple[_Edge, int]] = []
+        exploration = searcher.settings.exploration
+        while True:
+            player = state.current_player()
+            if player == TERMINAL or state.segment() != segment:
+                break
+            if player == CHANCE:
+                state.resolve_chance(rng)
+                continue
+            if searcher.redeterminize and player != observer:
+                state = game.sample_state(state.observation(player), rng)
+            edges = tree.setdefault(state.observation(observer), {})
+            legal = state.legal_actions()
+            untried = []
+            for action in legal:
+                edge = edges.get(action)
+                if edge is None:
+                    edge = edges[action] = _Edge()
+                edge.available += 1
+                if not edge.visits:
+                    untried.append(action)
+            if untried:
+                action = untried[int(rng.random() * len(untried))]
+            else:
+                scale = searcher.scale
+                action = max(
+                    legal,
+                    key=lambda a: (
+                        edges[a].total / (edges[a].visits * scale)
+                        + exploration * math.sqrt(math.log(edges[a].available) / edges[a].visits)
+                    ),
+                )
+            path.append((edges[action], player))
+            state.apply_action(action)
+            if untried:
+                break
+        searcher.rollout(state, segment, rng)
+        gained = searcher.rewards(state, base)
+        for edge, player in path:
+            edge.visits += 1
+            edge.total += gained[player]
+
+
+class PIMCBot:
+    def __init__(self, game: Game[Any], settings: SearchSettings | None = None) -> None:
+        self.searcher = _Searcher(game, settings or SearchSettings(iterations=200))
+
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
+    ) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        searcher = self.searcher
+        seat = observation.seat if observation.seat is not None else 0
+        totals = dict.fromkeys(legal_actions, 0.0)
+        counts = dict.fromkeys(legal_actions, 0)
+        more = searcher.budget()
+        done = 0
+        while more(done):
+            world = searcher.game.sample_state(observation, rng)
+            base = world.returns()
+            segment = world.segment()
+            action = legal_actions[done % len(legal_actions)]
+            world.apply_action(action)
+            searcher.rollout(world, segment, rng)
+            totals[action] += searcher.rewards(world, base)[seat]
+            counts[action] += 1
+            done += 1
+        return max(
+            legal_actions,
+            key=lambda action: totals[action] / counts[action] if counts[action] else -math.inf,
+        )
+
+
+LEVEL_SETTINGS = {
+    "medium": SearchSettings(iterations=150),
+    "hard": SearchSettings(iterations=600, seconds=1.0),
+}
+
+register_bot("medium", lambda game: ISMCTSBot(game, LEVEL_SETTINGS["medium"]))
+register_bot("hard", lambda game: ISMCTSBot(game, LEVEL_SETTINGS["hard"]))
+register_bot("ismcts", lambda game: ISMCTSBot(game, SearchSettings(rollout="random")))
+register_bot("pimc", lambda game: PIMCBot(game))

@@ -1,0 +1,106 @@
+"""Search bots and the arena: no bot can see more than its seat, and the arena's report."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+
+from tapisvert import CHANCE, load_game
+from tapisvert.arena import run_arena, save_plots
+from tapisvert.bots import bot_names, make_bot
+from tapisvert.bots.search import ISMCTSBot, PIMCBot, SearchSettings
+
+GAMES = {"wizard": {"rounds": "4"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
+
+
+def small_budget(bot: object) -> object:
+    """The same bot with a test-sized budget: the decision logic is unchanged."""
+    if isinstance(bot, ISMCTSBot | PIMCBot):
+        settings = bot.searcher.settings
+        bot.searcher.settings = dataclasses.replace(settings, iterations=12, seconds=None)
+    return bot
+
+
+def decision_points(game_name: str, count: int) -> list[tuple[object, int]]:
+    game = load_game(game_name, players=3, **GAMES[game_name])
+    rng = random.Random(4)
+    points = []
+    for seed in range(count):
+        state = game.new_initial_state(seed)
+        for _ in range(rng.randrange(1, 40)):
+            if state.is_terminal():
+                break
+            if state.current_player() == CHANCE:
+                state.resolve_chance()
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+        while state.current_player() == CHANCE:
+            state.resolve_chance()
+        if not state.is_terminal():
+            points.append((state, state.current_player()))
+    return points
+
+
+@pytest.mark.parametrize("game_name", sorted(GAMES))
+def test_no_bot_sees_what_its_seat_cannot(game_name: str) -> None:
+    """Two states that differ only in what the seat cannot see: every bot picks alike."""
+    game = load_game(game_name, players=3, **GAMES[game_name])
+    names = bot_names(game_name)
+    assert {"random", "easy", "medium", "hard", "pimc", "ismcts"} <= set(names)
+    for state, seat in decision_points(game_name, 6):
+        observation = state.observation(seat)
+        twin = game.sample_state(observation, random.Random(seat))
+        assert twin.observation(seat) == observation
+        for name in names:
+            choices = {
+                small_budget(make_bot(name, game)).choose(
+                    world.observation(seat), world.legal_actions(), random.Random(9)
+                )
+                for world in (state, twin)
+            }
+            assert len(choices) == 1, (game_name, name)
+
+
+def test_search_finds_the_only_winning_line() -> None:
+    """P1 bid 1 and plays last: B9 takes this trick and loses the next; B1 takes none."""
+    from conftest import wizard_position
+
+    state = wizard_position(
+        [["B9", "B1"], ["B2", "B10"], ["B3", "R6"]],
+        turned="G1",
+        dealer=0,
+        bids=[0, 0, 1],
+        plays=["B2", "B3"],
+    )
+    assert state.current_player() == 0
+    for bot in (
+        ISMCTSBot(state.game, SearchSettings(iterations=60, rollout="random")),
+        PIMCBot(state.game, SearchSettings(iterations=40, rollout="random")),
+    ):
+        action = bot.choose(state.observation(0), state.legal_actions(), random.Random(1))
+        assert state.action_to_string(action) == "play B9"
+
+
+def test_arena_rotates_seats_and_reports(tmp_path: Path) -> None:
+    report = run_arena(
+        "wizard", ["easy", "random", "random"], deals=4, seed=3, options={"rounds": "first5"}
+    )
+    assert [entry.games for entry in report.entries] == [12, 12, 12]
+    easy = report.entries[0]
+    assert easy.margin_per_game.mean > 0
+    assert easy.margin_per_segment is not None and easy.contracts_made is not None
+    assert abs(sum(entry.win_rate for entry in report.entries) - 1) < 1e-9
+    paths = save_plots(report, tmp_path)
+    assert all(path.stat().st_size > 1000 for path in paths)
+    again = run_arena(
+        "wizard",
+        ["easy", "random", "random"],
+        deals=4,
+        seed=3,
+        options={"rounds": "first5"},
+        workers=2,
+    )
+    assert [e.scores for e in again.entries] == [e.scores for e in report.entries]
