@@ -209,12 +209,26 @@ class PIMCBot:
         )
 
 
-LEVEL_SETTINGS = {
-    "medium": SearchSettings(iterations=150),
-    "hard": SearchSettings(iterations=600, seconds=1.0),
+LEVEL_ITERATIONS: dict[str, tuple[int, int]] = {
+    "wizard": (200, 1000),
+    "luz": (80, 400),
+    "abluxxen": (40, 180),
+    "fzzzt": (70, 350),
 }
+"""Iterations of ``medium`` and ``hard`` per game, sized so that ``hard`` stays under a
+second per decision on a 2-core machine (the one-second cap only guards slower ones)."""
 
-register_bot("medium", lambda game: ISMCTSBot(game, LEVEL_SETTINGS["medium"]))
-register_bot("hard", lambda game: ISMCTSBot(game, LEVEL_SETTINGS["hard"]))
+
+def level_bot(level: str) -> Callable[[Game[Any]], Bot]:
+    def build(game: Game[Any]) -> Bot:
+        medium, hard = LEVEL_ITERATIONS.get(game.name, (150, 600))
+        iterations = hard if level == "hard" else medium
+        return ISMCTSBot(game, SearchSettings(iterations=iterations, seconds=1.0))
+
+    return build
+
+
+register_bot("medium", level_bot("medium"))
+register_bot("hard", level_bot("hard"))
 register_bot("ismcts", lambda game: ISMCTSBot(game, SearchSettings(rollout="random")))
 register_bot("pimc", lambda game: PIMCBot(game))
