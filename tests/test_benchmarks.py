@@ -23,3 +23,29 @@ def test_engine_speed_runs_and_prints_its_figures() -> None:
     assert "Luz games/s" in result.stdout
     assert "Fzzzt! games/s" in result.stdout
     assert "Abluxxen games/s" in result.stdout
+
+
+def test_bot_strength_runs_and_prints_its_figures() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "bot_strength.py"),
+            "--deals",
+            "1",
+            "--full-games",
+            "0",
+            "--games",
+            "abluxxen",
+            "--seconds",
+            "0.5",
+            "--workers",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    assert "it/s" in result.stdout
+    assert "abluxxen: hard,easy,easy,easy" in result.stdout
+    assert "margin/game" in result.stdout

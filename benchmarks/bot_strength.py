@@ -1,0 +1,163 @@
+"""Bot strength and search speed, measured side by side with OpenSpiel.
+
+1. Search speed: our IS-MCTS (random rollouts) on 10-card 4-player Wizard rounds against
+   OpenSpiel's Python ``ISMCTSBot`` and C++ ``ISMCTSBot`` (random-rollout evaluator) on
+   ``oh_hell`` with 4 players and 10 tricks, at the first decision of a hand.
+2. Strength, per game, with duplicate deals and seat rotation (the arena): ``hard`` alone
+   against ``easy`` bots, and ``easy`` alone against ``random`` bots — margins per game and
+   per round with 95% intervals, bids made, win rates, decision times.
+3. Wizard full games: ``hard`` against three ``easy``, win rate.
+
+Run: ``.venv/bin/python benchmarks/bot_strength.py [--deals 100] [--full-games 10]``
+(about an hour on 2 cores with the defaults; ``--deals 5 --full-games 1`` for a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import tapisvert
+from tapisvert.arena import ArenaReport, run_arena
+from tapisvert.bots.search import ISMCTSBot, SearchSettings
+
+GAME_OPTIONS = {"wizard": {"rounds": "10"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
+
+
+def our_iterations_per_second(seconds: float) -> float:
+    game = tapisvert.load_game("wizard", players=4, rounds="10")
+    bot = ISMCTSBot(game, SearchSettings(iterations=1000, rollout="random"))
+    done, spent, seed = 0, 0.0, 0
+    while spent < seconds:
+        state = game.new_initial_state(seed)
+        state.resolve_chance()
+        player = state.current_player()
+        started = time.perf_counter()
+        bot.choose(state.observation(player), state.legal_actions(), random.Random(seed))
+        spent += time.perf_counter() - started
+        done += bot.iterations_done
+        seed += 1
+    return done / spent
+
+
+def openspiel_iterations_per_second(seconds: float) -> tuple[float, float] | None:
+    try:
+        import numpy as np
+        import pyspiel
+        from open_spiel.python.algorithms import ismcts, mcts
+    except ImportError:
+        return None
+    game = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 10})
+
+    def first_decision(seed: int) -> object:
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(rng.choice(state.legal_actions()))
+        return state
+
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(1))
+    python_bot = ismcts.ISMCTSBot(
+        game=game,
+        evaluator=evaluator,
+        uct_c=2.0,
+        max_simulations=1000,
+        random_state=np.random.RandomState(2),
+    )
+    cpp_bot = pyspiel.ISMCTSBot(
+        3,
+        pyspiel.RandomRolloutEvaluator(1, 4),
+        2.0,
+        10_000,
+        -1,
+        pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT,
+        False,
+        False,
+    )
+    rates = []
+    for bot, simulations in ((python_bot, 1000), (cpp_bot, 10_000)):
+        done, spent, seed = 0, 0.0, 0
+        while spent < seconds:
+            state = first_decision(seed)
+            started = time.perf_counter()
+            bot.step(state)
+            spent += time.perf_counter() - started
+            done += simulations
+            seed += 1
+        rates.append(done / spent)
+    return rates[0], rates[1]
+
+
+def describe(report: ArenaReport) -> None:
+    for entry in report.entries:
+        game_margin = entry.margin_per_game
+        line = (
+            f"  {entry.entry}:{entry.bot:<9} margin/game {game_margin.mean:+7.2f} "
+            f"[{game_margin.low:+.2f}, {game_margin.high:+.2f}]"
+        )
+        if entry.margin_per_segment is not None:
+            seg = entry.margin_per_segment
+            line += f"  margin/round {seg.mean:+7.2f} [{seg.low:+.2f}, {seg.high:+.2f}]"
+        if entry.contracts_made is not None:
+            line += f"  bids made {100 * entry.contracts_made:5.1f}%"
+        thinking = 1000 * entry.mean_decision_seconds
+        line += f"  wins {100 * entry.win_rate:5.1f}%  decision {thinking:.0f} ms"
+        line += f" (max {1000 * entry.max_decision_seconds:.0f})"
+        print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=100, help="deals per match (x 4 rotations)")
+    parser.add_argument("--full-games", type=int, default=10, help="Wizard full-game deals")
+    parser.add_argument("--games", default="wizard,luz,abluxxen,fzzzt")
+    parser.add_argument("--seconds", type=float, default=10.0, help="per search-speed figure")
+    parser.add_argument("--workers", type=int, default=2)
+    arguments = parser.parse_args()
+
+    ours = our_iterations_per_second(arguments.seconds)
+    print(f"search speed, 10-card 4-player Wizard, IS-MCTS random rollouts: {ours:,.0f} it/s")
+    peer = openspiel_iterations_per_second(arguments.seconds)
+    if peer is None:
+        print("OpenSpiel is not installed: pip install open_spiel to compare")
+    else:
+        python_rate, cpp_rate = peer
+        print(f"OpenSpiel Python ISMCTSBot, oh_hell 4p 10 tricks: {python_rate:,.0f} it/s")
+        print(f"OpenSpiel C++ ISMCTSBot,    oh_hell 4p 10 tricks: {cpp_rate:,.0f} it/s")
+        print(
+            f"ratio ours / Python: {ours / python_rate:.2f} (target >= 1.0); "
+            f"ours / C++: {ours / cpp_rate:.2f}"
+        )
+
+    for game in arguments.games.split(","):
+        for lineup in (["hard", "easy", "easy", "easy"], ["easy", "random", "random", "random"]):
+            started = time.perf_counter()
+            report = run_arena(
+                game,
+                lineup,
+                arguments.deals,
+                seed=11,
+                options=GAME_OPTIONS[game],
+                workers=arguments.workers,
+            )
+            print(
+                f"{game}: {','.join(lineup)}, {arguments.deals} deals x 4 rotations "
+                f"({time.perf_counter() - started:.0f} s)"
+            )
+            describe(report)
+
+    if arguments.full_games:
+        report = run_arena(
+            "wizard",
+            ["hard", "easy", "easy", "easy"],
+            arguments.full_games,
+            seed=12,
+            workers=arguments.workers,
+        )
+        print(f"wizard full games: hard,easy,easy,easy, {arguments.full_games} deals x 4 rotations")
+        describe(report)
+
+
+if __name__ == "__main__":
+    main()
