@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import multiprocessing
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
@@ -19,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from tapisvert.bots.base import make_bot
-from tapisvert.bots.match import game_seeds, seat_rng
-from tapisvert.core.game import CHANCE, State
+from tapisvert.bots.match import game_seeds, play_match
+from tapisvert.core.game import State
 from tapisvert.core.registry import load_game
 from tapisvert.core.stats import Estimate, mean_interval
 
@@ -52,25 +51,18 @@ def play_job(job: Job) -> GameOutcome:
     entries = len(job.bots)
     entry_at = [(seat - job.rotation) % entries for seat in range(entries)]
     lineup = [make_bot(job.bots[entry_at[seat]], game) for seat in range(entries)]
-    rngs = [seat_rng(job.seed, entry_at[seat]) for seat in range(entries)]
-    state: State = game.new_initial_state(job.seed)
     thinking: list[list[float]] = [[] for _ in range(entries)]
-    snapshots = [state.returns()]
-    segment = state.segment()
-    while not state.is_terminal():
-        player = state.current_player()
-        if player == CHANCE:
-            state.resolve_chance()
-        else:
-            started = time.perf_counter()
-            action = lineup[player].choose(
-                state.observation(player), state.legal_actions(), rngs[player]
-            )
-            thinking[entry_at[player]].append(time.perf_counter() - started)
-            state.apply_action(action)
-        if state.segment() != segment or state.is_terminal():
-            segment = state.segment()
+    snapshots = [game.new_initial_state(job.seed).returns()]
+    segments = [0]
+
+    def record(state: State, player: int, seconds: float) -> None:
+        if player >= 0:
+            thinking[entry_at[player]].append(seconds)
+        if state.segment() != segments[-1] or state.is_terminal():
+            segments.append(state.segment())
             snapshots.append(state.returns())
+
+    state = play_match(game, lineup, job.seed, rng_keys=entry_at, on_step=record)
     by_entry = [0] * entries
     for seat in range(entries):
         by_entry[entry_at[seat]] = seat
