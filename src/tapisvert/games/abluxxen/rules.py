@@ -621,5 +621,3 @@ _EXPECTED = (
     "abluxxen.expect.chance",
     "abluxxen.expect.end",
 )
-
-__all__ = ["DUMMY", "AbluxxenGame", "AbluxxenObservation", "AbluxxenState"]

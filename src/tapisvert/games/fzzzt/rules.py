@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, NamedTuple
 
-from tapisvert.core.errors import IllegalActionError, OptionError
+from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
     CHANCE,
     TERMINAL,
@@ -721,6 +721,3 @@ class FzzztState(State):
 
 def _supply(item: Placement) -> int:
     return SYMBOL_BITS[item.chit] if item.card < 0 else CARDS[item.card].symbols
-
-
-__all__ = ["DONE", "FzzztGame", "FzzztObservation", "FzzztState", "OptionError"]

@@ -13,7 +13,6 @@ import random
 from typing import TYPE_CHECKING
 
 from tapisvert.core.game import CHANCE
-from tapisvert.games.fzzzt.cards import MECHANICS
 from tapisvert.games.fzzzt.rules import (
     GONE,
     HIDDEN,
@@ -104,6 +103,3 @@ def _restore_queues(state: FzzztState, observation: FzzztObservation) -> None:
     if observation.phase == "reveal":
         front = observation.auction
         state._reveals = [front] if state._belt[front] == HIDDEN else state.reveals_after_front()
-
-
-__all__ = ["MECHANICS", "sample_state"]

@@ -30,7 +30,6 @@ from tapisvert.games.luz.cards import (
     COLOURS,
     DEALS,
     HAND_SIZE,
-    YELLOW,
     card_to_string,
     colour_name,
     colour_of,
@@ -510,6 +509,3 @@ class LuzState(State):
     def set_aside(self) -> list[int]:
         """The cards nobody sees this deal (the undealt rest, during the deal)."""
         return sorted(self._remaining)
-
-
-__all__ = ["YELLOW", "LuzGame", "LuzObservation", "LuzState"]

@@ -236,6 +236,3 @@ def _feasible(remaining: list[int], capacity: dict[Seat, int], voids: dict[Seat,
         ):
             return False
     return True
-
-
-__all__ = ["STACK", "revealed_voids", "sample_state"]
