@@ -89,7 +89,9 @@ def contracts_made(state: State) -> list[tuple[int, int]] | None:
         return None
     made = [0] * state.game.players
     for summary in rounds:
-        for seat, (bid, took) in enumerate(zip(summary.bids, summary.tricks, strict=True)):
+        # Wizard rounds hold bids; Luz deals hold (bet, safety bead) pairs.
+        bids = getattr(summary, "bids", None) or summary.bets
+        for seat, (bid, took) in enumerate(zip(bids, summary.tricks, strict=True)):
             bet, safety = bid if isinstance(bid, tuple) else (bid, 0)
             made[seat] += took == bet or (safety == 1 and took == bet + 1)
     return [(made[seat], len(rounds)) for seat in range(state.game.players)]
