@@ -9,7 +9,8 @@
 3. Wizard full games: ``hard`` against three ``easy``, win rate.
 
 Run: ``.venv/bin/python benchmarks/bot_strength.py [--deals 100] [--full-games 10]``
-(about an hour on 2 cores with the defaults; ``--deals 5 --full-games 1`` for a quick look).
+(hours on 2 cores with the defaults; ``--deals 5 --full-games 1`` for a quick look, and
+``TAPISVERT_SEARCH_SCALE=0.1`` to shrink the search budgets of the levels).
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,7 @@ def test_bot_strength_runs_and_prints_its_figures() -> None:
         text=True,
         timeout=600,
         check=True,
+        env={**os.environ, "TAPISVERT_SEARCH_SCALE": "0.05"},
     )
     assert "it/s" in result.stdout
     assert "abluxxen: hard,easy,easy,easy" in result.stdout

@@ -16,6 +16,7 @@ hand never informs the opponents' modelled play.
 from __future__ import annotations
 
 import math
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -219,10 +220,15 @@ LEVEL_ITERATIONS: dict[str, tuple[int, int]] = {
 second per decision on a 2-core machine (the one-second cap only guards slower ones)."""
 
 
+BUDGET_SCALE_VARIABLE = "TAPISVERT_SEARCH_SCALE"
+"""An environment variable that scales the level budgets (``0.1`` for a quick look)."""
+
+
 def level_bot(level: str) -> Callable[[Game[Any]], Bot]:
     def build(game: Game[Any]) -> Bot:
         medium, hard = LEVEL_ITERATIONS.get(game.name, (150, 600))
-        iterations = hard if level == "hard" else medium
+        scale = float(os.environ.get(BUDGET_SCALE_VARIABLE, "1"))
+        iterations = max(1, round((hard if level == "hard" else medium) * scale))
         return ISMCTSBot(game, SearchSettings(iterations=iterations, seconds=1.0))
 
     return build
