@@ -258,3 +258,30 @@ def test_play_abluxxen_duel_against_a_bot() -> None:
     assert "n'est pas une série" in result.output
     assert "Joueur fictif" in result.output
     assert "Votre main" in result.output
+
+
+def test_arena_command_reports_and_plots(tmp_path: Path) -> None:
+    arguments = [
+        "arena",
+        "wizard",
+        "--bots",
+        "easy,random,random",
+        "--games",
+        "3",
+        "--seed",
+        "5",
+        "--workers",
+        "1",
+        "--option",
+        "rounds=first5",
+        "--plots",
+        str(tmp_path),
+    ]
+    result = runner.invoke(app, [*arguments, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert [entry["games"] for entry in report["entries"]] == [9, 9, 9]
+    assert report["entries"][0]["margin_per_game"]["mean"] > 0
+    assert all(Path(path).exists() for path in report["plots"])
+    table = runner.invoke(app, [*arguments, "--lang", "fr"])
+    assert "Écart / partie" in table.output
