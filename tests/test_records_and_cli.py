@@ -284,4 +284,4 @@ def test_arena_command_reports_and_plots(tmp_path: Path) -> None:
     assert report["entries"][0]["margin_per_game"]["mean"] > 0
     assert all(Path(path).exists() for path in report["plots"])
     table = runner.invoke(app, [*arguments, "--lang", "fr"])
-    assert "Écart / partie" in table.output
+    assert "Graphique enregistré" in table.output
