@@ -40,6 +40,9 @@ class SearchSettings:
     exploration: float = 0.7
     rollout: str = "heuristic"
     """``heuristic``: each seat's heuristic bot plays the rollouts; ``random``: uniform moves."""
+    horizon: int | None = None
+    """At most this many decisions per rollout, then the running scores are the value
+    (``None``: play to the end of the scoring segment)."""
 
 
 class _Edge:
@@ -85,10 +88,13 @@ class _Searcher:
     def rollout(self, state: State, segment: int, rng: random.Random) -> None:
         """Play the scoring segment to its end with the rollout policy."""
         random_policy = self.settings.rollout == "random"
+        decisions_left = self.settings.horizon
         while True:
             player = state.current_player()
-            if player == TERMINAL or state.segment() != segment:
+            if player == TERMINAL or state.segment() != segment or decisions_left == 0:
                 return
+            if decisions_left is not None and player != CHANCE:
+                decisions_left -= 1
             if player == CHANCE:
                 state.resolve_chance(rng)
                 continue
@@ -213,9 +219,12 @@ class PIMCBot:
 LEVEL_ITERATIONS: dict[str, tuple[int, int]] = {
     "wizard": (200, 1000),
     "luz": (80, 400),
-    "abluxxen": (40, 180),
+    "abluxxen": (100, 500),
     "fzzzt": (70, 350),
 }
+HORIZONS: dict[str, int] = {"abluxxen": 12}
+"""Rollout horizons (decisions) for games scored only at their end: the running score of a
+long game is a steadier value than the end of one random continuation."""
 """Iterations of ``medium`` and ``hard`` per game, sized so that ``hard`` stays under a
 second per decision on a 2-core machine (the one-second cap only guards slower ones)."""
 
@@ -229,7 +238,8 @@ def level_bot(level: str) -> Callable[[Game[Any]], Bot]:
         medium, hard = LEVEL_ITERATIONS.get(game.name, (150, 600))
         scale = float(os.environ.get(BUDGET_SCALE_VARIABLE, "1"))
         iterations = max(1, round((hard if level == "hard" else medium) * scale))
-        return ISMCTSBot(game, SearchSettings(iterations=iterations, seconds=1.0))
+        horizon = HORIZONS.get(game.name)
+        return ISMCTSBot(game, SearchSettings(iterations=iterations, seconds=1.0, horizon=horizon))
 
     return build
 
