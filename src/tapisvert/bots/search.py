@@ -40,6 +40,9 @@ class SearchSettings:
     exploration: float = 0.7
     rollout: str = "heuristic"
     """``heuristic``: each seat's heuristic bot plays the rollouts; ``random``: uniform moves."""
+    relative: bool = False
+    """Score each seat by its lead over the mean of the others, not by its own points: right
+    where a move mostly takes from the others (a steal)."""
     horizon: int | None = None
     """At most this many decisions per rollout, then the running scores are the value
     (``None``: play to the end of the scoring segment)."""
@@ -106,6 +109,10 @@ class _Searcher:
 
     def rewards(self, state: State, base: list[float]) -> list[float]:
         gained = [after - before for after, before in zip(state.returns(), base, strict=True)]
+        if self.settings.relative and len(gained) > 1:
+            total = sum(gained)
+            others = len(gained) - 1
+            gained = [value - (total - value) / others for value in gained]
         self.scale = max(self.scale, *(abs(value) for value in gained))
         return gained
 
@@ -219,12 +226,13 @@ class PIMCBot:
 LEVEL_ITERATIONS: dict[str, tuple[int, int]] = {
     "wizard": (200, 1000),
     "luz": (80, 400),
-    "abluxxen": (100, 500),
+    "abluxxen": (40, 180),
     "fzzzt": (70, 350),
 }
-HORIZONS: dict[str, int] = {"abluxxen": 12}
-"""Rollout horizons (decisions) for games scored only at their end: the running score of a
-long game is a steadier value than the end of one random continuation."""
+HORIZONS: dict[str, int] = {}
+"""Rollout horizons (decisions) per game; by default rollouts end with the scoring segment."""
+RELATIVE_GAMES = frozenset({"abluxxen"})
+"""Games whose search values a seat's lead over the others (see ``SearchSettings``)."""
 """Iterations of ``medium`` and ``hard`` per game, sized so that ``hard`` stays under a
 second per decision on a 2-core machine (the one-second cap only guards slower ones)."""
 
@@ -238,8 +246,13 @@ def level_bot(level: str) -> Callable[[Game[Any]], Bot]:
         medium, hard = LEVEL_ITERATIONS.get(game.name, (150, 600))
         scale = float(os.environ.get(BUDGET_SCALE_VARIABLE, "1"))
         iterations = max(1, round((hard if level == "hard" else medium) * scale))
-        horizon = HORIZONS.get(game.name)
-        return ISMCTSBot(game, SearchSettings(iterations=iterations, seconds=1.0, horizon=horizon))
+        settings = SearchSettings(
+            iterations=iterations,
+            seconds=1.0,
+            horizon=HORIZONS.get(game.name),
+            relative=game.name in RELATIVE_GAMES,
+        )
+        return ISMCTSBot(game, settings)
 
     return build
 
