@@ -8,6 +8,7 @@ of ``value`` and ``jokers`` jokers, or jokers alone with the value ``JOKER_SET_V
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from typing import NamedTuple
 
 from tapisvert.core.errors import IllegalActionError
@@ -60,7 +61,7 @@ def set_to_string(played: CardSet) -> str:
 
 def string_to_set(text: str) -> CardSet:
     word = text.strip().upper()
-    try:
+    with suppress(ValueError):  # any malformed number falls through to the clear error below
         if word.startswith("J"):
             count = 1 if word == "J" else int(word.removeprefix("JX"))
             if count >= 1:
@@ -74,8 +75,6 @@ def string_to_set(text: str) -> CardSet:
             played = CardSet(int(value), int(numbers or "1"), jokers)
             if 1 <= played.value <= HIGHEST and played.numbers >= 1 and jokers >= 0:
                 return played
-    except ValueError:
-        pass
     raise IllegalActionError("abluxxen.error.not_a_set", text=text)
 
 
