@@ -15,7 +15,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from tapisvert.arena import run_arena, save_plots
-from tapisvert.bots import make_bot
+from tapisvert.bots import Bot, make_bot
 from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.views import news, render
 from tapisvert.core.errors import IllegalActionError, OptionError, TapisvertError
@@ -58,6 +58,18 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
 def make_game(name: str, players: int, options: list[str] | None, language: str) -> Game[Any]:
     try:
         return load_game(name, players, **parse_options(options))
+    except TapisvertError as error:
+        raise fail(error, language) from None
+
+
+def make_lineup(
+    game_name: str, bots: str, options: list[str] | None, language: str
+) -> tuple[Game[Any], list[str], list[Bot]]:
+    """The game for one seat per named bot, the names, and the bots."""
+    names = [name.strip() for name in bots.split(",") if name.strip()]
+    game = make_game(game_name, len(names), options, language)
+    try:
+        return game, names, [make_bot(name, game) for name in names]
     except TapisvertError as error:
         raise fail(error, language) from None
 
@@ -183,12 +195,7 @@ def simulate(
 ) -> None:
     """Play bots against each other; mean score per seat with 95% intervals."""
     language = language or default_language()
-    names = [name.strip() for name in bots.split(",") if name.strip()]
-    game = make_game(game_name, len(names), option, language)
-    try:
-        lineup = [make_bot(name, game) for name in names]
-    except TapisvertError as error:
-        raise fail(error, language) from None
+    game, names, lineup = make_lineup(game_name, bots, option, language)
     scores: list[list[float]] = [[] for _ in names]
     wins = [0.0] * len(names)
     with Progress(console=errors, disable=as_json, transient=True) as progress:
@@ -263,13 +270,7 @@ def arena(
 ) -> None:
     """Duplicate deals with seat rotation: margins, win rates, ratings and plots per bot."""
     language = language or default_language()
-    names = [name.strip() for name in bots.split(",") if name.strip()]
-    game = make_game(game_name, len(names), option, language)
-    try:
-        for name in dict.fromkeys(names):
-            make_bot(name, game)
-    except TapisvertError as error:
-        raise fail(error, language) from None
+    game, names, _ = make_lineup(game_name, bots, option, language)
     total = deals * len(names)
     with Progress(console=errors, disable=as_json, transient=True) as progress:
         task = progress.add_task(
