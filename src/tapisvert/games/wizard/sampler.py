@@ -99,6 +99,16 @@ def sample_state(
     return _replay(game, observation, hands, played, rng)
 
 
+def _round_start(game: WizardGame, observation: WizardObservation) -> WizardState:
+    """A state at the start of the observed round, with the past rounds' scores."""
+    state = WizardState(game)
+    state._round_index = observation.round_index
+    state._scores = observation.scores
+    state._past_rounds = observation.past_rounds
+    state._start_round(observation.dealer)
+    return state
+
+
 def _build(
     game: WizardGame,
     observation: WizardObservation,
@@ -107,11 +117,7 @@ def _build(
 ) -> WizardState:
     """The state itself, field by field: a search draws thousands of these."""
     players = observation.players
-    state = WizardState(game)
-    state._round_index = observation.round_index
-    state._scores = observation.scores
-    state._past_rounds = observation.past_rounds
-    state._start_round(observation.dealer)
+    state = _round_start(game, observation)
     state._hands = [hand_of(hands[seat]) for seat in range(players)]
     state._deck = hand_of(hands[STACK])
     state._dealt = observation.round_number * players
@@ -151,12 +157,7 @@ def _replay(
 ) -> WizardState:
     """Replay the round through the checked rules (used while cards are being dealt)."""
     players = observation.players
-    state = WizardState(game)
-    state._round_index = observation.round_index
-    state._scores = observation.scores
-    state._past_rounds = observation.past_rounds
-    state._history = None
-    state._start_round(observation.dealer)
+    state = _round_start(game, observation)
 
     dealt = [hands[seat] + played[seat] for seat in range(players)]
     for cards in dealt:
