@@ -314,3 +314,13 @@ def test_sampled_states_match_the_observation(players: int, seed: int, duel: boo
         assert sample.observation(seat) == observation
         assert sorted(sample.legal_actions()) == sorted(state.legal_actions())
         assert all_cards(sample) == list(DECK_COUNTS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hand=st.lists(st.integers(0, 3), min_size=14, max_size=14))
+def test_playable_agrees_with_the_listed_sets(hand: list[int]) -> None:
+    from tapisvert.games.abluxxen.cards import is_playable
+
+    listed = set(legal_sets(hand))
+    candidates = [CardSet(v, n, j) for v in range(1, 15) for n in range(0, 4) for j in range(0, 4)]
+    assert {played for played in candidates if is_playable(played, hand)} == listed

@@ -103,6 +103,17 @@ def legal_sets(hand: Sequence[int]) -> list[CardSet]:
     return sets
 
 
+def is_playable(played: CardSet, hand: Sequence[int]) -> bool:
+    """Whether ``hand`` can play ``played``: one of the sets ``legal_sets`` lists."""
+    if played.value == JOKER_SET_VALUE:
+        return played.numbers == 0 and 1 <= played.jokers <= hand[JOKER]
+    return (
+        1 <= played.value <= HIGHEST
+        and 1 <= played.numbers <= hand[played.value]
+        and 0 <= played.jokers <= hand[JOKER]
+    )
+
+
 def can_steal(played: CardSet, top: CardSet) -> bool:
     """Same number of cards and a strictly higher value."""
     return played.size == top.size and played.value > top.value

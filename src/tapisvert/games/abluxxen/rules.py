@@ -44,6 +44,7 @@ from tapisvert.games.abluxxen.cards import (
     CardSet,
     can_steal,
     cards_of,
+    is_playable,
     kind_to_string,
     legal_sets,
     set_to_string,
@@ -462,7 +463,7 @@ class AbluxxenState(State):
         player = self._player
         hand = self._hands[player]
         played = action_set(action) if SET_BASE <= action < TAKE else None
-        if played is None or played not in legal_sets(hand):
+        if played is None or not is_playable(played, hand):
             raise IllegalActionError(
                 "abluxxen.error.illegal_set",
                 set=set_to_string(played) if played else str(action),
@@ -505,8 +506,7 @@ class AbluxxenState(State):
         assert self._played is not None
         size = self._played.size
         self._dummy[value] -= size
-        self._hands[self._active][value] += size
-        self._known[self._active][value] += size
+        self._receive_openly(self._active, [value] * size)
         self._advance()
 
     def _thief_decides(self, action: Action) -> None:
@@ -514,9 +514,7 @@ class AbluxxenState(State):
             raise IllegalActionError("abluxxen.error.take_or_decline")
         assert self._victim is not None
         if action == TAKE:
-            for card in self._in_play:
-                self._hands[self._active][card] += 1
-                self._known[self._active][card] += 1
+            self._receive_openly(self._active, self._in_play)
             self._owe(self._victim, len(self._in_play))
             self._in_play = []
             self._advance()
@@ -529,15 +527,19 @@ class AbluxxenState(State):
             raise IllegalActionError("abluxxen.error.keep_or_discard")
         assert self._victim is not None
         if action == KEEP:
-            for card in self._in_play:
-                self._hands[self._victim][card] += 1
-                self._known[self._victim][card] += 1
+            self._receive_openly(self._victim, self._in_play)
         else:
             for card in self._in_play:
                 self._discard[card] += 1
             self._owe(self._victim, len(self._in_play))
         self._in_play = []
         self._advance()
+
+    def _receive_openly(self, seat: Seat, cards: list[int]) -> None:
+        """Cards that everyone sees go into ``seat``'s hand: they are known to be there."""
+        for card in cards:
+            self._hands[seat][card] += 1
+            self._known[seat][card] += 1
 
     def _owe(self, seat: Seat, count: int) -> None:
         self._drawer = seat
@@ -556,9 +558,7 @@ class AbluxxenState(State):
         index = action - DRAW_DISPLAY_BASE
         if not 0 <= index < len(self._display):
             raise IllegalActionError("abluxxen.error.no_display_card", position=index + 1)
-        for card in self._display.pop(index):
-            self._hands[drawer][card] += 1
-            self._known[drawer][card] += 1
+        self._receive_openly(drawer, self._display.pop(index))
         self._draws_left -= 1
         self._advance()
 

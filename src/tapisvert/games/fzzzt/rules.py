@@ -289,7 +289,7 @@ class FzzztState(State):
         if phase == PHASE_PRODUCTION:
             return [*self._placements(self._player), DONE]
         if phase == PHASE_DRAW:
-            return sorted(set(self._draw[self._draws[0][0]]))
+            return sorted(self._draw[self._draws[0][0]])
         if phase == PHASE_REVEAL:
             return sorted(self._pool)
         if phase == PHASE_MECHANICS:
