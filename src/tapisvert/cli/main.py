@@ -365,5 +365,40 @@ def replay(
     console.print(translate("cli.replay_ok", language, moves=len(record.actions), result=result))
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    database_url: Annotated[
+        str,
+        typer.Option(
+            help="SQLAlchemy URL of the database, e.g. postgresql://user@host/db; "
+            "default: a SQLite file in the user's data folder."
+        ),
+    ] = "",
+    bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before playing.")] = 0.6,
+    absence_grace: Annotated[
+        float, typer.Option(help="Seconds of disconnection before a bot plays for a person.")
+    ] = 60.0,
+) -> None:
+    """Start the platform: lobby, tables and play over WebSocket."""
+    import uvicorn
+
+    from tapisvert.server.app import create_app
+    from tapisvert.server.lobby import Settings
+    from tapisvert.server.storage import default_database_url
+
+    url = database_url or default_database_url()
+    settings = Settings(bot_delay=bot_delay, absence_grace=absence_grace)
+    console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
+    uvicorn.run(
+        create_app(url, settings),
+        host=host,
+        port=port,
+        log_level="warning",
+        ws_max_size=1 << 20,
+    )
+
+
 def main() -> None:
     app()

@@ -1,0 +1,366 @@
+"""The ASGI application: the HTTP API, the WebSocket endpoint, and the server's lifetime."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import BaseModel, Field, ValidationError
+
+from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from tapisvert.server import protocol
+from tapisvert.server.commands import Place, run_command
+from tapisvert.server.errors import ServerError
+from tapisvert.server.lobby import ROOMS, Connection, Lobby, Settings, User
+from tapisvert.server.protocol import (
+    PROTOCOL_VERSION,
+    Ack,
+    Error,
+    Hello,
+    ServerMessage,
+    Welcome,
+)
+from tapisvert.server.pubsub import PubSub
+from tapisvert.server.storage import open_storage
+
+HELLO_SECONDS = 10.0
+REFUSALS_BEFORE_CLOSING = 200
+
+
+class Credentials(BaseModel):
+    name: Annotated[str, Field(min_length=1, max_length=32)]
+    password: Annotated[str, Field(max_length=200)] = ""
+
+
+class Session(BaseModel):
+    token: str
+    user: str
+    guest: bool
+
+
+class NewTable(BaseModel):
+    room: str = ROOMS[0]
+    game: str
+    players: Annotated[int, Field(ge=1, le=16)]
+    options: dict[str, protocol.OptionValue] = Field(default_factory=dict)
+    clock: Annotated[float, Field(ge=5, le=3600)] | None = None
+
+
+class SeatChoice(BaseModel):
+    seat: Annotated[int, Field(ge=0, le=15)] | None = None
+
+
+class OptionChoice(BaseModel):
+    name: str
+    value: Annotated[str, Field(max_length=64)]
+
+
+class BotChoice(BaseModel):
+    level: str
+    seat: Annotated[int, Field(ge=0, le=15)] | None = None
+
+
+class Move(BaseModel):
+    seq: Annotated[int, Field(ge=0)]
+    action: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class ChatText(BaseModel):
+    text: Annotated[str, Field(min_length=1, max_length=500)]
+    room: str | None = None
+    table: int | None = None
+
+
+async def current_user(request: Request, authorization: Annotated[str, Header()] = "") -> User:
+    """The user named by the request's ``Authorization: Bearer`` session token."""
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise ServerError("bad_token", status=401)
+    lobby: Lobby = request.app.state.lobby
+    return await lobby.authenticate(token)
+
+
+Me = Annotated[User, Depends(current_user)]
+
+
+def create_app(
+    database_url: str, settings: Settings | None = None, pubsub: PubSub | None = None
+) -> FastAPI:
+    lobby = Lobby(open_storage(database_url), pubsub, settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await lobby.start()
+        yield
+        await lobby.stop()
+
+    app = FastAPI(title="tapisvert", version=str(PROTOCOL_VERSION), lifespan=lifespan)
+    app.state.lobby = lobby
+
+    @app.exception_handler(ServerError)
+    async def refused(request: Request, error: ServerError) -> JSONResponse:
+        language = _language(request.headers.get("accept-language"))
+        body = {"code": error.code, "message": error.render(language)}
+        return JSONResponse(body, status_code=error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, error: RequestValidationError) -> JSONResponse:
+        return await refused(request, ServerError("malformed", reason=_first_problem(error)))
+
+    @app.post("/api/guest")
+    async def guest(body: Credentials) -> Session:
+        token, user = await lobby.guest(body.name)
+        return Session(token=token, user=user.name, guest=True)
+
+    @app.post("/api/register")
+    async def register(body: Credentials) -> Session:
+        token, user = await lobby.register(body.name, body.password)
+        return Session(token=token, user=user.name, guest=False)
+
+    @app.post("/api/login")
+    async def login(body: Credentials) -> Session:
+        token, user = await lobby.login(body.name, body.password)
+        return Session(token=token, user=user.name, guest=False)
+
+    @app.get("/api/games")
+    async def list_games() -> list[dict[str, Any]]:
+        return lobby.games()
+
+    @app.get("/api/protocol")
+    async def schemas() -> dict[str, Any]:
+        return protocol.schemas()
+
+    @app.get("/api/rooms")
+    async def rooms() -> list[protocol.RoomInfo]:
+        return [lobby.room_info(room) for room in ROOMS]
+
+    @app.get("/api/rooms/{room}")
+    async def room(room: str) -> protocol.RoomInfo:
+        return lobby.room_info(room)
+
+    @app.post("/api/tables")
+    async def create_table(body: NewTable, user: Me) -> protocol.TableInfo:
+        table = await lobby.create_table(
+            user, body.room, body.game, body.players, body.options, body.clock
+        )
+        return table.info()
+
+    @app.get("/api/tables/{table_id}")
+    async def table_info(table_id: int) -> protocol.TableInfo:
+        return lobby.table(table_id).info()
+
+    @app.get("/api/tables/{table_id}/view")
+    async def table_view(table_id: int, user: Me) -> Response:
+        table = lobby.table(table_id)
+        return Response(table.view_frame(table.seat_of(user.id)), media_type="application/json")
+
+    @app.post("/api/tables/{table_id}/join")
+    async def join(table_id: int, body: SeatChoice, user: Me) -> Ack:
+        await lobby.join(user, table_id, body.seat)
+        return Ack(table=table_id)
+
+    @app.post("/api/tables/{table_id}/leave")
+    async def leave(table_id: int, user: Me) -> Ack:
+        await lobby.leave(user, table_id)
+        return Ack(table=table_id)
+
+    @app.post("/api/tables/{table_id}/start")
+    async def start(table_id: int, user: Me) -> Ack:
+        await lobby.table(table_id).start(user.id)
+        return Ack(table=table_id)
+
+    @app.post("/api/tables/{table_id}/options")
+    async def set_option(table_id: int, body: OptionChoice, user: Me) -> Ack:
+        await lobby.table(table_id).set_option(user.id, body.name, body.value)
+        return Ack(table=table_id)
+
+    @app.post("/api/tables/{table_id}/bots")
+    async def add_bot(table_id: int, body: BotChoice, user: Me) -> Ack:
+        await lobby.table(table_id).add_bot(user.id, body.level, body.seat)
+        return Ack(table=table_id)
+
+    @app.get("/api/tables/{table_id}/who")
+    async def who(table_id: int) -> protocol.People:
+        return lobby.who(None, table_id)
+
+    @app.post("/api/tables/{table_id}/actions")
+    async def act(table_id: int, body: Move, user: Me) -> Ack:
+        seq = await lobby.act(user, table_id, body.action, body.seq)
+        return Ack(table=table_id, seq=seq)
+
+    @app.post("/api/chat")
+    async def chat(body: ChatText, user: Me, request: Request) -> ServerMessage:
+        language = _language(request.headers.get("accept-language"))
+        return await _chat(lobby, user, language, body.text, body.room, body.table)
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(table_id: int, format: Literal["json", "text"] = "json") -> Response:
+        game_record = await lobby.record(table_id)
+        if format == "text":
+            return PlainTextResponse(game_record.to_text())
+        return Response(game_record.to_json(), media_type="application/json")
+
+    @app.websocket("/ws")
+    async def websocket(socket: WebSocket) -> None:
+        await socket.accept()
+        connection = await _greet(lobby, socket)
+        if connection is None:
+            return
+        sender = asyncio.get_running_loop().create_task(_pump(socket, connection))
+        try:
+            await _listen(lobby, socket, connection)
+        finally:
+            lobby.disconnect(connection)
+            await sender
+
+    return app
+
+
+def _language(header: str | None) -> str:
+    for part in (header or "").split(","):
+        code = part.strip()[:2].lower()
+        if code in LANGUAGES:
+            return code
+    return DEFAULT_LANGUAGE
+
+
+async def _greet(lobby: Lobby, socket: WebSocket) -> Connection | None:
+    """Wait for a valid ``hello``; anything else is refused and the socket closed."""
+    try:
+        text = await asyncio.wait_for(socket.receive_text(), HELLO_SECONDS)
+        hello = Hello.model_validate_json(text)
+        if hello.version != PROTOCOL_VERSION:
+            raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
+        user = await lobby.authenticate(hello.token)
+    except (ValidationError, ServerError, TimeoutError, WebSocketDisconnect, KeyError) as error:
+        if isinstance(error, WebSocketDisconnect):
+            return None
+        refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
+        frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
+        with contextlib.suppress(Exception):
+            await socket.send_text(frame.model_dump_json())
+            await socket.close(code=1008)
+        return None
+    language = hello.language or DEFAULT_LANGUAGE
+    connection = await lobby.connect(user, language)
+    await socket.send_text(
+        Welcome(user=user.name, language=language, rooms=list(ROOMS)).model_dump_json()
+    )
+    return connection
+
+
+async def _pump(socket: WebSocket, connection: Connection) -> None:
+    while True:
+        frame = await connection.outbox.get()
+        if frame is None:
+            break
+        try:
+            await socket.send_text(frame)
+        except Exception:
+            break
+    with contextlib.suppress(Exception):
+        await socket.close()
+
+
+async def _listen(lobby: Lobby, socket: WebSocket, connection: Connection) -> None:
+    refusals = 0
+    while not connection.closed:
+        try:
+            text = await socket.receive_text()
+        except (WebSocketDisconnect, RuntimeError, KeyError):
+            return
+        answer = await _answer(lobby, connection, text)
+        if isinstance(answer, Error):
+            refusals += 1
+            if refusals > REFUSALS_BEFORE_CLOSING:
+                connection.send(answer)
+                connection.close()
+                return
+        if answer is not None:
+            connection.send(answer)
+
+
+async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMessage | None:
+    """Handle one message; a refusal comes back as an ``Error`` and changes nothing."""
+    language = connection.language
+    request_id: str | None = None
+    try:
+        if len(text) > protocol.MAX_MESSAGE_BYTES:
+            raise ServerError("too_long", limit=protocol.MAX_MESSAGE_BYTES)
+        try:
+            message = protocol.incoming.validate_json(text)
+        except ValidationError as error:
+            raise ServerError("malformed", reason=_first_problem(error)) from None
+        request_id = message.id
+        if not connection.within_rate():
+            raise ServerError("rate_limited", status=429)
+        if connection.repeated(request_id):
+            raise ServerError("duplicate", id=request_id)
+        return await _dispatch(lobby, connection, message)
+    except ServerError as error:
+        return Error(id=request_id, code=error.code, message=error.render(language))
+
+
+def _first_problem(error: ValidationError | RequestValidationError) -> str:
+    problems = (
+        error.errors(include_url=False) if isinstance(error, ValidationError) else error.errors()
+    )
+    problem = problems[0] if problems else {}
+    where = ".".join(str(part) for part in problem.get("loc", ())) or "message"
+    return f"{where}: {problem.get('msg', 'invalid')}"
+
+
+async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> ServerMessage | None:
+    user = connection.user
+    request_id = message.id
+    match message:
+        case protocol.Hello():
+            raise ServerError("already_greeted")
+        case protocol.Act(table=table, seq=seq, action=action):
+            new_seq = await lobby.act(user, table, action, seq)
+            return Ack(id=request_id, table=table, seq=new_seq)
+        case protocol.EnterRoom(room=room):
+            return lobby.enter(connection, room)
+        case protocol.Chat(text=text, room=room, table=table):
+            answer = await _chat(lobby, user, connection.language, text, room, table)
+            return (
+                answer.model_copy(update={"id": request_id}) if isinstance(answer, Ack) else answer
+            )
+        case protocol.CreateTable():
+            created = await lobby.create_table(
+                user, message.room, message.game, message.players, message.options, message.clock
+            )
+            return Ack(id=request_id, table=created.id)
+        case protocol.Join(table=table, seat=seat):
+            await lobby.join(user, table, seat)
+        case protocol.TableRequest(type="leave", table=table):
+            await lobby.leave(user, table)
+        case protocol.TableRequest(type="watch", table=table):
+            lobby.watch(connection, table)
+        case protocol.TableRequest(type="start", table=table):
+            await lobby.table(table).start(user.id)
+        case protocol.SetOption(table=table, name=name, value=value):
+            await lobby.table(table).set_option(user.id, name, value)
+        case protocol.AddBot(table=table, level=level, seat=seat):
+            await lobby.table(table).add_bot(user.id, level, seat)
+        case protocol.Who(room=room, table=table):
+            return lobby.who(room, table)
+        case protocol.Ping(type="help"):
+            return await run_command(lobby, user, connection.language, "/help", Place(None, None))
+        case _:
+            pass
+    return Ack(id=request_id, table=getattr(message, "table", None))
+
+
+async def _chat(
+    lobby: Lobby, user: User, language: str, text: str, room: str | None, table: int | None
+) -> ServerMessage:
+    if text.startswith("/") and len(text) > 1:
+        return await run_command(lobby, user, language, text, Place(room, table))
+    lobby.chat(user, text, room, table)
+    return Ack(table=table)

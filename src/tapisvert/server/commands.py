@@ -1,0 +1,84 @@
+"""Chat commands in the manner of BrettspielWelt: ``/join``, ``/start``, ``/who``…
+
+A command runs the same lobby method as the matching WebSocket message or HTTP call.
+At a table a command applies to that table; in a room, ``/join`` names the table.
+Seats are numbered from 1 in commands, as in P1, P2…
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tapisvert.i18n import translate
+from tapisvert.server.errors import ServerError
+from tapisvert.server.lobby import Lobby, User
+from tapisvert.server.protocol import Ack, Notice, ServerMessage
+
+COMMANDS = ("join", "leave", "start", "option", "bot", "who", "help")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the command was typed."""
+
+    room: str | None
+    table: int | None
+
+
+async def run_command(
+    lobby: Lobby, user: User, language: str, text: str, place: Place
+) -> ServerMessage:
+    """Run one command line and return the answer for the person who typed it."""
+    name, *arguments = text[1:].split()
+    name = name.lower()
+    if name == "help":
+        return _help(language, place)
+    if name == "who":
+        return lobby.who(place.room, place.table)
+    if name == "join":
+        return await _join(lobby, user, arguments, place)
+    table = _table_here(place)
+    if name == "leave":
+        await lobby.leave(user, table)
+    elif name == "start":
+        await lobby.table(table).start(user.id)
+    elif name == "option" and len(arguments) == 2:
+        await lobby.table(table).set_option(user.id, arguments[0], arguments[1])
+    elif name == "bot" and len(arguments) == 2 and arguments[0].lower() == "add":
+        await lobby.table(table).add_bot(user.id, arguments[1], None)
+    else:
+        raise ServerError("bad_command", command=text, commands=_names())
+    return Ack(table=table)
+
+
+async def _join(lobby: Lobby, user: User, arguments: list[str], place: Place) -> ServerMessage:
+    numbers = [_number(argument) for argument in arguments]
+    if place.table is not None and len(numbers) <= 1:
+        table, seat = place.table, (numbers[0] - 1 if numbers else None)
+    elif place.table is None and 1 <= len(numbers) <= 2:
+        table, seat = numbers[0], (numbers[1] - 1 if len(numbers) == 2 else None)
+    else:
+        raise ServerError("bad_command", command="/join " + " ".join(arguments), commands=_names())
+    await lobby.join(user, table, seat)
+    return Ack(table=table)
+
+
+def _number(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 2**31 - 1:
+        raise ServerError("not_a_number", text=text)
+    return int(text)
+
+
+def _table_here(place: Place) -> int:
+    if place.table is None:
+        raise ServerError("not_at_table")
+    return place.table
+
+
+def _names() -> str:
+    return ", ".join(f"/{name}" for name in COMMANDS)
+
+
+def _help(language: str, place: Place) -> Notice:
+    lines = [translate(f"server.help.{name}", language) for name in COMMANDS]
+    return Notice(room=place.room, table=place.table, key="server.help", text="\n".join(lines))

@@ -1,0 +1,440 @@
+"""The lobby: people, rooms, tables and the chat commands, for WebSocket and HTTP alike.
+
+Every request, from a WebSocket message, an HTTP call or a chat command, ends in one
+method here, so the three ways of asking behave the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from collections import deque
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from tapisvert.bots.base import LEVELS
+from tapisvert.core.errors import OptionError
+from tapisvert.core.records import Record, actor_label
+from tapisvert.core.registry import game_class, games, load_game
+from tapisvert.i18n import translate
+from tapisvert.server.auth import Tokens, hash_password, password_matches
+from tapisvert.server.errors import ServerError
+from tapisvert.server.protocol import ChatLine, People, RoomInfo, ServerMessage
+from tapisvert.server.pubsub import (
+    Frame,
+    LocalPubSub,
+    PubSub,
+    room_channel,
+    seat_channel,
+    table_channel,
+)
+from tapisvert.server.storage import Storage, TableRow
+from tapisvert.server.tables import GameTable, Seat
+
+ROOMS = ("main", "luz", "abluxxen", "wizard", "fzzzt")
+NAME = re.compile(r"^[\w.-]{1,32}$")
+FINISHED_KEPT_SECONDS = 300.0
+"""A finished table stays in memory this long for its players; its record stays for good."""
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    guest: bool
+
+
+@dataclass(frozen=True)
+class Settings:
+    bot_delay: float = 0.6
+    """Seconds a bot waits before it plays, so that people can follow."""
+    absence_grace: float = 60.0
+    """Seconds after a person's last connection closes before a bot plays for them."""
+    replacement_level: str = "easy"
+    rate: float = 30.0
+    """Messages a second one connection may send, with bursts of twice as many."""
+
+
+class Connection:
+    """One client's link: what it follows, what it may send, and its outgoing frames."""
+
+    OUTBOX_LIMIT = 5000
+
+    def __init__(self, lobby: Lobby, user: User, language: str) -> None:
+        self.lobby = lobby
+        self.user = user
+        self.language = language
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.channels: set[str] = set()
+        self.recent_ids: deque[str] = deque(maxlen=64)
+        self._allowance = 2 * lobby.settings.rate
+        self._checked = time.monotonic()
+        self.closed = False
+
+    def deliver(self, frame: Frame) -> None:
+        if self.closed:
+            return
+        if isinstance(frame, dict):
+            frame = self.lobby.render_notice(frame, self.language)
+        if self.outbox.qsize() >= self.OUTBOX_LIMIT:
+            self.close()
+            return
+        self.outbox.put_nowait(frame)
+
+    def send(self, message: ServerMessage) -> None:
+        self.deliver(message.model_dump_json())
+
+    def listen(self, channel: str) -> None:
+        if channel not in self.channels:
+            self.channels.add(channel)
+            self.lobby.pubsub.subscribe(channel, self.deliver)
+
+    def stop_listening(self, prefix: str) -> None:
+        for channel in [name for name in self.channels if name.startswith(prefix)]:
+            self.channels.discard(channel)
+            self.lobby.pubsub.unsubscribe(channel, self.deliver)
+
+    def within_rate(self) -> bool:
+        """A token bucket: ``rate`` messages a second, bursts of twice that."""
+        now = time.monotonic()
+        rate = self.lobby.settings.rate
+        self._allowance = min(2 * rate, self._allowance + (now - self._checked) * rate)
+        self._checked = now
+        if self._allowance < 1:
+            return False
+        self._allowance -= 1
+        return True
+
+    def repeated(self, request_id: str | None) -> bool:
+        if request_id is None:
+            return False
+        if request_id in self.recent_ids:
+            return True
+        self.recent_ids.append(request_id)
+        return False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.stop_listening("")
+            self.outbox.put_nowait(None)
+
+
+class Lobby:
+    def __init__(
+        self, storage: Storage, pubsub: PubSub | None = None, settings: Settings | None = None
+    ) -> None:
+        self.storage = storage
+        self.pubsub: PubSub = pubsub or LocalPubSub()
+        self.settings = settings or Settings()
+        self.tokens: Tokens | None = None
+        self.tables: dict[int, GameTable] = {}
+        self.names: dict[int, str] = {}
+        self.connections: dict[int, set[Connection]] = {}
+        self.rooms: dict[str, dict[int, int]] = {room: {} for room in ROOMS}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def bot_delay(self) -> float:
+        return self.settings.bot_delay
+
+    @property
+    def replacement_level(self) -> str:
+        return self.settings.replacement_level
+
+    # -- life -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the database and bring back every table that was open or playing."""
+        await self.storage.start()
+        self.tokens = Tokens(await self.storage.secret())
+        for row in await self.storage.tables(["open", "playing"]):
+            table = GameTable(row, self)
+            if row.status == "playing":
+                table.restore(await self.storage.actions(row.id))
+            self.tables[row.id] = table
+            for seat in table.seats:
+                if seat.user_id is not None:
+                    self.names[seat.user_id] = seat.name or "?"
+                    self._later(self.settings.absence_grace, self._check_absent, seat.user_id)
+            if row.status == "playing":
+                table._next_turn()
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await self.storage.close()
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _later(self, delay: float, callback: Any, *arguments: Any) -> None:
+        asyncio.get_running_loop().call_later(delay, callback, *arguments)
+
+    # -- people -----------------------------------------------------------------------
+
+    async def guest(self, name: str) -> tuple[str, User]:
+        return await self._new_user(name, None)
+
+    async def register(self, name: str, password: str) -> tuple[str, User]:
+        if len(password) < 6:
+            raise ServerError("short_password")
+        return await self._new_user(name, await asyncio.to_thread(hash_password, password))
+
+    async def _new_user(self, name: str, password_hash: str | None) -> tuple[str, User]:
+        if not NAME.match(name):
+            raise ServerError("bad_name", name=name)
+        user_id = await self.storage.create_user(name, password_hash, password_hash is None)
+        if user_id is None:
+            raise ServerError("name_taken", status=409, name=name)
+        self.names[user_id] = name
+        return self._token(user_id), User(user_id, name, password_hash is None)
+
+    async def login(self, name: str, password: str) -> tuple[str, User]:
+        row = await self.storage.user_by_name(name)
+        if row is None or row.password_hash is None:
+            raise ServerError("bad_login", status=401)
+        if not await asyncio.to_thread(password_matches, row.password_hash, password):
+            raise ServerError("bad_login", status=401)
+        self.names[row.id] = row.name
+        return self._token(row.id), User(row.id, row.name, False)
+
+    def _token(self, user_id: int) -> str:
+        assert self.tokens is not None
+        return self.tokens.issue(user_id)
+
+    async def authenticate(self, token: str) -> User:
+        assert self.tokens is not None
+        user_id = self.tokens.user_id(token)
+        row = None if user_id is None else await self.storage.user(user_id)
+        if row is None:
+            raise ServerError("bad_token", status=401)
+        self.names[row.id] = row.name
+        return User(row.id, row.name, row.guest)
+
+    def user_name(self, user_id: int) -> str:
+        return self.names.get(user_id, "?")
+
+    def is_online(self, user_id: int | None) -> bool:
+        return user_id is not None and bool(self.connections.get(user_id))
+
+    # -- connections ------------------------------------------------------------------
+
+    async def connect(self, user: User, language: str) -> Connection:
+        """A new connection: it follows every table where the user sits, with its view."""
+        connection = Connection(self, user, language)
+        self.connections.setdefault(user.id, set()).add(connection)
+        for table in list(self.tables.values()):
+            seat = table.seat_of(user.id)
+            if seat is not None:
+                self.follow(connection, table, seat)
+                await table.come_back(user.id)
+        return connection
+
+    def disconnect(self, connection: Connection) -> None:
+        connection.close()
+        mine = self.connections.get(connection.user.id, set())
+        mine.discard(connection)
+        for room in self.rooms.values():
+            self._leave_room(room, connection.user.id)
+        for table in self.tables.values():
+            if connection.user.id in table.spectators:
+                self._unwatch(table, connection.user.id)
+        if not mine:
+            self.connections.pop(connection.user.id, None)
+            self._later(self.settings.absence_grace, self._check_absent, connection.user.id)
+
+    def _check_absent(self, user_id: int) -> None:
+        if self.is_online(user_id):
+            return
+        for table in self.tables.values():
+            table.went_away(user_id)
+
+    def follow(self, connection: Connection, table: GameTable, seat: int | None) -> None:
+        connection.stop_listening(f"{table_channel(table.id)}:")
+        connection.listen(table_channel(table.id))
+        connection.listen(seat_channel(table.id, seat))
+        connection.send(table.info())
+        if table.state is not None:
+            connection.deliver(table.view_frame(seat))
+
+    def _follow_all(self, user: User, table: GameTable, seat: int | None) -> None:
+        for connection in self.connections.get(user.id, ()):
+            self.follow(connection, table, seat)
+
+    def enter(self, connection: Connection, room: str) -> RoomInfo:
+        if room not in self.rooms:
+            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))
+        for other in self.rooms.values():
+            self._leave_room(other, connection.user.id)
+        people = self.rooms[room]
+        people[connection.user.id] = people.get(connection.user.id, 0) + 1
+        connection.stop_listening("room:")
+        connection.listen(room_channel(room))
+        return self.room_info(room)
+
+    def _leave_room(self, people: dict[int, int], user_id: int) -> None:
+        if user_id in people:
+            people[user_id] -= 1
+            if people[user_id] <= 0:
+                del people[user_id]
+
+    def room_info(self, room: str) -> RoomInfo:
+        if room not in self.rooms:
+            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))
+        tables = [table.info() for table in self.tables.values() if table.room == room]
+        people = sorted(self.user_name(user) for user in self.rooms[room])
+        return RoomInfo(room=room, tables=tables, people=people)
+
+    # -- tables -----------------------------------------------------------------------
+
+    def table(self, table_id: int) -> GameTable:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise ServerError("no_such_table", status=404, table=table_id)
+        return table
+
+    async def create_table(
+        self,
+        user: User,
+        room: str,
+        game: str,
+        players: int,
+        options: dict[str, Any],
+        clock: float | None,
+    ) -> GameTable:
+        if room not in self.rooms:
+            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))
+        try:
+            load_game(game, players, **options)
+        except OptionError as error:
+            raise ServerError.wrapping("bad_option", error) from None
+        row = TableRow(
+            room=room,
+            game=game,
+            players=players,
+            options={name: value for name, value in options.items() if value is not None},
+            seed=random.SystemRandom().getrandbits(62),
+            clock=clock,
+            status="open",
+            seats=[vars(Seat()) for _ in range(players)],
+        )
+        row.id = await self.storage.create_table(row)
+        table = GameTable(row, self)
+        self.tables[row.id] = table
+        await self.join(user, row.id, 0)
+        return table
+
+    async def join(self, user: User, table_id: int, seat: int | None) -> int:
+        table = self.table(table_id)
+        index = await table.join(user.id, user.name, seat)
+        if table.spectators.pop(user.id, None) is not None:
+            table.lobby.table_changed(table)
+        self._follow_all(user, table, index)
+        return index
+
+    async def leave(self, user: User, table_id: int) -> None:
+        table = self.table(table_id)
+        if user.id in table.spectators:
+            self._unwatch(table, user.id)
+            for connection in self.connections.get(user.id, ()):
+                connection.stop_listening(table_channel(table.id))
+            return
+        await table.leave(user.id)
+        for connection in self.connections.get(user.id, ()):
+            connection.stop_listening(table_channel(table.id))
+
+    def watch(self, connection: Connection, table_id: int) -> None:
+        table = self.table(table_id)
+        if table.seat_of(connection.user.id) is not None:
+            raise ServerError("already_seated", status=409, seat=table.seat_of(connection.user.id))
+        table.spectators[connection.user.id] = table.spectators.get(connection.user.id, 0) + 1
+        self.follow(connection, table, None)
+        self.table_changed(table)
+
+    def _unwatch(self, table: GameTable, user_id: int) -> None:
+        table.spectators.pop(user_id, None)
+        self.table_changed(table)
+
+    async def act(self, user: User, table_id: int, action: str, seq: int) -> int:
+        return await self.table(table_id).act(user.id, action, seq)
+
+    def table_changed(self, table: GameTable) -> None:
+        frame = table.info().model_dump_json()
+        self.pubsub.publish(room_channel(table.room), frame)
+        self.pubsub.publish(table_channel(table.id), frame)
+        if table.status == "finished":
+            self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
+
+    def tell(self, table: GameTable, key: str, **arguments: Any) -> None:
+        notice = {"type": "notice", "table": table.id, "key": key, "arguments": arguments}
+        self.pubsub.publish(table_channel(table.id), notice)
+
+    def render_notice(self, notice: dict[str, Any], language: str) -> str:
+        text = translate(notice["key"], language, **notice["arguments"])
+        return orjson.dumps({**notice, "text": text}).decode()
+
+    def who(self, room: str | None, table_id: int | None) -> People:
+        if table_id is not None:
+            return People(table=table_id, people=self.table(table_id).people())
+        info = self.room_info(room or ROOMS[0])
+        return People(room=info.room, people=info.people)
+
+    def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
+        line = ChatLine(room=room, table=table_id, sender=user.name, text=text)
+        if table_id is not None:
+            self.table(table_id)
+            self.pubsub.publish(table_channel(table_id), line.model_dump_json())
+        elif room is not None and room in self.rooms:
+            self.pubsub.publish(room_channel(room), line.model_dump_json())
+        else:
+            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))
+
+    async def record(self, table_id: int) -> Record:
+        """The record of a finished game; nothing of a running one (its deal is secret)."""
+        row = await self.storage.table(table_id)
+        if row is None:
+            raise ServerError("no_such_table", status=404, table=table_id)
+        if row.status != "finished":
+            raise ServerError("not_finished", status=409)
+        game = load_game(row.game, row.players, **row.options)
+        state = game.new_initial_state()
+        texts: list[str] = []
+        actors: list[str] = []
+        for entry in await self.storage.actions(table_id):
+            texts.append(state.action_to_string(entry.action))
+            actors.append(actor_label(entry.actor))
+            state.apply_action(entry.action)
+        return Record(
+            game=row.game,
+            players=row.players,
+            options=dict(game.options),
+            seats=[seat.get("name") or "?" for seat in row.seats],
+            result=state.returns(),
+            actions=texts,
+            actors=actors,
+        )
+
+    def games(self) -> list[dict[str, Any]]:
+        described = []
+        for name in games():
+            cls = game_class(name)
+            described.append(
+                {
+                    "name": name,
+                    "min_players": cls.min_players,
+                    "max_players": cls.max_players,
+                    "options": [
+                        {"name": spec.name, "default": spec.default} for spec in cls.option_specs
+                    ],
+                    "bots": list(LEVELS),
+                }
+            )
+        return described

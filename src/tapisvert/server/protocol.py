@@ -1,0 +1,263 @@
+"""The WebSocket protocol, version 1: one pydantic model per message type.
+
+A client sends JSON objects with a ``type``; the server answers with the message types
+below. Every client message may carry an ``id`` that the server echoes in its ``ack``
+or ``error``, so that a client can match answers to requests and a repeated request
+is recognised. ``schemas()`` gives the JSON schema of every message, served at
+``/api/protocol``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+PROTOCOL_VERSION = 1
+MAX_MESSAGE_BYTES = 8192
+
+Name = Annotated[str, Field(min_length=1, max_length=32)]
+RequestId = Annotated[str, Field(max_length=64)]
+TableId = Annotated[int, Field(ge=1, le=2**31 - 1)]
+SeatIndex = Annotated[int, Field(ge=0, le=15)]
+OptionValue = str | int | bool | None
+
+
+class ClientMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: RequestId | None = None
+
+
+class Hello(ClientMessage):
+    """The first message of a connection: the session token from ``/api/guest`` or login."""
+
+    type: Literal["hello"]
+    version: int
+    token: Annotated[str, Field(max_length=512)]
+    language: Literal["en", "fr"] | None = None
+
+
+class EnterRoom(ClientMessage):
+    type: Literal["enter"]
+    room: Name
+
+
+class Chat(ClientMessage):
+    """A line of chat in a room or at a table; a line starting with ``/`` is a command."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1, max_length=500)]
+    room: Name | None = None
+    table: TableId | None = None
+
+
+class CreateTable(ClientMessage):
+    type: Literal["create"]
+    room: Name
+    game: Name
+    players: Annotated[int, Field(ge=1, le=16)]
+    options: dict[Annotated[str, Field(max_length=32)], OptionValue] = Field(
+        default_factory=dict, max_length=16
+    )
+    clock: Annotated[float, Field(ge=5, le=3600)] | None = None
+
+
+class Join(ClientMessage):
+    type: Literal["join"]
+    table: TableId
+    seat: SeatIndex | None = None
+
+
+class TableRequest(ClientMessage):
+    """Leave, watch or start a table."""
+
+    type: Literal["leave", "watch", "start"]
+    table: TableId
+
+
+class SetOption(ClientMessage):
+    type: Literal["option"]
+    table: TableId
+    name: Name
+    value: Annotated[str, Field(max_length=64)]
+
+
+class AddBot(ClientMessage):
+    type: Literal["bot"]
+    table: TableId
+    level: Name
+    seat: SeatIndex | None = None
+
+
+class Act(ClientMessage):
+    """Play ``action`` (the game's notation) at the position numbered ``seq``."""
+
+    type: Literal["act"]
+    table: TableId
+    seq: Annotated[int, Field(ge=0)]
+    action: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Who(ClientMessage):
+    type: Literal["who"]
+    room: Name | None = None
+    table: TableId | None = None
+
+
+class Ping(ClientMessage):
+    type: Literal["ping", "help"]
+
+
+Incoming = Annotated[
+    Hello
+    | EnterRoom
+    | Chat
+    | CreateTable
+    | Join
+    | TableRequest
+    | SetOption
+    | AddBot
+    | Act
+    | Who
+    | Ping,
+    Field(discriminator="type"),
+]
+incoming: TypeAdapter[Incoming] = TypeAdapter(Incoming)
+
+
+class ServerMessage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Welcome(ServerMessage):
+    type: Literal["welcome"] = "welcome"
+    version: int = PROTOCOL_VERSION
+    user: str
+    language: str
+    rooms: list[str]
+
+
+class Error(ServerMessage):
+    """A refusal, sent to the one client that asked; nothing changed."""
+
+    type: Literal["error"] = "error"
+    id: str | None = None
+    code: str
+    message: str
+
+
+class Ack(ServerMessage):
+    """The request ``id`` was done; for a move, ``seq`` is the position after it."""
+
+    type: Literal["ack"] = "ack"
+    id: str | None = None
+    table: int | None = None
+    seq: int | None = None
+
+
+class SeatView(ServerMessage):
+    name: str | None
+    kind: Literal["empty", "human", "bot"]
+    level: str | None = None
+    present: bool = False
+    replaced: bool = False
+    """A bot plays for this absent person until they come back."""
+
+
+class TableInfo(ServerMessage):
+    """What anybody in the room may know of a table."""
+
+    type: Literal["table"] = "table"
+    table: int
+    room: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    clock: float | None
+    status: Literal["open", "playing", "finished"]
+    seats: list[SeatView]
+    spectators: int
+    result: list[float] | None = None
+
+
+class RoomInfo(ServerMessage):
+    type: Literal["room"] = "room"
+    room: str
+    tables: list[TableInfo]
+    people: list[str]
+
+
+class View(ServerMessage):
+    """One seat's view after move ``seq``: its observation, and its legal moves if it acts."""
+
+    type: Literal["view"] = "view"
+    table: int
+    seq: int
+    seat: int | None
+    to_act: int | None
+    legal: list[str]
+    deadline: float | None
+    view: dict[str, Any]
+    result: list[float] | None = None
+
+
+class ChatLine(ServerMessage):
+    type: Literal["chat"] = "chat"
+    room: str | None = None
+    table: int | None = None
+    sender: str
+    text: str
+
+
+class Notice(ServerMessage):
+    """Something the table or the room is told, already in the reader's language."""
+
+    type: Literal["notice"] = "notice"
+    room: str | None = None
+    table: int | None = None
+    key: str
+    text: str
+
+
+class People(ServerMessage):
+    """The answer to ``who``."""
+
+    type: Literal["people"] = "people"
+    room: str | None = None
+    table: int | None = None
+    people: list[str]
+
+
+OUTGOING: tuple[type[ServerMessage], ...] = (
+    Welcome,
+    Error,
+    Ack,
+    TableInfo,
+    RoomInfo,
+    View,
+    ChatLine,
+    Notice,
+    People,
+)
+INCOMING: tuple[type[ClientMessage], ...] = (
+    Hello,
+    EnterRoom,
+    Chat,
+    CreateTable,
+    Join,
+    TableRequest,
+    SetOption,
+    AddBot,
+    Act,
+    Who,
+    Ping,
+)
+
+
+def schemas() -> dict[str, Any]:
+    """The JSON schema of every message, by direction and model name."""
+    return {
+        "version": PROTOCOL_VERSION,
+        "client": {model.__name__: model.model_json_schema() for model in INCOMING},
+        "server": {model.__name__: model.model_json_schema() for model in OUTGOING},
+    }

@@ -1,0 +1,60 @@
+"""The pub/sub port: tables publish frames on channels, connections subscribe.
+
+Frames are already filtered for their channel (one channel per seat, one for
+spectators, one public per table and per room), so whatever carries them never
+holds anything a subscriber may not see. The in-process adapter is enough for one
+server process; a Redis or NATS adapter with the same methods lets several share tables.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any, Protocol
+
+Frame = str | dict[str, Any]
+"""A JSON text sent as is, or a notice rendered in each reader's language on delivery."""
+Subscriber = Callable[[Frame], None]
+
+
+class PubSub(Protocol):
+    def subscribe(self, channel: str, subscriber: Subscriber) -> None: ...
+    def unsubscribe(self, channel: str, subscriber: Subscriber) -> None: ...
+    def publish(self, channel: str, frame: Frame) -> None: ...
+    def has_subscribers(self, channel: str) -> bool: ...
+
+
+class LocalPubSub:
+    """Delivery inside one process, in publishing order."""
+
+    def __init__(self) -> None:
+        self._channels: defaultdict[str, dict[Subscriber, None]] = defaultdict(dict)
+
+    def subscribe(self, channel: str, subscriber: Subscriber) -> None:
+        self._channels[channel][subscriber] = None
+
+    def unsubscribe(self, channel: str, subscriber: Subscriber) -> None:
+        subscribers = self._channels.get(channel)
+        if subscribers is not None:
+            subscribers.pop(subscriber, None)
+            if not subscribers:
+                del self._channels[channel]
+
+    def publish(self, channel: str, frame: Frame) -> None:
+        for subscriber in list(self._channels.get(channel, ())):
+            subscriber(frame)
+
+    def has_subscribers(self, channel: str) -> bool:
+        return bool(self._channels.get(channel))
+
+
+def room_channel(room: str) -> str:
+    return f"room:{room}"
+
+
+def table_channel(table: int) -> str:
+    return f"table:{table}"
+
+
+def seat_channel(table: int, seat: int | None) -> str:
+    return f"table:{table}:watch" if seat is None else f"table:{table}:seat:{seat}"

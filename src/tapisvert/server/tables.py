@@ -1,0 +1,376 @@
+"""One game table: its seats, its game, and the actor that applies moves in order.
+
+A move is checked, applied, logged with the chance outcomes it led to, committed,
+and only then acknowledged and published: one view per seat, derived from that
+seat's observation, and one for spectators. The chance outcomes of a table come from
+its secret seed and the move number, so a table restored from its log after a crash
+goes on exactly as it would have.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import orjson
+
+from tapisvert.bots import Bot, make_bot
+from tapisvert.core.errors import IllegalActionError, OptionError
+from tapisvert.core.game import CHANCE, Game, State
+from tapisvert.core.registry import load_game
+from tapisvert.server.errors import ServerError
+from tapisvert.server.protocol import SeatView, TableInfo
+from tapisvert.server.pubsub import seat_channel
+from tapisvert.server.storage import LoggedAction, TableRow
+
+if TYPE_CHECKING:
+    from tapisvert.server.lobby import Lobby
+
+INLINE_BOTS = frozenset({"random", "easy", "heuristic"})
+"""Bots quick enough to choose on the event loop; the others think in a thread."""
+
+
+@dataclass
+class Seat:
+    kind: Literal["empty", "human", "bot"] = "empty"
+    user_id: int | None = None
+    name: str | None = None
+    level: str | None = None
+    replaced: bool = False
+    """An absent person's seat, played by a bot until they come back."""
+
+
+class GameTable:
+    def __init__(self, row: TableRow, lobby: Lobby) -> None:
+        self.id = row.id
+        self.room = row.room
+        self.lobby = lobby
+        self.seed = row.seed
+        self.clock = row.clock
+        self.status = row.status
+        self.result = row.result
+        self.options: dict[str, Any] = dict(row.options)
+        self.game: Game[Any] = load_game(row.game, row.players, **self.options)
+        self.seats = [Seat(**seat) for seat in row.seats]
+        self.state: State | None = None
+        self.seq = 0
+        self.deadline: float | None = None
+        self.spectators: dict[int, int] = {}
+        """Watching user id → number of their connections watching."""
+        self._lock = asyncio.Lock()
+        self._bots: dict[str, Bot] = {}
+        self._timer: asyncio.TimerHandle | None = None
+
+    # -- what may be told -------------------------------------------------------------
+
+    def row(self) -> TableRow:
+        return TableRow(
+            id=self.id,
+            room=self.room,
+            game=self.game.name,
+            players=self.game.players,
+            options=self.options,
+            seed=self.seed,
+            clock=self.clock,
+            status=self.status,
+            seats=[asdict(seat) for seat in self.seats],
+            result=self.result,
+        )
+
+    def info(self) -> TableInfo:
+        return TableInfo(
+            table=self.id,
+            room=self.room,
+            game=self.game.name,
+            players=self.game.players,
+            options=dict(self.game.options),
+            clock=self.clock,
+            status=self.status,  # type: ignore[arg-type]
+            seats=[
+                SeatView(
+                    name=seat.name,
+                    kind=seat.kind,
+                    level=seat.level,
+                    present=seat.kind == "bot" or self.lobby.is_online(seat.user_id),
+                    replaced=seat.replaced,
+                )
+                for seat in self.seats
+            ],
+            spectators=len(self.spectators),
+            result=self.result,
+        )
+
+    def view_frame(self, seat: int | None) -> str:
+        """The view of ``seat`` (``None``: a spectator) as a JSON text."""
+        state = self.state
+        if state is None:
+            raise ServerError("not_started")
+        to_act = state.current_player()
+        acting = to_act >= 0
+        legal = (
+            [state.action_to_string(action) for action in state.legal_actions()]
+            if acting and to_act == seat
+            else []
+        )
+        frame = {
+            "type": "view",
+            "table": self.id,
+            "seq": self.seq,
+            "seat": seat,
+            "to_act": to_act if acting else None,
+            "legal": legal,
+            "deadline": self.deadline if acting else None,
+            "view": state.observation(seat).to_dict(),
+            "result": self.result,
+        }
+        return orjson.dumps(frame).decode()
+
+    def seat_of(self, user_id: int) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.kind == "human" and seat.user_id == user_id:
+                return index
+        return None
+
+    def people(self) -> list[str]:
+        seated = [f"P{index + 1} {seat.name}" for index, seat in enumerate(self.seats) if seat.name]
+        watching = [self.lobby.user_name(user) for user in self.spectators]
+        return seated + [f"({name})" for name in watching]
+
+    # -- before the start -------------------------------------------------------------
+
+    async def join(self, user_id: int, name: str, seat: int | None) -> int:
+        mine = self.seat_of(user_id)
+        if self.status != "open":
+            if mine is None or (seat is not None and seat != mine):
+                raise ServerError("seat_not_yours", status=409)
+            await self.come_back(user_id)
+            return mine
+        if mine is not None:
+            if seat is None or seat == mine:
+                return mine
+            raise ServerError("already_seated", status=409, seat=mine + 1)
+        index = self._free_seat(seat)
+        self.seats[index] = Seat("human", user_id, name)
+        await self._changed()
+        return index
+
+    async def add_bot(self, user_id: int, level: str, seat: int | None) -> int:
+        self._require_open(user_id)
+        try:
+            make_bot(level, self.game)
+        except OptionError as error:
+            raise ServerError.wrapping("bad_bot", error) from None
+        index = self._free_seat(seat)
+        self.seats[index] = Seat("bot", name=f"bot-{level.lower()}", level=level.lower())
+        await self._changed()
+        return index
+
+    async def set_option(self, user_id: int, name: str, value: str) -> None:
+        self._require_open(user_id)
+        options = {**self.options, name: value}
+        try:
+            game = load_game(self.game.name, self.game.players, **options)
+        except OptionError as error:
+            raise ServerError.wrapping("bad_option", error) from None
+        self.options, self.game = options, game
+        self._bots.clear()
+        await self._changed()
+
+    async def leave(self, user_id: int) -> None:
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise ServerError("not_seated", status=409)
+        if self.status == "open":
+            self.seats[seat] = Seat()
+        elif self.status == "playing":
+            self.seats[seat].replaced = True
+            self.lobby.tell(self, "server.notice.replaced", name=self.seats[seat].name)
+        await self._changed()
+        if self.status == "playing":
+            self._next_turn()
+
+    async def start(self, user_id: int) -> None:
+        self._require_open(user_id)
+        if any(seat.kind == "empty" for seat in self.seats):
+            raise ServerError("seats_empty", status=409)
+        async with self._lock:
+            self.state = self.game.new_initial_state()
+            self.status = "playing"
+            await self.lobby.storage.save_table(self.row())
+            await self._commit([])
+        self.lobby.tell(self, "server.notice.started")
+
+    def _require_open(self, user_id: int) -> None:
+        if self.status != "open":
+            raise ServerError("already_started", status=409)
+        if self.seat_of(user_id) is None:
+            raise ServerError("not_seated", status=403)
+
+    def _free_seat(self, seat: int | None) -> int:
+        if seat is None:
+            for index, candidate in enumerate(self.seats):
+                if candidate.kind == "empty":
+                    return index
+            raise ServerError("table_full", status=409)
+        if not 0 <= seat < len(self.seats):
+            raise ServerError("no_such_seat", seat=seat + 1, seats=len(self.seats))
+        if self.seats[seat].kind != "empty":
+            raise ServerError("seat_taken", status=409, seat=seat + 1)
+        return seat
+
+    async def _changed(self) -> None:
+        await self.lobby.storage.save_table(self.row())
+        self.lobby.table_changed(self)
+
+    # -- play -------------------------------------------------------------------------
+
+    async def act(self, user_id: int, text: str, seq: int) -> int:
+        """Play ``text`` for the user's seat at position ``seq``; returns the new position."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise ServerError("not_seated", status=403)
+        if self.seats[seat].replaced:
+            await self.come_back(user_id)
+        return await self._play(seat, text, seq)
+
+    async def _play(self, seat: int, text: str | int, seq: int) -> int:
+        async with self._lock:
+            state = self.state
+            if state is None or self.status != "playing":
+                raise ServerError("not_playing", status=409)
+            if seq != self.seq:
+                raise ServerError("stale", status=409, seq=seq, current=self.seq)
+            if state.current_player() != seat:
+                raise ServerError("not_your_turn", status=409)
+            backup = state.clone()
+            try:
+                action = state.string_to_action(text) if isinstance(text, str) else text
+                state.apply_action(action)
+            except IllegalActionError as error:
+                self.state = backup
+                raise ServerError.wrapping("illegal", error) from None
+            try:
+                await self._commit([(seat, action)])
+            except Exception:
+                self.state = backup
+                raise ServerError("storage", status=503) from None
+            return self.seq
+
+    async def _commit(self, moves: list[tuple[int, int]]) -> None:
+        """Draw pending chance, log, commit, then publish; the caller holds the lock."""
+        state = self.state
+        assert state is not None
+        if state.current_player() == CHANCE:
+            done = self.seq + len(moves)
+            state.resolve_chance(random.Random(f"{self.seed}:{done}"))
+            moves = moves + [(CHANCE, action) for action in state.history()[done:]]
+        entries = [
+            LoggedAction(self.seq + index, actor, action)
+            for index, (actor, action) in enumerate(moves)
+        ]
+        await self.lobby.storage.append(self.id, entries)
+        self.seq += len(entries)
+        if state.is_terminal():
+            self.status = "finished"
+            self.result = state.returns()
+            await self.lobby.storage.save_table(self.row())
+            self.lobby.table_changed(self)
+            self.lobby.tell(self, "server.notice.finished", result=self.result)
+        self._next_turn()
+        self.publish_views()
+
+    def publish_views(self) -> None:
+        pubsub = self.lobby.pubsub
+        for seat in [*range(len(self.seats)), None]:
+            channel = seat_channel(self.id, seat)
+            if pubsub.has_subscribers(channel):
+                pubsub.publish(channel, self.view_frame(seat))
+
+    def _next_turn(self) -> None:
+        """Start the clock of the seat to act, or let a bot play for it."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.deadline = None
+        state = self.state
+        if state is None or self.status != "playing":
+            return
+        to_act = state.current_player()
+        seat = self.seats[to_act]
+        if seat.kind == "bot" or seat.replaced:
+            asyncio.get_running_loop().call_later(
+                self.lobby.bot_delay, self._spawn, self._bot_turn(to_act, self.seq)
+            )
+        elif self.clock is not None:
+            self.deadline = time.time() + self.clock
+            self._timer = asyncio.get_running_loop().call_later(
+                self.clock, self._time_out, to_act, self.seq
+            )
+
+    def _spawn(self, work: Any) -> None:
+        self.lobby.spawn(work)
+
+    def _time_out(self, seat: int, seq: int) -> None:
+        if self.seq != seq or self.status != "playing":
+            return
+        self.seats[seat].replaced = True
+        self.lobby.tell(self, "server.notice.timeout", name=self.seats[seat].name)
+        self.lobby.spawn(self._changed())
+        self._next_turn()
+
+    async def _bot_turn(self, seat: int, seq: int) -> None:
+        state = self.state
+        if state is None or self.seq != seq or state.current_player() != seat:
+            return
+        level = self.seats[seat].level or self.lobby.replacement_level
+        bot = self._bots.get(level)
+        if bot is None:
+            bot = self._bots[level] = make_bot(level, self.game)
+        observation, legal = state.observation(seat), state.legal_actions()
+        rng = random.Random(f"{self.seed}:bot:{seq}")
+        choose: Callable[[], int] = lambda: bot.choose(observation, legal, rng)  # noqa: E731
+        action = choose() if level in INLINE_BOTS else await asyncio.to_thread(choose)
+        seat_info = self.seats[seat]
+        if seat_info.kind == "bot" or seat_info.replaced:
+            with contextlib.suppress(ServerError):  # the person came back and played first
+                await self._play(seat, action, seq)
+
+    # -- absence ----------------------------------------------------------------------
+
+    async def come_back(self, user_id: int) -> None:
+        seat = self.seat_of(user_id)
+        if seat is None or not self.seats[seat].replaced or self.status != "playing":
+            return
+        self.seats[seat].replaced = False
+        self.lobby.tell(self, "server.notice.back", name=self.seats[seat].name)
+        await self._changed()
+        self._next_turn()
+        self.publish_views()
+
+    def went_away(self, user_id: int) -> None:
+        """The person's last connection closed long ago: a bot takes over their seat."""
+        seat = self.seat_of(user_id)
+        if seat is None or self.status != "playing" or self.seats[seat].replaced:
+            return
+        self.seats[seat].replaced = True
+        self.lobby.tell(self, "server.notice.replaced", name=self.seats[seat].name)
+        self.lobby.spawn(self._changed())
+        if self.state is not None and self.state.current_player() == seat:
+            self._next_turn()
+
+    # -- restore ----------------------------------------------------------------------
+
+    def restore(self, entries: list[LoggedAction]) -> None:
+        """Replay the log of a game that was running when the server stopped."""
+        state = self.game.new_initial_state()
+        for entry in entries:
+            if entry.seq != self.seq or entry.actor != state.current_player():
+                raise RuntimeError(f"table {self.id}: the log does not replay at {entry.seq}")
+            state.apply_action(entry.action)
+            self.seq += 1
+        self.state = state

@@ -1,0 +1,211 @@
+"""A real server in a subprocess and real WebSocket clients that play through it."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+from tapisvert.core.records import Record, parse_record
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    """``tapisvert serve`` in its own process, on a free port, with the given database."""
+
+    def __init__(self, database_url: str, log: Path, **settings: float) -> None:
+        self.database_url = database_url
+        self.port = free_port()
+        self.log = log
+        self.settings = {"bot-delay": 0.0, "absence-grace": 30.0, **settings}
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> Server:
+        command = [
+            sys.executable, "-m", "tapisvert", "serve",
+            "--port", str(self.port), "--database-url", self.database_url,
+        ]  # fmt: skip
+        for name, value in self.settings.items():
+            command += [f"--{name}", str(value)]
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server stopped: {self.log.read_text()[-2000:]}")
+            try:
+                httpx.get(f"{self.url}/api/games", timeout=1).raise_for_status()
+                return self
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        raise RuntimeError("the server did not start within 30 s")
+
+    def kill(self) -> None:
+        """kill -9: no chance to flush or say goodbye."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+            self.process = None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+            self.process = None
+
+    def guest(self, name: str) -> str:
+        response = httpx.post(f"{self.url}/api/guest", json={"name": name})
+        response.raise_for_status()
+        return str(response.json()["token"])
+
+    def call(self, token: str, method: str, path: str, **body: Any) -> httpx.Response:
+        return httpx.request(
+            method,
+            f"{self.url}{path}",
+            json=body if method != "GET" else None,
+            headers={"Authorization": f"Bearer {token}"},
+        )
+
+    def record(self, table: int) -> Record:
+        response = httpx.get(f"{self.url}/api/tables/{table}/record")
+        response.raise_for_status()
+        return parse_record(response.text)
+
+
+@dataclass
+class Acked:
+    table: int
+    position: int
+    seat: int
+    action: str
+
+
+@dataclass
+class Player:
+    """A scripted person: takes a seat, then plays a random legal move whenever it may.
+
+    It keeps every frame it received (for the leak scan) and every acknowledged move
+    (for the crash test), and reconnects with its token when the server goes away.
+    """
+
+    server: Server
+    token: str
+    seed: int
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    acked: list[Acked] = field(default_factory=list)
+    views: dict[int, dict[str, Any]] = field(default_factory=dict)
+    finished: set[int] = field(default_factory=set)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    _ids: itertools.count[int] = field(default_factory=itertools.count)
+
+    async def play(self, tables: set[int], reconnect: bool = False) -> None:
+        """Play until every table in ``tables`` is finished."""
+        rng = random.Random(self.seed)
+        while not tables <= self.finished:
+            try:
+                async with websockets.connect(self.server.ws_url, max_size=None) as link:
+                    await link.send(json.dumps({"type": "hello", "version": 1, "token": self.token}))
+                    await self._play_on(link, tables, rng)
+            except (OSError, websockets.ConnectionClosed):
+                if not reconnect:
+                    raise
+                await asyncio.sleep(0.05)
+
+    async def _play_on(self, link: Any, tables: set[int], rng: random.Random) -> None:
+        pending: dict[str, tuple[int, int, int, str]] = {}
+        while not tables <= self.finished:
+            frame = json.loads(await link.recv())
+            self.frames.append(frame)
+            kind = frame["type"]
+            if kind == "error":
+                self.errors.append(frame)
+                refused = pending.pop(frame.get("id") or "", None)
+                if refused is not None and frame["code"] == "rate_limited":
+                    await asyncio.sleep(0.1)
+                    await self._send_move(link, pending, *refused)
+            elif kind == "ack" and frame.get("id") in pending:
+                table, position, seat, action = pending.pop(frame["id"])
+                self.acked.append(Acked(table, position, seat, action))
+            elif kind == "view":
+                table = frame["table"]
+                if frame["seq"] < self.views.get(table, {}).get("seq", -1):
+                    continue
+                self.views[table] = frame
+                if frame["result"] is not None:
+                    self.finished.add(table)
+                elif frame["legal"] and frame["to_act"] == frame["seat"]:
+                    action = rng.choice(frame["legal"])
+                    await self._send_move(link, pending, table, frame["seq"], frame["seat"], action)
+
+    async def _send_move(
+        self,
+        link: Any,
+        pending: dict[str, tuple[int, int, int, str]],
+        table: int,
+        position: int,
+        seat: int,
+        action: str,
+    ) -> None:
+        request = f"m{next(self._ids)}"
+        pending[request] = (table, position, seat, action)
+        message = {"type": "act", "id": request, "table": table, "seq": position, "action": action}
+        await link.send(json.dumps(message))
+
+
+def set_up_table(
+    server: Server, tokens: list[str], game: str, players: int, bots: str = "easy"
+) -> int:
+    """A started table: the people in seats 1, 2…, bots of level ``bots`` in the rest."""
+    created = server.call(tokens[0], "POST", "/api/tables", game=game, players=players)
+    created.raise_for_status()
+    table = int(created.json()["table"])
+    for seat, token in enumerate(tokens[1:], start=1):
+        server.call(token, "POST", f"/api/tables/{table}/join", seat=seat).raise_for_status()
+    for _ in range(players - len(tokens)):
+        server.call(tokens[0], "POST", f"/api/tables/{table}/bots", level=bots).raise_for_status()
+    server.call(tokens[0], "POST", f"/api/tables/{table}/start").raise_for_status()
+    return table
+
+
+def sqlite_url(folder: Path) -> str:
+    return f"sqlite:///{folder / 'tapisvert.sqlite3'}"
+
+
+def postgres_url() -> str | None:
+    """The PostgreSQL database the tests may use, if one answers."""
+    url = os.environ.get("TAPISVERT_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+    try:
+        with socket.create_connection(("127.0.0.1", 5432), timeout=1):
+            pass
+    except OSError:
+        return None
+    return url
