@@ -95,8 +95,8 @@ class Server:
             headers={"Authorization": f"Bearer {token}"},
         )
 
-    def record(self, table: int) -> Record:
-        response = httpx.get(f"{self.url}/api/tables/{table}/record")
+    def record(self, table: int, form: str = "json") -> Record:
+        response = httpx.get(f"{self.url}/api/tables/{table}/record", params={"format": form})
         response.raise_for_status()
         return parse_record(response.text)
 
@@ -120,6 +120,8 @@ class Player:
     server: Server
     token: str
     seed: int
+    watching: tuple[int, ...] = ()
+    """Tables to watch as a spectator."""
     frames: list[dict[str, Any]] = field(default_factory=list)
     acked: list[Acked] = field(default_factory=list)
     views: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -133,7 +135,10 @@ class Player:
         while not tables <= self.finished:
             try:
                 async with websockets.connect(self.server.ws_url, max_size=None) as link:
-                    await link.send(json.dumps({"type": "hello", "version": 1, "token": self.token}))
+                    hello = {"type": "hello", "version": 1, "token": self.token}
+                    await link.send(json.dumps(hello))
+                    for table in self.watching:
+                        await link.send(json.dumps({"type": "watch", "table": table}))
                     await self._play_on(link, tables, rng)
             except (OSError, websockets.ConnectionClosed):
                 if not reconnect:

@@ -199,10 +199,9 @@ class GameTable:
         if any(seat.kind == "empty" for seat in self.seats):
             raise ServerError("seats_empty", status=409)
         async with self._lock:
-            self.state = self.game.new_initial_state()
             self.status = "playing"
             await self.lobby.storage.save_table(self.row())
-            await self._commit([])
+            await self._commit(self.game.new_initial_state(), [])
         self.lobby.tell(self, "server.notice.started")
 
     def _require_open(self, user_id: int) -> None:
@@ -247,24 +246,24 @@ class GameTable:
                 raise ServerError("stale", status=409, seq=seq, current=self.seq)
             if state.current_player() != seat:
                 raise ServerError("not_your_turn", status=409)
-            backup = state.clone()
+            following = state.clone()
             try:
-                action = state.string_to_action(text) if isinstance(text, str) else text
-                state.apply_action(action)
+                action = following.string_to_action(text) if isinstance(text, str) else text
+                following.apply_action(action)
             except IllegalActionError as error:
-                self.state = backup
                 raise ServerError.wrapping("illegal", error) from None
             try:
-                await self._commit([(seat, action)])
+                await self._commit(following, [(seat, action)])
             except Exception:
-                self.state = backup
                 raise ServerError("storage", status=503) from None
             return self.seq
 
-    async def _commit(self, moves: list[tuple[int, int]]) -> None:
-        """Draw pending chance, log, commit, then publish; the caller holds the lock."""
-        state = self.state
-        assert state is not None
+    async def _commit(self, state: State, moves: list[tuple[int, int]]) -> None:
+        """Draw pending chance, log and commit; then ``state`` is the table's, and is published.
+
+        The caller holds the lock. Until the commit returns, the table shows the position
+        before the move, so nobody hears of a move that might still be lost.
+        """
         if state.current_player() == CHANCE:
             done = self.seq + len(moves)
             state.resolve_chance(random.Random(f"{self.seed}:{done}"))
@@ -274,6 +273,7 @@ class GameTable:
             for index, (actor, action) in enumerate(moves)
         ]
         await self.lobby.storage.append(self.id, entries)
+        self.state = state
         self.seq += len(entries)
         if state.is_terminal():
             self.status = "finished"

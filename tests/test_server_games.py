@@ -1,0 +1,115 @@
+"""Whole games of every game through the real server, and a scan of every frame for leaks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_support import Player, Server, set_up_table, sqlite_url
+
+from tapisvert.core.records import Record
+
+GAMES = ["wizard", "luz", "abluxxen", "fzzzt"]
+VIEW_KEYS = {"type", "table", "seq", "seat", "to_act", "legal", "deadline", "view", "result"}
+OTHER_TYPES = {"welcome", "table", "ack", "notice", "chat", "people", "room", "error"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    folder = tmp_path_factory.mktemp("server")
+    running = Server(sqlite_url(folder), folder / "server.log").start()
+    yield running
+    running.stop()
+
+
+def stored_seed(server: Server, table: int) -> int:
+    path = server.database_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as database:
+        (seed,) = database.execute("SELECT seed FROM game_tables WHERE id = ?", (table,)).fetchone()
+    return int(seed)
+
+
+def expected_frames(record: Record, wanted: set[int]) -> dict[tuple[int, int | None], Any]:
+    """Each seat's observation and legal moves after ``seq`` actions, for every wanted seq."""
+    expected: dict[tuple[int, int | None], Any] = {}
+    state = record.new_game().new_initial_state()
+    seats: list[int | None] = [*range(record.players), None]
+
+    def note(seq: int) -> None:
+        if seq not in wanted:
+            return
+        to_act = state.current_player()
+        for seat in seats:
+            legal = [state.action_to_string(action) for action in state.legal_actions()]
+            expected[(seq, seat)] = (
+                state.observation(seat).to_dict(),
+                legal if to_act == seat else [],
+            )
+
+    note(0)
+    for seq, text in enumerate(record.actions, start=1):
+        state.apply_string(text)
+        note(seq)
+    return expected
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_whole_game_between_people_bots_and_a_spectator_leaks_nothing(
+    server: Server, game: str
+) -> None:
+    tokens = [server.guest(f"{game}-ana"), server.guest(f"{game}-bob")]
+    table = set_up_table(server, tokens, game, 4)
+    players = [Player(server, token, seed) for seed, token in enumerate(tokens)]
+    spectator = Player(server, server.guest(f"{game}-eve"), 9, watching=(table,))
+
+    async def play() -> None:
+        await asyncio.gather(*(client.play({table}) for client in [*players, spectator]))
+
+    asyncio.run(asyncio.wait_for(play(), 120))
+
+    record = server.record(table)
+    final = record.replay()
+    assert final.is_terminal()
+    assert all(client.views[table]["result"] == final.returns() for client in players)
+    assert sum(len(client.acked) for client in players) > 0
+    assert {error["code"] for client in players for error in client.errors} <= {"rate_limited"}
+    seed = str(stored_seed(server, table))
+
+    views = [(client, seat) for seat, client in enumerate(players)] + [(spectator, None)]
+    wanted = {frame["seq"] for client, _ in views for frame in client.frames if "seq" in frame}
+    expected = expected_frames(record, wanted)
+    checked = 0
+    for client, seat in views:
+        for frame in client.frames:
+            assert seed not in json.dumps(frame)
+            if frame["type"] != "view":
+                assert frame["type"] in OTHER_TYPES
+                assert "view" not in frame and "seed" not in frame
+                continue
+            assert set(frame) == VIEW_KEYS
+            assert frame["seat"] == seat
+            observation, legal = expected[(frame["seq"], seat)]
+            assert frame["view"] == observation
+            assert frame["legal"] == legal
+            if game == "luz":  # one's own values, and every value for a spectator, stay hidden
+                hidden = frame["view"]["hands"] if seat is None else [frame["view"]["hands"][seat]]
+                assert all(card is None or card.endswith("?") for hand in hidden for card in hand)
+            checked += 1
+    assert checked > 50
+
+
+def test_acknowledged_moves_are_in_the_record(server: Server, tmp_path: Path) -> None:
+    tokens = [server.guest("log-ana")]
+    table = set_up_table(server, tokens, "fzzzt", 3)
+    player = Player(server, tokens[0], 3)
+    asyncio.run(asyncio.wait_for(player.play({table}), 60))
+    record = server.record(table, "text")
+    assert player.acked
+    for move in player.acked:
+        assert record.actions[move.position] == move.action
+        assert record.actors is not None and record.actors[move.position] == f"P{move.seat + 1}"
