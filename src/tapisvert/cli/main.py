@@ -380,6 +380,9 @@ def serve(
     absence_grace: Annotated[
         float, typer.Option(help="Seconds of disconnection before a bot plays for a person.")
     ] = 60.0,
+    rate: Annotated[
+        float, typer.Option(help="Messages a second one connection may send (bursts: twice).")
+    ] = 30.0,
 ) -> None:
     """Start the platform: lobby, tables and play over WebSocket."""
     import uvicorn
@@ -389,7 +392,7 @@ def serve(
     from tapisvert.server.storage import default_database_url
 
     url = database_url or default_database_url()
-    settings = Settings(bot_delay=bot_delay, absence_grace=absence_grace)
+    settings = Settings(bot_delay=bot_delay, absence_grace=absence_grace, rate=rate)
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     uvicorn.run(
         create_app(url, settings),

@@ -48,7 +48,7 @@ class NewTable(BaseModel):
     game: str
     players: Annotated[int, Field(ge=1, le=16)]
     options: dict[str, protocol.OptionValue] = Field(default_factory=dict)
-    clock: Annotated[float, Field(ge=5, le=3600)] | None = None
+    clock: Annotated[float, Field(ge=1, le=3600)] | None = None
 
 
 class SeatChoice(BaseModel):

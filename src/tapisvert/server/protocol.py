@@ -59,7 +59,7 @@ class CreateTable(ClientMessage):
     options: dict[Annotated[str, Field(max_length=32)], OptionValue] = Field(
         default_factory=dict, max_length=16
     )
-    clock: Annotated[float, Field(ge=5, le=3600)] | None = None
+    clock: Annotated[float, Field(ge=1, le=3600)] | None = None
 
 
 class Join(ClientMessage):
