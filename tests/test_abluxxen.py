@@ -9,11 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import random_playthrough
 from tapisvert import IllegalActionError, load_game
 from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.abluxxen import AbluxxenState, CardSet, legal_sets, set_to_string
 from tapisvert.games.abluxxen.cards import DECK_COUNTS, JOKER, counts_of, string_to_set
+
+from conftest import random_playthrough
 
 A, B, C, D = range(4)
 

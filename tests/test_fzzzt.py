@@ -10,12 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import random_playthrough
 from tapisvert import IllegalActionError, load_game
 from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.fzzzt import DONE, FzzztState, card_named, completed_sets, unit_score
 from tapisvert.games.fzzzt.cards import CARDS, SYMBOL_BITS, UNITS, strength, symbols
 from tapisvert.games.fzzzt.rules import GONE, HIDDEN, Placement, bid_cards
+
+from conftest import random_playthrough
 
 
 def c(text: str) -> list[int]:

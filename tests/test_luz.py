@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import random_playthrough
 from tapisvert import IllegalActionError, load_game
 from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.luz import LuzState, deal_score, trick_winner
@@ -26,6 +25,8 @@ from tapisvert.games.luz.cards import (
     value_of,
 )
 from tapisvert.games.luz.knowledge import hand_gaps, possible_values, sample_hand
+
+from conftest import random_playthrough
 
 
 def cards(text: str) -> list[int]:

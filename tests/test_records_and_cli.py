@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import random_playthrough
 from tapisvert import RecordError, load_game
 from tapisvert.cli.main import app
 from tapisvert.core.records import load_record, parse_record, record_of
+
+from conftest import random_playthrough
 
 runner = CliRunner()
 

@@ -12,10 +12,10 @@ import random
 import sqlite3
 from pathlib import Path
 
-from server_support import Player, Server, set_up_table, sqlite_url
-
 from tapisvert.core.game import CHANCE
 from tapisvert.core.records import Record
+
+from server_support import Player, Server, set_up_table, sqlite_url
 
 KILLS = 20
 ROUND_GAMES = [("wizard", 4), ("wizard", 3), ("luz", 4), ("abluxxen", 4), ("fzzzt", 4)]

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_support import Player, Server, set_up_table, sqlite_url
 
 from tapisvert.core.records import Record
+
+from server_support import Player, Server, set_up_table, sqlite_url
 
 GAMES = ["wizard", "luz", "abluxxen", "fzzzt"]
 VIEW_KEYS = {"type", "table", "seq", "seat", "to_act", "legal", "deadline", "view", "result"}

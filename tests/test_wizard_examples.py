@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import legal_strings, wizard_position
 from tapisvert import IllegalActionError, load_game
 from tapisvert.games.wizard import NO_TRUMP, string_to_card, trick_winner
 from tapisvert.games.wizard.cards import round_score
+
+from conftest import legal_strings, wizard_position
 
 
 def cards(text: str) -> list[int]:

@@ -8,12 +8,13 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import random_playthrough
 from tapisvert import CHANCE, load_game
 from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.wizard import WizardState
 from tapisvert.games.wizard.cards import SUIT_CARDS, round_score
 from tapisvert.games.wizard.sampler import revealed_voids
+
+from conftest import random_playthrough
 
 players_st = st.integers(min_value=3, max_value=6)
 seed_st = st.integers(min_value=0, max_value=2**32)
