@@ -29,7 +29,6 @@ from tapisvert.server.pubsub import PubSub
 from tapisvert.server.storage import open_storage
 
 HELLO_SECONDS = 10.0
-REFUSALS_BEFORE_CLOSING = 200
 
 
 class Credentials(BaseModel):
@@ -268,19 +267,12 @@ async def _pump(socket: WebSocket, connection: Connection) -> None:
 
 
 async def _listen(lobby: Lobby, socket: WebSocket, connection: Connection) -> None:
-    refusals = 0
     while not connection.closed:
         try:
             text = await socket.receive_text()
         except (WebSocketDisconnect, RuntimeError, KeyError):
             return
         answer = await _answer(lobby, connection, text)
-        if isinstance(answer, Error):
-            refusals += 1
-            if refusals > REFUSALS_BEFORE_CLOSING:
-                connection.send(answer)
-                connection.close()
-                return
         if answer is not None:
             connection.send(answer)
 

@@ -29,8 +29,10 @@ async def run_command(
     lobby: Lobby, user: User, language: str, text: str, place: Place
 ) -> ServerMessage:
     """Run one command line and return the answer for the person who typed it."""
-    name, *arguments = text[1:].split()
-    name = name.lower()
+    words = text[1:].split()
+    if not words:
+        raise ServerError("bad_command", command=text, commands=_names())
+    name, arguments = words[0].lower(), words[1:]
     if name == "help":
         return _help(language, place)
     if name == "who":
