@@ -37,6 +37,7 @@ class Server:
         self.log = log
         self.settings = {"bot-delay": 0.0, "absence-grace": 30.0, **settings}
         self.process: subprocess.Popen[bytes] | None = None
+        self.http = httpx.Client(timeout=30)
 
     @property
     def url(self) -> str:
@@ -83,12 +84,12 @@ class Server:
             self.process = None
 
     def guest(self, name: str) -> str:
-        response = httpx.post(f"{self.url}/api/guest", json={"name": name})
+        response = self.http.post(f"{self.url}/api/guest", json={"name": name})
         response.raise_for_status()
         return str(response.json()["token"])
 
     def call(self, token: str, method: str, path: str, **body: Any) -> httpx.Response:
-        return httpx.request(
+        return self.http.request(
             method,
             f"{self.url}{path}",
             json=body if method != "GET" else None,
@@ -96,7 +97,7 @@ class Server:
         )
 
     def record(self, table: int, form: str = "json") -> Record:
-        response = httpx.get(f"{self.url}/api/tables/{table}/record", params={"format": form})
+        response = self.http.get(f"{self.url}/api/tables/{table}/record", params={"format": form})
         response.raise_for_status()
         return parse_record(response.text)
 

@@ -293,7 +293,10 @@ async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMess
             raise ServerError("rate_limited", status=429)
         if connection.repeated(request_id):
             raise ServerError("duplicate", id=request_id)
-        return await _dispatch(lobby, connection, message)
+        answer = await _dispatch(lobby, connection, message)
+        if answer is not None and "id" in type(answer).model_fields:
+            answer = answer.model_copy(update={"id": request_id})
+        return answer
     except ServerError as error:
         return Error(id=request_id, code=error.code, message=error.render(language))
 

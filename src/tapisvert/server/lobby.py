@@ -11,7 +11,7 @@ import random
 import re
 import time
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,29 +75,45 @@ class Connection:
         self._allowance = 2 * lobby.settings.rate
         self._checked = time.monotonic()
         self.closed = False
+        self._last_published = ""
 
     def deliver(self, frame: Frame) -> None:
-        if self.closed:
-            return
+        """A frame published on a channel this connection listens to."""
         if isinstance(frame, dict):
             frame = self.lobby.render_notice(frame, self.language)
+        if frame == self._last_published:  # a table's news reaches its room and its players
+            return
+        self._last_published = frame
+        self._enqueue(frame)
+
+    def send(self, message: ServerMessage) -> None:
+        """A frame for this connection alone: an answer, or the view it asked for."""
+        self._enqueue(message.model_dump_json())
+
+    def _enqueue(self, frame: str) -> None:
+        if self.closed:
+            return
         if self.outbox.qsize() >= self.OUTBOX_LIMIT:
             self.close()
             return
         self.outbox.put_nowait(frame)
-
-    def send(self, message: ServerMessage) -> None:
-        self.deliver(message.model_dump_json())
 
     def listen(self, channel: str) -> None:
         if channel not in self.channels:
             self.channels.add(channel)
             self.lobby.pubsub.subscribe(channel, self.deliver)
 
-    def stop_listening(self, prefix: str) -> None:
-        for channel in [name for name in self.channels if name.startswith(prefix)]:
+    def stop_listening(self, test: Callable[[str], bool]) -> None:
+        for channel in [name for name in self.channels if test(name)]:
             self.channels.discard(channel)
             self.lobby.pubsub.unsubscribe(channel, self.deliver)
+
+    def stop_following(self, table: int, seat_only: bool = False) -> None:
+        """Stop hearing a table's views (``seat_only``) or everything about it."""
+        public = table_channel(table)
+        self.stop_listening(
+            lambda name: name.startswith(f"{public}:") or (not seat_only and name == public)
+        )
 
     def within_rate(self) -> bool:
         """A token bucket: ``rate`` messages a second, bursts of twice that."""
@@ -121,7 +137,7 @@ class Connection:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.stop_listening("")
+            self.stop_listening(lambda name: True)
             self.outbox.put_nowait(None)
 
 
@@ -258,7 +274,7 @@ class Lobby:
             table.went_away(user_id)
 
     def follow(self, connection: Connection, table: GameTable, seat: int | None) -> None:
-        connection.stop_listening(f"{table_channel(table.id)}:")
+        connection.stop_following(table.id, seat_only=True)
         connection.listen(table_channel(table.id))
         connection.listen(seat_channel(table.id, seat))
         connection.send(table.info())
@@ -276,7 +292,7 @@ class Lobby:
             self._leave_room(other, connection.user.id)
         people = self.rooms[room]
         people[connection.user.id] = people.get(connection.user.id, 0) + 1
-        connection.stop_listening("room:")
+        connection.stop_listening(lambda name: name.startswith("room:"))
         connection.listen(room_channel(room))
         return self.room_info(room)
 
@@ -345,11 +361,11 @@ class Lobby:
         if user.id in table.spectators:
             self._unwatch(table, user.id)
             for connection in self.connections.get(user.id, ()):
-                connection.stop_listening(table_channel(table.id))
+                connection.stop_following(table.id)
             return
         await table.leave(user.id)
         for connection in self.connections.get(user.id, ()):
-            connection.stop_listening(table_channel(table.id))
+            connection.stop_following(table.id)
 
     def watch(self, connection: Connection, table_id: int) -> None:
         table = self.table(table_id)

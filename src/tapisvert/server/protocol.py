@@ -182,6 +182,7 @@ class TableInfo(ServerMessage):
 
 class RoomInfo(ServerMessage):
     type: Literal["room"] = "room"
+    id: str | None = None
     room: str
     tables: list[TableInfo]
     people: list[str]
@@ -213,6 +214,7 @@ class Notice(ServerMessage):
     """Something the table or the room is told, already in the reader's language."""
 
     type: Literal["notice"] = "notice"
+    id: str | None = None
     room: str | None = None
     table: int | None = None
     key: str
@@ -223,6 +225,7 @@ class People(ServerMessage):
     """The answer to ``who``."""
 
     type: Literal["people"] = "people"
+    id: str | None = None
     room: str | None = None
     table: int | None = None
     people: list[str]

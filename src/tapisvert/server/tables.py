@@ -201,8 +201,8 @@ class GameTable:
         async with self._lock:
             self.status = "playing"
             await self.lobby.storage.save_table(self.row())
+            self.lobby.tell(self, "server.notice.started")
             await self._commit(self.game.new_initial_state(), [])
-        self.lobby.tell(self, "server.notice.started")
 
     def _require_open(self, user_id: int) -> None:
         if self.status != "open":

@@ -1,0 +1,194 @@
+"""The lobby over real WebSockets: accounts, rooms, chat and its commands, clocks, absence."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from tapisvert.server import protocol
+
+from server_support import Server, sqlite_url
+
+Frame = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    folder = tmp_path_factory.mktemp("lobby")
+    settings = {"absence-grace": 0.5, "bot-delay": 0.05}
+    running = Server(sqlite_url(folder), folder / "server.log", **settings)
+    yield running.start()
+    running.stop()
+
+
+class Link:
+    """One person's WebSocket, with a way to wait for the frame one expects."""
+
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.seen: list[Frame] = []
+
+    async def send(self, **message: Any) -> None:
+        await self.socket.send(json.dumps(message))
+
+    async def expect(self, test: Callable[[Frame], bool], seconds: float = 10) -> Frame:
+        async def wait() -> Frame:
+            while True:
+                frame: Frame = json.loads(await self.socket.recv())
+                self.seen.append(frame)
+                if test(frame):
+                    return frame
+
+        return await asyncio.wait_for(wait(), seconds)
+
+    async def answer(self, **message: Any) -> Frame:
+        """Send a request with an id and return the ack or error that answers it."""
+        request = f"r{len(self.seen)}-{id(message)}"
+        await self.send(id=request, **message)
+        return await self.expect(lambda frame: frame.get("id") == request)
+
+
+@asynccontextmanager
+async def link(server: Server, token: str, language: str = "en") -> AsyncIterator[Link]:
+    async with websockets.connect(server.ws_url) as socket:
+        opened = Link(socket)
+        await opened.send(type="hello", version=1, token=token, language=language)
+        welcome = await opened.expect(lambda frame: True)
+        assert welcome["type"] == "welcome" and welcome["language"] == language
+        yield opened
+
+
+def of_type(kind: str, **fields: Any) -> Callable[[Frame], bool]:
+    return lambda frame: (
+        frame["type"] == kind and all(frame.get(name) == value for name, value in fields.items())
+    )
+
+
+def test_accounts_register_login_and_refuse_wrong_passwords(server: Server) -> None:
+    base = server.url
+    made = httpx.post(f"{base}/api/register", json={"name": "dora", "password": "s3cret!"})
+    assert made.status_code == 200 and made.json()["guest"] is False
+    again = httpx.post(f"{base}/api/register", json={"name": "dora", "password": "other1"})
+    assert again.status_code == 409 and "taken" in again.json()["message"]
+    short = httpx.post(f"{base}/api/register", json={"name": "eli", "password": "123"})
+    assert short.status_code == 400 and "6" in short.json()["message"]
+    wrong = httpx.post(f"{base}/api/login", json={"name": "dora", "password": "s3cret"})
+    assert wrong.status_code == 401 and wrong.json()["message"] == "wrong name or password"
+    right = httpx.post(f"{base}/api/login", json={"name": "dora", "password": "s3cret!"})
+    assert right.status_code == 200
+    guest_as_account = httpx.post(f"{base}/api/guest", json={"name": "dora"})
+    assert guest_as_account.status_code == 409
+    bad_name = httpx.post(f"{base}/api/guest", json={"name": "<b>x</b>"})
+    assert bad_name.status_code == 400 and "cannot be a name" in bad_name.json()["message"]
+    token = right.json()["token"]
+    tampered = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    mine = server.call(token, "POST", "/api/tables", game="luz", players=3)
+    assert mine.status_code == 200 and mine.json()["seats"][0]["name"] == "dora"
+    forged = server.call(tampered, "POST", "/api/tables", game="luz", players=3)
+    assert forged.status_code == 401
+
+
+def test_a_table_set_up_and_played_through_chat_commands(server: Server) -> None:
+    ana, bob = server.guest("cmd-ana"), server.guest("cmd-bob")
+
+    async def scenario() -> None:
+        async with link(server, ana) as first, link(server, bob, "fr") as second:
+            room = await first.answer(type="enter", room="wizard")
+            assert room["type"] == "room" and "cmd-ana" in room["people"]
+            await second.answer(type="enter", room="wizard")
+            created = await first.answer(
+                type="create", room="wizard", game="wizard", players=3, options={}
+            )
+            table = created["table"]
+            listed = await second.expect(of_type("table", table=table))
+            assert listed["seats"][0]["name"] == "cmd-ana" and listed["status"] == "open"
+
+            assert (await second.answer(type="chat", room="wizard", text=f"/join {table}"))[
+                "type"
+            ] == "ack"
+            option = await first.answer(type="chat", table=table, text="/option rounds first5")
+            assert option["type"] == "ack"
+            bot = await first.answer(type="chat", table=table, text="/bot add random")
+            assert bot["type"] == "ack"
+            await first.send(type="chat", table=table, text="/who")
+            people = await first.expect(of_type("people", table=table))
+            assert people["people"] == ["P1 cmd-ana", "P2 cmd-bob", "P3 bot-random"]
+            await first.send(type="chat", table=table, text="/help")
+            help_text = (await first.expect(of_type("notice", key="server.help")))["text"]
+            assert all(f"/{name}" in help_text for name in ("join", "start", "option", "bot"))
+            refused = await second.answer(type="chat", table=table, text="/frobnicate")
+            assert (
+                refused["code"] == "bad_command" and "n'est pas une commande" in refused["message"]
+            )
+            hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+            await first.answer(type="chat", table=table, text=hostile)
+            line = await second.expect(of_type("chat", table=table))
+            assert line["text"] == hostile and line["sender"] == "cmd-ana"
+
+            assert (await first.answer(type="chat", table=table, text="/start"))["type"] == "ack"
+            started = await second.expect(of_type("notice", key="server.notice.started"))
+            assert started["text"] == "la partie commence"
+            view = await second.expect(of_type("view", table=table))
+            assert view["seat"] == 1 and view["view"]["rounds"] == 5
+            too_late = await first.answer(type="chat", table=table, text="/option rounds all")
+            assert too_late["code"] == "already_started"
+
+            await second.send(type="chat", table=table, text="/leave")
+            away = await first.expect(of_type("notice", key="server.notice.replaced"))
+            assert "cmd-bob" in away["text"]
+            await second.send(type="chat", table=table, text="/join 2")
+            back = await first.expect(of_type("notice", key="server.notice.back"))
+            assert "cmd-bob" in back["text"]
+
+    asyncio.run(scenario())
+
+
+def test_a_bot_plays_for_a_person_out_of_time_or_away(server: Server) -> None:
+    ana, bob = server.guest("clock-ana"), server.guest("clock-bob")
+    created = server.call(ana, "POST", "/api/tables", game="wizard", players=3, clock=3.0)
+    table = created.json()["table"]
+    for _ in range(2):
+        server.call(ana, "POST", f"/api/tables/{table}/bots", level="random").raise_for_status()
+
+    async def scenario() -> None:
+        async with link(server, bob) as watcher:
+            await watcher.answer(type="watch", table=table)
+            async with link(server, ana) as sleeper:
+                server.call(ana, "POST", f"/api/tables/{table}/start").raise_for_status()
+                timeout = await watcher.expect(of_type("notice", key="server.notice.timeout"))
+                assert "clock-ana" in timeout["text"]
+                info = await watcher.expect(
+                    lambda frame: frame["type"] == "table" and frame["seats"][0]["replaced"]
+                )
+                assert info["table"] == table
+                seq = (await watcher.expect(of_type("view", table=table)))["seq"]
+                moved = await watcher.expect(lambda frame: frame.get("seq", 0) > seq + 3)
+                assert moved["type"] == "view"
+                await sleeper.answer(type="chat", table=table, text="/join 1")
+                await watcher.expect(of_type("notice", key="server.notice.back"))
+            away = await watcher.expect(of_type("notice", key="server.notice.replaced"))
+            assert "clock-ana" in away["text"]
+            async with link(server, ana):
+                await watcher.expect(of_type("notice", key="server.notice.back"))
+
+    asyncio.run(scenario())
+
+
+def test_protocol_schemas_and_games_are_published(server: Server) -> None:
+    schemas = httpx.get(f"{server.url}/api/protocol").json()
+    assert schemas["version"] == protocol.PROTOCOL_VERSION
+    assert set(schemas["client"]) == {model.__name__ for model in protocol.INCOMING}
+    assert set(schemas["server"]) == {model.__name__ for model in protocol.OUTGOING}
+    assert schemas["client"]["Act"]["properties"]["action"]["maxLength"] == 64
+    games = {game["name"]: game for game in httpx.get(f"{server.url}/api/games").json()}
+    assert set(games) == {"abluxxen", "fzzzt", "luz", "wizard"}
+    assert "hard" in games["luz"]["bots"]
+    rooms = httpx.get(f"{server.url}/api/rooms").json()
+    assert [room["room"] for room in rooms] == ["main", "luz", "abluxxen", "wizard", "fzzzt"]

@@ -1,0 +1,113 @@
+"""The storage port's contract, on SQLite and on PostgreSQL (when one is reachable)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
+
+from server_support import Player, Server, postgres_url, set_up_table, sqlite_url
+
+
+def postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test, dropped afterwards."""
+    base = postgres_url()
+    if base is None:
+        pytest.skip("no PostgreSQL server answers on 127.0.0.1:5432 (set TAPISVERT_TEST_POSTGRES)")
+    name = f"tapisvert_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield base.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(base, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+    else:
+        yield from postgres_database()
+
+
+def new_row(status: str = "open") -> TableRow:
+    return TableRow(
+        room="main",
+        game="luz",
+        players=3,
+        options={"deals": "2"},
+        seed=2**61 + 12345,
+        clock=30.0,
+        status=status,
+        seats=[{"kind": "empty"}] * 3,
+    )
+
+
+def test_storage_contract(database_url: str) -> None:
+    async def run() -> None:
+        storage = SqlStorage(database_url)
+        await storage.start()
+        secret = await storage.secret()
+        assert len(secret) == 64 and await storage.secret() == secret
+        ana = await storage.create_user("ana", None, True)
+        assert ana is not None
+        assert await storage.create_user("ana", "hash", False) is None
+        found = await storage.user_by_name("ana")
+        assert found is not None and found.id == ana and found.guest
+        assert await storage.user(ana + 1000) is None
+
+        table = await storage.create_table(new_row())
+        row = await storage.table(table)
+        assert row is not None and row.seed == 2**61 + 12345 and row.options == {"deals": "2"}
+        row.status, row.result = "finished", [1.0, -2.5, 0.0]
+        await storage.save_table(row)
+        other = await storage.create_table(new_row("playing"))
+        assert [item.id for item in await storage.tables(["playing"])] == [other]
+        assert (await storage.table(table)) == row
+
+        async def append(start: int) -> None:
+            entries = [LoggedAction(seq, seq % 3 - 1, seq * 7) for seq in range(start, start + 5)]
+            await storage.append(other, entries)
+
+        await asyncio.gather(*(append(start) for start in range(0, 200, 5)))
+        logged = await storage.actions(other)
+        assert [entry.seq for entry in logged] == list(range(200))
+        assert all(entry.action == entry.seq * 7 for entry in logged)
+        try:
+            await storage.append(other, [LoggedAction(0, 0, 0)])
+        except Exception as error:
+            assert "actions" in str(error).lower() or "unique" in str(error).lower()
+        else:
+            pytest.fail("a second entry at the same seq must be refused")
+        assert len(await storage.actions(other)) == 200
+        await storage.close()
+
+        reopened = SqlStorage(database_url)
+        await reopened.start()
+        assert await reopened.secret() == secret
+        assert len(await reopened.actions(other)) == 200
+        await reopened.close()
+
+    asyncio.run(run())
+
+
+def test_a_whole_game_on_postgresql(tmp_path: Path) -> None:
+    for url in postgres_database():
+        server = Server(url, tmp_path / "server.log").start()
+        try:
+            token = server.guest("pg-ana")
+            table = set_up_table(server, [token], "abluxxen", 3)
+            player = Player(server, token, 1)
+            asyncio.run(asyncio.wait_for(player.play({table}), 60))
+            record = server.record(table)
+            assert record.replay().returns() == player.views[table]["result"]
+        finally:
+            server.stop()
