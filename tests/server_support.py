@@ -163,8 +163,8 @@ class Player:
                 self.acked.append(Acked(table, position, seat, action))
             elif kind == "view":
                 table = frame["table"]
-                if frame["seq"] < self.views.get(table, {}).get("seq", -1):
-                    continue
+                if not frame["full"]:
+                    frame["view"] = {**self.views[table]["view"], **frame["view"]}
                 self.views[table] = frame
                 if frame["result"] is not None:
                     self.finished.add(table)

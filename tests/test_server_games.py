@@ -16,7 +16,7 @@ from tapisvert.core.records import Record
 from server_support import Player, Server, set_up_table, sqlite_url
 
 GAMES = ["wizard", "luz", "abluxxen", "fzzzt"]
-VIEW_KEYS = {"type", "table", "seq", "seat", "to_act", "legal", "deadline", "view", "result"}
+VIEW_KEYS = {"type", "table", "seq", "seat", "to_act", "legal", "deadline", "full", "view", "result"}
 OTHER_TYPES = {"welcome", "table", "ack", "notice", "chat", "people", "room", "error"}
 
 
@@ -48,7 +48,7 @@ def expected_frames(record: Record, wanted: set[int]) -> dict[tuple[int, int | N
         for seat in seats:
             legal = [state.action_to_string(action) for action in state.legal_actions()]
             expected[(seq, seat)] = (
-                state.observation(seat).to_dict(),
+                json.loads(json.dumps(state.observation(seat).to_dict())),
                 legal if to_act == seat else [],
             )
 

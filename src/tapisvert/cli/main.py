@@ -400,6 +400,7 @@ def serve(
         port=port,
         log_level="warning",
         ws_max_size=1 << 20,
+        ws_per_message_deflate=False,
     )
 
 

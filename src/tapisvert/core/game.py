@@ -42,14 +42,12 @@ class Observation:
     seat: Seat | None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (cards as notation strings), for the server and for records."""
-        return {field.name: _jsonable(getattr(self, field.name)) for field in fields(self)}
+        """A JSON-ready form (cards as notation strings; tuples serialise as arrays).
 
-
-def _jsonable(value: object) -> object:
-    if isinstance(value, tuple | list):
-        return [_jsonable(item) for item in value]
-    return value
+        Games may share the parts that do not change (a finished round) between the
+        dictionaries they return: read them, do not modify them.
+        """
+        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 @dataclass(frozen=True)

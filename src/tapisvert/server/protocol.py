@@ -189,7 +189,11 @@ class RoomInfo(ServerMessage):
 
 
 class View(ServerMessage):
-    """One seat's view after move ``seq``: its observation, and its legal moves if it acts."""
+    """One seat's view after move ``seq``: its observation, and its legal moves if it acts.
+
+    A ``full`` view holds the whole observation; the others hold only the top-level keys
+    that changed since the previous view of the same table, to be merged into it.
+    """
 
     type: Literal["view"] = "view"
     table: int
@@ -198,6 +202,7 @@ class View(ServerMessage):
     to_act: int | None
     legal: list[str]
     deadline: float | None
+    full: bool
     view: dict[str, Any]
     result: list[float] | None = None
 

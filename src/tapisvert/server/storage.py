@@ -143,13 +143,14 @@ T = TypeVar("T")
 
 @dataclass
 class _Job:
-    work: Callable[[Connection], Any]
+    work: Callable[[Connection], Any] | None
+    """What to run in the transaction; ``None`` for a log append, which only adds ``rows``."""
     future: asyncio.Future[Any]
     loop: asyncio.AbstractEventLoop
     groupable: bool
+    rows: list[dict[str, int]] = field(default_factory=list)
     result: Any = None
     error: BaseException | None = None
-    done: bool = field(default=False)
 
 
 class SqlStorage:
@@ -173,10 +174,15 @@ class SqlStorage:
             self._writer = None
         self.engine.dispose()
 
-    async def _run(self, work: Callable[[Connection], T], groupable: bool = False) -> T:
+    async def _run(
+        self,
+        work: Callable[[Connection], T] | None,
+        groupable: bool = False,
+        rows: list[dict[str, int]] | None = None,
+    ) -> T:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put(_Job(work, future, loop, groupable))
+        self._jobs.put(_Job(work, future, loop, groupable, rows or []))
         return await future
 
     def _write_loop(self) -> None:
@@ -200,8 +206,12 @@ class SqlStorage:
     def _commit(self, batch: list[_Job]) -> None:
         try:
             with self.engine.begin() as connection:
+                rows = [row for job in batch for row in job.rows]
+                if rows:  # every append of the group in one statement
+                    connection.execute(insert(actions_table), rows)
                 for job in batch:
-                    job.result = job.work(connection)
+                    if job.work is not None:
+                        job.result = job.work(connection)
         except Exception as error:  # a failed group: retry alone so only the culprit fails
             if len(batch) > 1:
                 for job in batch:
@@ -271,7 +281,7 @@ class SqlStorage:
             {"table_id": table_id, "seq": entry.seq, "actor": entry.actor, "action": entry.action}
             for entry in entries
         ]
-        await self._run(lambda c: c.execute(insert(actions_table), rows), groupable=True)
+        await self._run(None, groupable=True, rows=rows)
 
     async def actions(self, table_id: int) -> list[LoggedAction]:
         query = (

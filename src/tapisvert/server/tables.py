@@ -65,6 +65,8 @@ class GameTable:
         self._lock = asyncio.Lock()
         self._bots: dict[str, Bot] = {}
         self._timer: asyncio.TimerHandle | None = None
+        self._sent: dict[int | None, dict[str, Any]] = {}
+        """The observation last sent to each seat's channel: the next frame sends the changes."""
 
     # -- what may be told -------------------------------------------------------------
 
@@ -105,11 +107,22 @@ class GameTable:
             result=self.result,
         )
 
-    def view_frame(self, seat: int | None) -> str:
-        """The view of ``seat`` (``None``: a spectator) as a JSON text."""
+    def view_frame(self, seat: int | None, since: dict[str, Any] | None = None) -> str:
+        """The view of ``seat`` (``None``: a spectator) as a JSON text.
+
+        With ``since`` (the observation last sent on that seat's channel) the frame carries
+        only the parts of the observation that changed: a finished round is not sent again
+        with every card. ``full`` tells which kind a frame is.
+        """
         state = self.state
         if state is None:
             raise ServerError("not_started")
+        observation = state.observation(seat).to_dict()
+        if since is None:
+            shown = observation
+        else:
+            shown = {key: value for key, value in observation.items() if since.get(key) != value}
+        self._sent[seat] = observation
         to_act = state.current_player()
         acting = to_act >= 0
         legal = (
@@ -125,7 +138,8 @@ class GameTable:
             "to_act": to_act if acting else None,
             "legal": legal,
             "deadline": self.deadline if acting else None,
-            "view": state.observation(seat).to_dict(),
+            "full": since is None,
+            "view": shown,
             "result": self.result,
         }
         return orjson.dumps(frame).decode()
@@ -285,11 +299,14 @@ class GameTable:
         self.publish_views()
 
     def publish_views(self) -> None:
+        """Each followed seat's changes, and the spectators'; a seat nobody follows is skipped."""
         pubsub = self.lobby.pubsub
         for seat in [*range(len(self.seats)), None]:
             channel = seat_channel(self.id, seat)
             if pubsub.has_subscribers(channel):
-                pubsub.publish(channel, self.view_frame(seat))
+                pubsub.publish(channel, self.view_frame(seat, self._sent.get(seat)))
+            else:
+                self._sent.pop(seat, None)
 
     def _next_turn(self) -> None:
         """Start the clock of the seat to act, or let a bot play for it."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from tapisvert.core.chance import draw
@@ -141,17 +142,7 @@ class LuzObservation(Observation):
         del data["colours"], data["values"]
         data["trick"] = [_play_dict(play) for play in self.trick]
         data["completed_tricks"] = [_trick_dict(trick) for trick in self.completed_tricks]
-        data["past_deals"] = [
-            {
-                "deal_number": summary.deal_number,
-                "first_player": summary.first_player,
-                "bets": [list(bet) for bet in summary.bets],
-                "tricks": list(summary.tricks),
-                "points": list(summary.points),
-                "played": [_trick_dict(trick) for trick in summary.played],
-            }
-            for summary in self.past_deals
-        ]
+        data["past_deals"] = [_deal_dict(summary) for summary in self.past_deals]
         return data
 
 
@@ -159,6 +150,20 @@ def _play_dict(play: LuzPlay) -> dict[str, Any]:
     return {"seat": play.seat, "slot": play.slot, "card": card_to_string(play.card)}
 
 
+@lru_cache(maxsize=4096)
+def _deal_dict(summary: DealSummary) -> dict[str, Any]:
+    """Finished deals never change: each is converted once, then shared."""
+    return {
+        "deal_number": summary.deal_number,
+        "first_player": summary.first_player,
+        "bets": summary.bets,
+        "tricks": summary.tricks,
+        "points": summary.points,
+        "played": [_trick_dict(trick) for trick in summary.played],
+    }
+
+
+@lru_cache(maxsize=16384)
 def _trick_dict(trick: LuzTrick) -> dict[str, Any]:
     return {
         "leader": trick.leader,

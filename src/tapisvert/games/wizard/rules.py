@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from tapisvert.core.chance import draw
@@ -151,21 +152,25 @@ class WizardObservation(Observation):
         data["trump_card"] = None if self.trump_card is None else card_to_string(self.trump_card)
         data["trump"] = _trump_text(self.trump)
         data["completed_tricks"] = [_trick_dict(trick) for trick in self.completed_tricks]
-        data["past_rounds"] = [
-            {
-                "round_number": summary.round_number,
-                "dealer": summary.dealer,
-                "trump": _trump_text(summary.trump),
-                "bids": list(summary.bids),
-                "tricks": list(summary.tricks),
-                "points": list(summary.points),
-                "played": [_trick_dict(trick) for trick in summary.played],
-            }
-            for summary in self.past_rounds
-        ]
+        data["past_rounds"] = [_round_dict(summary) for summary in self.past_rounds]
         return data
 
 
+@lru_cache(maxsize=4096)
+def _round_dict(summary: RoundSummary) -> dict[str, Any]:
+    """Finished rounds never change: each is converted once, then shared."""
+    return {
+        "round_number": summary.round_number,
+        "dealer": summary.dealer,
+        "trump": _trump_text(summary.trump),
+        "bids": summary.bids,
+        "tricks": summary.tricks,
+        "points": summary.points,
+        "played": [_trick_dict(trick) for trick in summary.played],
+    }
+
+
+@lru_cache(maxsize=16384)
 def _trick_dict(trick: CompletedTrick) -> dict[str, Any]:
     return {
         "leader": trick.leader,
