@@ -2,14 +2,15 @@
 
 For each table count, a fresh ``tapisvert serve`` (SQLite file, one process) is started and
 one client process (separate from the server) opens 4 WebSockets per table, each a guest
-seated at a 4-player table. Every client plays a uniformly random legal move as soon as its
-view says it is to act, and times the move from sending it to its acknowledgement, which the
-server sends only after the move is committed to SQLite. A finished table is replaced by a
-new one. After a warm-up, moves are counted for the measured window.
+seated at a 4-player Wizard table set up over the WebSocket. A client bot thinks for a
+uniformly random 0.5–1.5 × ``--think`` seconds, then plays a random legal move; the move is
+timed from leaving the client to its acknowledgement, which the server sends only after the
+move is committed to SQLite. A finished table is replaced by a new one. Moves are counted
+over the measured window, after a warm-up.
 
-The peer, side by side: the same sockets, same server and same client loop, sending ``ping``
-messages instead of moves (no game, no database, no fan-out): the ratio moves/pings shows
-what the game, the log and the four views cost over the bare WebSocket round trip.
+The peer, side by side: the same server and sockets answering ``ping`` messages, each client
+sending the next as soon as the last is answered (no game, no database, no fan-out) — the
+bare WebSocket round trips this machine sustains. ``moves/pings`` relates the two.
 
 Afterwards the database is read back: every acknowledged move must be in the log.
 
@@ -20,12 +21,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import itertools
 import json
-import os
 import random
 import re
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,7 +43,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from server_support import Server, sqlite_url  # noqa: E402
-
 
 WAITING = re.compile(
     r'\{"type":"view","table":\d+,"seq":(?P<seq>\d+),"seat":(?P<seat>\d+),"to_act":(?P<to_act>\d+)'
@@ -71,115 +71,126 @@ async def guest(http: httpx.AsyncClient, name: str) -> str:
     return str(response.json()["token"])
 
 
-async def new_table(http: httpx.AsyncClient, tokens: list[str], game: str) -> int:
-    def auth(token: str) -> dict[str, str]:
-        return {"Authorization": f"Bearer {token}"}
+class SeatClient:
+    """One bot-driven WebSocket: plays its seat, and runs table set-up requests."""
 
-    created = await http.post(
-        "/api/tables", json={"game": game, "players": len(tokens)}, headers=auth(tokens[0])
-    )
-    created.raise_for_status()
-    table = int(created.json()["table"])
-    for seat, token in enumerate(tokens[1:], start=1):
-        joined = await http.post(
-            f"/api/tables/{table}/join", json={"seat": seat}, headers=auth(token)
-        )
-        joined.raise_for_status()
-    (await http.post(f"/api/tables/{table}/start", headers=auth(tokens[0]))).raise_for_status()
-    return table
+    def __init__(self, link: Any, seed: int, tally: Tally, think: float) -> None:
+        self.link = link
+        self.rng = random.Random(seed)
+        self.tally = tally
+        self.think = think
+        self.sent: dict[str, tuple[float, int, int]] = {}
+        self.requests: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.finished: asyncio.Queue[int] = asyncio.Queue()
+        self.latest = -1
+        self.numbers = itertools.count()
 
+    async def request(self, **message: Any) -> dict[str, Any]:
+        """Send a lobby request (create, join, start) and wait for its answer."""
+        request = f"r{next(self.numbers)}"
+        answer = self.requests[request] = asyncio.get_running_loop().create_future()
+        await self.link.send(json.dumps({"id": request, **message}))
+        frame = await answer
+        if frame["type"] == "error":
+            raise RuntimeError(f"refused: {frame}")
+        return frame
 
-async def seat_loop(
-    url: str, token: str, seed: int, tally: Tally, mode: str, finished: asyncio.Queue[int]
-) -> None:
-    rng = random.Random(seed)
-    sent: dict[str, tuple[float, int, int]] = {}
-    async with websockets.connect(url, max_size=None, compression=None) as link:
-        await link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
-        if mode == "pings":
-            await link.recv()
-            number = 0
-            while time.perf_counter() < tally.until:
-                start = time.perf_counter()
-                await link.send(json.dumps({"type": "ping", "id": str(number)}))
-                answer = orjson.loads(await link.recv())
-                assert answer["type"] == "ack", answer
-                tally.record(start, 0, number)
-                number += 1
-            return
-        latest = -1
-        while time.perf_counter() < tally.until:
-            try:
-                text = await asyncio.wait_for(link.recv(), 1)
-            except TimeoutError:
-                continue
+    async def listen(self) -> None:
+        async for text in self.link:
             quick = WAITING.match(text)
-            if quick and quick["seat"] != quick["to_act"] and int(quick["seq"]) > latest:
-                latest = int(quick["seq"])  # a view where another seat is to act
+            if quick and quick["seat"] != quick["to_act"] and int(quick["seq"]) > self.latest:
+                self.latest = int(quick["seq"])  # a view where another seat is to act
                 continue
-            frame = orjson.loads(text)
-            kind = frame["type"]
-            if kind == "ack" and frame.get("id") in sent:
-                started, table, position = sent.pop(frame["id"])
-                tally.record(started, table, position)
-            elif kind == "error":
-                raise RuntimeError(f"refused: {frame}")
-            elif kind == "view" and frame["seq"] > latest:
-                latest = frame["seq"]
-                if frame["result"] is not None:
-                    if frame["seat"] == 0:
-                        finished.put_nowait(frame["table"])
-                    latest = -1
-                elif frame["to_act"] == frame["seat"]:
-                    request = f"{frame['table']}:{frame['seq']}"
-                    sent[request] = (time.perf_counter(), frame["table"], frame["seq"])
-                    move = {
-                        "type": "act",
-                        "id": request,
-                        "table": frame["table"],
-                        "seq": frame["seq"],
-                        "action": rng.choice(frame["legal"]),
-                    }
-                    await link.send(json.dumps(move))
+            self.handle(orjson.loads(text))
+
+    def handle(self, frame: dict[str, Any]) -> None:
+        kind = frame["type"]
+        if kind in {"ack", "error"} and frame.get("id") in self.requests:
+            self.requests.pop(frame["id"]).set_result(frame)
+        elif kind == "ack" and frame.get("id") in self.sent:
+            started, table, position = self.sent.pop(frame["id"])
+            self.tally.record(started, table, position)
+        elif kind == "error":
+            raise RuntimeError(f"refused: {frame}")
+        elif kind == "view" and frame["seq"] > self.latest:
+            self.latest = frame["seq"]
+            if frame["result"] is not None:
+                self.latest = -1
+                self.finished.put_nowait(frame["table"])
+            elif frame["to_act"] == frame["seat"]:
+                move = {
+                    "type": "act",
+                    "id": f"{frame['table']}:{frame['seq']}",
+                    "table": frame["table"],
+                    "seq": frame["seq"],
+                    "action": self.rng.choice(frame["legal"]),
+                }
+                thinking = self.rng.uniform(0.5, 1.5) * self.think
+                asyncio.get_running_loop().call_later(thinking, self.play, move)
+
+    def play(self, move: dict[str, Any]) -> None:
+        """A bot's move after its thinking time; the clock starts when the move leaves."""
+        if time.perf_counter() > self.tally.until:
+            return
+        self.sent[move["id"]] = (time.perf_counter(), move["table"], move["seq"])
+        asyncio.get_running_loop().create_task(self.link.send(json.dumps(move)))
+
+    async def pings(self) -> None:
+        for number in itertools.count():
+            started = time.perf_counter()
+            await self.link.send(json.dumps({"type": "ping", "id": str(number)}))
+            answer = orjson.loads(await self.link.recv())
+            assert answer["type"] == "ack", answer
+            self.tally.record(started, 0, number)
+
+
+async def connect(url: str, token: str) -> Any:
+    link = await websockets.connect(url, max_size=None, compression=None)
+    await link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
+    assert orjson.loads(await link.recv())["type"] == "welcome"
+    return link
+
+
+async def host_tables(seats: list[SeatClient], game: str) -> None:
+    """Set up a table for these four over the WebSocket, and a new one whenever it ends."""
+    while True:
+        created = await seats[0].request(type="create", room="main", game=game, players=4)
+        table = created["table"]
+        for index, seat in enumerate(seats[1:], start=1):
+            await seat.request(type="join", table=table, seat=index)
+        await seats[0].request(type="start", table=table)
+        while await seats[0].finished.get() != table:
+            pass
 
 
 async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     """The client process: set up the tables, play, and report what it measured."""
     base = f"http://127.0.0.1:{arguments.port}"
     url = f"ws://127.0.0.1:{arguments.port}/ws"
-    limits = httpx.Limits(max_connections=50)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
         names = [f"{arguments.mode[0]}{index}" for index in range(4 * arguments.tables)]
-        tokens = await asyncio.gather(*(guest(http, name) for name in names))
-        groups = [tokens[4 * index : 4 * index + 4] for index in range(arguments.tables)]
-        tally = Tally()
-        finished: asyncio.Queue[int] = asyncio.Queue()
-        now = time.perf_counter()
-        tally.started = now + arguments.warmup
-        tally.until = tally.started + arguments.seconds
-        seats = [
-            seat_loop(url, token, 4 * group + seat, tally, arguments.mode, finished)
-            for group, group_tokens in enumerate(groups)
-            for seat, token in enumerate(group_tokens)
+        tokens = [await guest(http, name) for name in names]
+    tally = Tally(started=float("inf"), until=float("inf"))
+    links = [await connect(url, token) for token in tokens]
+    seats = [SeatClient(link, index, tally, arguments.think) for index, link in enumerate(links)]
+    if arguments.mode == "pings":
+        tasks = [asyncio.create_task(seat.pings()) for seat in seats]
+    else:
+        tasks = [asyncio.create_task(seat.listen()) for seat in seats]
+        tasks += [
+            asyncio.create_task(host_tables(seats[first : first + 4], arguments.game))
+            for first in range(0, len(seats), 4)
         ]
-        tasks = [asyncio.create_task(seat) for seat in seats]
-        if arguments.mode == "moves":
-            await asyncio.sleep(0.5)
-            tables = await asyncio.gather(
-                *(new_table(http, group, arguments.game) for group in groups)
-            )
-            group_of = dict(zip(tables, groups, strict=True))
-
-            async def replace_finished() -> None:
-                while True:
-                    table = await finished.get()
-                    group = group_of.pop(table)
-                    group_of[await new_table(http, group, arguments.game)] = group
-
-            replacer = asyncio.create_task(replace_finished())
-        await asyncio.gather(*tasks)
-        if arguments.mode == "moves":
-            replacer.cancel()
+    tally.started = time.perf_counter() + arguments.warmup
+    tally.until = tally.started + arguments.seconds
+    await asyncio.sleep(arguments.warmup + arguments.seconds + 2 * arguments.think)
+    for task in tasks:
+        if task.done() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for link in links:
+        await link.close()
     latencies = sorted(tally.latencies)
     return {
         "moves": len(latencies),
@@ -202,6 +213,7 @@ def client_process(port: int, tables: int, mode: str, arguments: argparse.Namesp
         sys.executable, __file__, "--client", "--port", str(port), "--mode", mode,
         "--tables", str(tables), "--seconds", str(arguments.seconds),
         "--warmup", str(arguments.warmup), "--game", arguments.game,
+        "--think", str(arguments.think),
     ]  # fmt: skip
     output = subprocess.run(command, capture_output=True, text=True, check=False)
     if output.returncode != 0:
@@ -221,6 +233,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured window")
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--game", default="wizard")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.1,
+        help="mean seconds a client bot thinks before each move (0: as fast as possible)",
+    )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
@@ -232,6 +250,7 @@ def main() -> None:
             uvloop.install()
         except ImportError:
             pass
+        gc.set_threshold(100_000, 50, 100)  # the client's own pauses would count as latency
         tables = arguments.tables[0]
         arguments.tables = tables
         print(json.dumps(asyncio.run(run_clients(arguments))))

@@ -51,3 +51,28 @@ def test_bot_strength_runs_and_prints_its_figures() -> None:
     assert "it/s" in result.stdout
     assert "abluxxen: hard,easy,easy,easy" in result.stdout
     assert "margin/game" in result.stdout
+
+
+def test_server_load_runs_and_checks_persistence() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "server_load.py"),
+            "--tables",
+            "3",
+            "--seconds",
+            "2",
+            "--warmup",
+            "1",
+            "--think",
+            "0.02",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    header, row = result.stdout.strip().splitlines()[-2:]
+    assert "moves/s" in header and "p99 ms" in header
+    assert row.split()[0] == "3" and row.split()[-1] == "all"
+    assert float(row.split()[2]) > 0

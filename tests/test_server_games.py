@@ -16,7 +16,18 @@ from tapisvert.core.records import Record
 from server_support import Player, Server, set_up_table, sqlite_url
 
 GAMES = ["wizard", "luz", "abluxxen", "fzzzt"]
-VIEW_KEYS = {"type", "table", "seq", "seat", "to_act", "legal", "deadline", "full", "view", "result"}
+VIEW_KEYS = {
+    "type",
+    "table",
+    "seq",
+    "seat",
+    "to_act",
+    "legal",
+    "deadline",
+    "full",
+    "view",
+    "result",
+}
 OTHER_TYPES = {"welcome", "table", "ack", "notice", "chat", "people", "room", "error"}
 
 

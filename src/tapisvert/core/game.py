@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -47,7 +47,7 @@ class Observation:
         Games may share the parts that do not change (a finished round) between the
         dictionaries they return: read them, do not modify them.
         """
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ def parse_optional_seat(value: object) -> int | None:
 
 
 S = TypeVar("S", bound="State")
+T = TypeVar("T")
 
 
 class Game(ABC, Generic[S]):
@@ -203,6 +204,18 @@ class State(ABC):
 
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
+
+    def _shared(self, compute: Callable[[], T]) -> T:
+        """What every seat's observation of this position has in common, computed once.
+
+        A server asks for every seat's observation after each move; the history node names
+        the position, since every action replaces it.
+        """
+        memo: tuple[HistoryNode, T] | None = self.__dict__.get("_shared_memo")
+        if memo is None or memo[0] is not self._history:
+            memo = (self._history, compute())
+            self.__dict__["_shared_memo"] = memo
+        return memo[1]
 
     def segment(self) -> int:
         """Which scoring segment (round, deal) the game is in: search looks no further.

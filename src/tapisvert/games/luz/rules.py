@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from tapisvert.core.cache import IdentityCache
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
@@ -142,7 +143,7 @@ class LuzObservation(Observation):
         del data["colours"], data["values"]
         data["trick"] = [_play_dict(play) for play in self.trick]
         data["completed_tricks"] = [_trick_dict(trick) for trick in self.completed_tricks]
-        data["past_deals"] = [_deal_dict(summary) for summary in self.past_deals]
+        data["past_deals"] = _deals_json(self.past_deals)
         return data
 
 
@@ -150,9 +151,7 @@ def _play_dict(play: LuzPlay) -> dict[str, Any]:
     return {"seat": play.seat, "slot": play.slot, "card": card_to_string(play.card)}
 
 
-@lru_cache(maxsize=4096)
 def _deal_dict(summary: DealSummary) -> dict[str, Any]:
-    """Finished deals never change: each is converted once, then shared."""
     return {
         "deal_number": summary.deal_number,
         "first_player": summary.first_player,
@@ -170,6 +169,12 @@ def _trick_dict(trick: LuzTrick) -> dict[str, Any]:
         "plays": [_play_dict(play) for play in trick.plays],
         "winner": trick.winner,
     }
+
+
+_deals_json: IdentityCache[tuple[DealSummary, ...], list[dict[str, Any]]] = IdentityCache(
+    lambda deals: [_deal_dict(summary) for summary in deals]
+)
+"""Finished deals never change: a game's are converted once per deal, then shared."""
 
 
 @register_game

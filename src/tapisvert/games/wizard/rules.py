@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from tapisvert.core.cache import IdentityCache
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import (
@@ -151,14 +152,12 @@ class WizardObservation(Observation):
         data["trick"] = [card_to_string(card) for card in self.trick]
         data["trump_card"] = None if self.trump_card is None else card_to_string(self.trump_card)
         data["trump"] = _trump_text(self.trump)
-        data["completed_tricks"] = [_trick_dict(trick) for trick in self.completed_tricks]
-        data["past_rounds"] = [_round_dict(summary) for summary in self.past_rounds]
+        data["completed_tricks"] = _tricks_json(self.completed_tricks)
+        data["past_rounds"] = _rounds_json(self.past_rounds)
         return data
 
 
-@lru_cache(maxsize=4096)
 def _round_dict(summary: RoundSummary) -> dict[str, Any]:
-    """Finished rounds never change: each is converted once, then shared."""
     return {
         "round_number": summary.round_number,
         "dealer": summary.dealer,
@@ -177,6 +176,16 @@ def _trick_dict(trick: CompletedTrick) -> dict[str, Any]:
         "cards": [card_to_string(card) for card in trick.cards],
         "winner": trick.winner,
     }
+
+
+_tricks_json: IdentityCache[tuple[CompletedTrick, ...], list[dict[str, Any]]] = IdentityCache(
+    lambda tricks: [_trick_dict(trick) for trick in tricks]
+)
+"""The tricks of the round, converted once per position for every seat's view."""
+_rounds_json: IdentityCache[tuple[RoundSummary, ...], list[dict[str, Any]]] = IdentityCache(
+    lambda rounds: [_round_dict(summary) for summary in rounds]
+)
+"""Finished rounds never change: a game's are converted once per round, then shared."""
 
 
 def _trump_text(trump: int | None) -> str | None:
@@ -409,31 +418,36 @@ class WizardState(State):
             self._history = (self._history, tuple(drawn))
 
     def observation(self, seat: Seat | None) -> WizardObservation:
-        players = self._players
-        bids: tuple[int | None, ...] = tuple(None if bid < 0 else bid for bid in self._bids)
+        public = self._shared(self._public_view)
+        bids = public["bids"]
         if self.game.hidden_bids and self._phase == PHASE_BID:
             bids = tuple(bid if other == seat else None for other, bid in enumerate(bids))
         return WizardObservation(
             seat=seat,
-            players=players,
-            round_index=self._round_index,
-            rounds=len(self.game.round_numbers),
-            round_number=self._cards,
-            dealer=self._dealer,
-            phase=PHASE_NAMES[self._phase],
-            current_player=self._player,
             hand=() if seat is None else tuple(cards_in(self._hands[seat])),
-            hand_sizes=tuple(card_count(hand) for hand in self._hands),
-            trump_card=None if self._trump_card < 0 else self._trump_card,
-            trump=None if self._trump == TRUMP_UNDECIDED else self._trump,
-            bids=bids,
-            tricks_won=self.tricks_won(),
-            leader=self._leader,
-            trick=tuple(self._trick),
-            completed_tricks=tuple(CompletedTrick(*trick) for trick in self._completed),
-            scores=self._scores,
-            past_rounds=self._past_rounds,
+            **{**public, "bids": bids},
         )
+
+    def _public_view(self) -> dict[str, Any]:
+        return {
+            "players": self._players,
+            "round_index": self._round_index,
+            "rounds": len(self.game.round_numbers),
+            "round_number": self._cards,
+            "dealer": self._dealer,
+            "phase": PHASE_NAMES[self._phase],
+            "current_player": self._player,
+            "hand_sizes": tuple(card_count(hand) for hand in self._hands),
+            "trump_card": None if self._trump_card < 0 else self._trump_card,
+            "trump": None if self._trump == TRUMP_UNDECIDED else self._trump,
+            "bids": tuple(None if bid < 0 else bid for bid in self._bids),
+            "tricks_won": self.tricks_won(),
+            "leader": self._leader,
+            "trick": tuple(self._trick),
+            "completed_tricks": tuple(CompletedTrick(*trick) for trick in self._completed),
+            "scores": self._scores,
+            "past_rounds": self._past_rounds,
+        }
 
     def segment(self) -> int:
         return self._round_index
