@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
 
-from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalogue
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError
@@ -29,6 +31,8 @@ from tapisvert.server.pubsub import PubSub
 from tapisvert.server.storage import open_storage
 
 HELLO_SECONDS = 10.0
+WEB = Path(__file__).resolve().parent.parent / "web"
+"""The browser app: plain ES modules and CSS, no build step."""
 
 
 class Credentials(BaseModel):
@@ -204,6 +208,17 @@ def create_app(
             return PlainTextResponse(game_record.to_text())
         return Response(game_record.to_json(), media_type="application/json")
 
+    @app.get("/api/catalogue/{language}")
+    async def texts(language: str) -> dict[str, str]:
+        """Every text of the web pages, in one language."""
+        if language not in LANGUAGES:
+            raise ServerError("no_such_language", status=404, languages=", ".join(LANGUAGES))
+        return dict(catalogue(language))
+
+    @app.get("/api/tables/{table_id}/replay")
+    async def replay(table_id: int) -> list[dict[str, Any]]:
+        return await lobby.replay(table_id)
+
     @app.websocket("/ws")
     async def websocket(socket: WebSocket) -> None:
         await socket.accept()
@@ -217,6 +232,7 @@ def create_app(
             lobby.disconnect(connection)
             await sender
 
+    app.mount("/", StaticFiles(directory=WEB, html=True), name="web")
     return app
 
 

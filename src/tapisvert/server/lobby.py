@@ -19,7 +19,7 @@ import orjson
 
 from tapisvert.bots.base import LEVELS
 from tapisvert.core.errors import OptionError
-from tapisvert.core.records import Record, actor_label
+from tapisvert.core.records import CHANCE_ACTOR, Record, actor_label
 from tapisvert.core.registry import game_class, games, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
@@ -437,6 +437,18 @@ class Lobby:
             actions=texts,
             actors=actors,
         )
+
+    async def replay(self, table_id: int) -> list[dict[str, Any]]:
+        """A finished game step by step: who did what, and what a spectator saw then."""
+        record = await self.record(table_id)
+        state = record.new_game().new_initial_state()
+        steps = [{"actor": None, "action": None, "view": state.observation(None).to_dict()}]
+        for text, actor in zip(record.actions, record.actors or [], strict=True):
+            state.apply_string(text)
+            if actor != CHANCE_ACTOR:
+                view = state.observation(None).to_dict()
+                steps.append({"actor": actor, "action": text, "view": view})
+        return steps
 
     def games(self) -> list[dict[str, Any]]:
         described = []

@@ -216,6 +216,7 @@ class GameTable:
             self.status = "playing"
             await self.lobby.storage.save_table(self.row())
             self.lobby.tell(self, "server.notice.started")
+            self.lobby.table_changed(self)
             await self._commit(self.game.new_initial_state(), [])
 
     def _require_open(self, user_id: int) -> None:
