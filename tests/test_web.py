@@ -193,3 +193,31 @@ def test_names_and_chat_are_text_and_refusals_show_their_reason(server: Server, 
     page.click("#start")
     page.wait_for_selector("#notice:not([hidden])")
     assert "every seat must be taken" in page.inner_text("#notice")
+
+
+def test_an_account_signs_in_and_a_phone_sized_table_fits(server: Server, browser: Browser) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    try:
+        page.goto(server.url)
+        page.fill("#name", "phone-zoe")
+        page.fill("#password", "zoe-secret")
+        page.click("#register")
+        page.wait_for_selector("#create")
+        page.click("text=Sign out")
+        page.fill("#name", "phone-zoe")
+        page.fill("#password", "wrong-one")
+        page.click("#login")
+        page.wait_for_selector("#notice:not([hidden])")
+        assert "wrong name or password" in page.inner_text("#notice")
+        page.fill("#password", "zoe-secret")
+        page.click("#login")
+        page.wait_for_selector("#create")
+        create_table(page, "wizard", 3)
+        add_bots(page, 2)
+        page.click("#start")
+        page.wait_for_selector("[data-action]")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the table is {overflow}px wider than a phone screen"
+    finally:
+        context.close()

@@ -270,14 +270,17 @@ async def _greet(lobby: Lobby, socket: WebSocket) -> Connection | None:
 
 
 async def _pump(socket: WebSocket, connection: Connection) -> None:
-    while True:
-        frame = await connection.outbox.get()
-        if frame is None:
-            break
+    """Send the connection's frames in order; ``None`` closes it."""
+    outbox = connection.outbox
+    frame = await outbox.get()
+    while frame is not None:
         try:
             await socket.send_text(frame)
         except Exception:
             break
+        # Frames come in bursts (a move reaches every seat at once): take what is queued
+        # without going back to sleep between them.
+        frame = outbox.get_nowait() if not outbox.empty() else await outbox.get()
     with contextlib.suppress(Exception):
         await socket.close()
 
@@ -310,7 +313,7 @@ async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMess
         if connection.repeated(request_id):
             raise ServerError("duplicate", id=request_id)
         answer = await _dispatch(lobby, connection, message)
-        if answer is not None and "id" in type(answer).model_fields:
+        if answer is not None and getattr(answer, "id", request_id) != request_id:
             answer = answer.model_copy(update={"id": request_id})
         return answer
     except ServerError as error:
