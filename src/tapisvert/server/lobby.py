@@ -39,6 +39,7 @@ from tapisvert.server.tables import GameTable, Seat
 ROOMS = ("main", "luz", "abluxxen", "wizard", "fzzzt")
 NAME = re.compile(r"^[\w.-]{1,32}$")
 FINISHED_KEPT_SECONDS = 300.0
+RESTORED_FINISHED = 100
 """A finished table stays in memory this long for its players; its record stays for good."""
 
 
@@ -166,20 +167,28 @@ class Lobby:
     # -- life -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Open the database and bring back every table that was open or playing."""
+        """Open the database and bring back the tables that were open or playing.
+
+        The latest finished tables come back too, for a while: whoever was there when the
+        server stopped may not have seen the end.
+        """
         await self.storage.start()
         self.tokens = Tokens(await self.storage.secret())
-        for row in await self.storage.tables(["open", "playing"]):
+        rows = await self.storage.tables(["open", "playing"])
+        rows += await self.storage.tables(["finished"], latest=RESTORED_FINISHED)
+        for row in rows:
             table = GameTable(row, self)
-            if row.status == "playing":
-                table.restore(await self.storage.actions(row.id))
+            if row.status != "open":
+                await table.restore(await self.storage.actions(row.id))
             self.tables[row.id] = table
             for seat in table.seats:
                 if seat.user_id is not None:
                     self.names[seat.user_id] = seat.name or "?"
                     self._later(self.settings.absence_grace, self._check_absent, seat.user_id)
-            if row.status == "playing":
+            if table.status == "playing":
                 table._next_turn()
+            elif table.status == "finished":
+                self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
 
     async def stop(self) -> None:
         for task in list(self._tasks):

@@ -130,7 +130,9 @@ class Storage(Protocol):
     async def user_by_name(self, name: str) -> UserRow | None: ...
     async def create_table(self, row: TableRow) -> int: ...
     async def save_table(self, row: TableRow) -> None: ...
-    async def tables(self, statuses: Sequence[str]) -> list[TableRow]: ...
+    async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
+        """Tables in these states, oldest first; only the ``latest`` ones when given."""
+
     async def table(self, table_id: int) -> TableRow | None: ...
     async def append(self, table_id: int, entries: Sequence[LoggedAction]) -> None:
         """Committed when it returns; entries of one table arrive in ``seq`` order."""
@@ -264,10 +266,11 @@ class SqlStorage:
             groupable=True,
         )
 
-    async def tables(self, statuses: Sequence[str]) -> list[TableRow]:
+    async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
         query = select(tables_table).where(tables_table.c.status.in_(list(statuses)))
-        rows = await self._run(lambda c: c.execute(query.order_by(tables_table.c.id)).all())
-        return [_table_row(row._mapping) for row in rows]
+        query = query.order_by(tables_table.c.id.desc()).limit(latest)
+        rows = await self._run(lambda c: c.execute(query).all())
+        return [_table_row(row._mapping) for row in reversed(rows)]
 
     async def table(self, table_id: int) -> TableRow | None:
         query = select(tables_table).where(tables_table.c.id == table_id)

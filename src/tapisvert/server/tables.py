@@ -383,8 +383,11 @@ class GameTable:
 
     # -- restore ----------------------------------------------------------------------
 
-    def restore(self, entries: list[LoggedAction]) -> None:
-        """Replay the log of a game that was running when the server stopped."""
+    async def restore(self, entries: list[LoggedAction]) -> None:
+        """Replay the log of a game that was running when the server stopped.
+
+        A game whose last move was logged just before a stop is marked finished now.
+        """
         state = self.game.new_initial_state()
         for entry in entries:
             if entry.seq != self.seq or entry.actor != state.current_player():
@@ -392,3 +395,7 @@ class GameTable:
             state.apply_action(entry.action)
             self.seq += 1
         self.state = state
+        if state.is_terminal() and self.status != "finished":
+            self.status = "finished"
+            self.result = state.returns()
+            await self.lobby.storage.save_table(self.row())
