@@ -159,8 +159,8 @@ async def host_tables(seats: list[SeatClient], game: str) -> None:
         for index, seat in enumerate(seats[1:], start=1):
             await seat.request(type="join", table=table, seat=index)
         await seats[0].request(type="start", table=table)
-        while await seats[0].finished.get() != table:
-            pass
+        ended = await seats[0].finished.get()
+        assert ended == table, f"table {ended} ended, but this group plays at {table}"
 
 
 async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
@@ -244,12 +244,9 @@ def main() -> None:
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.client:
-        try:
-            import uvloop
+        import uvloop  # installed with uvicorn[standard]
 
-            uvloop.install()
-        except ImportError:
-            pass
+        uvloop.install()
         gc.set_threshold(100_000, 50, 100)  # the client's own pauses would count as latency
         tables = arguments.tables[0]
         arguments.tables = tables

@@ -12,6 +12,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -202,6 +204,16 @@ def set_up_table(
     return table
 
 
+@contextmanager
+def serving(folder: Path, **settings: float) -> Iterator[Server]:
+    """A server on a SQLite file in ``folder``, stopped afterwards."""
+    server = Server(sqlite_url(folder), folder / "server.log", **settings).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def sqlite_url(folder: Path) -> str:
     return f"sqlite:///{folder / 'tapisvert.sqlite3'}"
 
@@ -210,8 +222,7 @@ def postgres_url() -> str | None:
     """The PostgreSQL database the tests may use, if one answers."""
     url = os.environ.get("TAPISVERT_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
     try:
-        with socket.create_connection(("127.0.0.1", 5432), timeout=1):
-            pass
+        socket.create_connection(("127.0.0.1", 5432), timeout=1).close()
     except OSError:
         return None
     return url

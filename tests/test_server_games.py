@@ -13,7 +13,7 @@ import pytest
 
 from tapisvert.core.records import Record
 
-from server_support import Player, Server, set_up_table, sqlite_url
+from server_support import Player, Server, serving, set_up_table
 
 GAMES = ["wizard", "luz", "abluxxen", "fzzzt"]
 VIEW_KEYS = {
@@ -33,10 +33,8 @@ OTHER_TYPES = {"welcome", "table", "ack", "notice", "chat", "people", "room", "e
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    folder = tmp_path_factory.mktemp("server")
-    running = Server(sqlite_url(folder), folder / "server.log").start()
-    yield running
-    running.stop()
+    with serving(tmp_path_factory.mktemp("server")) as running:
+        yield running
 
 
 def stored_seed(server: Server, table: int) -> int:

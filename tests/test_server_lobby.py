@@ -14,18 +14,16 @@ import websockets
 
 from tapisvert.server import protocol
 
-from server_support import Server, sqlite_url
+from server_support import Server, serving
 
 Frame = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    folder = tmp_path_factory.mktemp("lobby")
     settings = {"absence-grace": 0.5, "bot-delay": 0.05}
-    running = Server(sqlite_url(folder), folder / "server.log", **settings)
-    yield running.start()
-    running.stop()
+    with serving(tmp_path_factory.mktemp("lobby"), **settings) as running:
+        yield running
 
 
 class Link:

@@ -22,7 +22,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from tapisvert.server import protocol
 
-from server_support import Server, sqlite_url
+from server_support import Server, serving
 
 PEOPLE = ("ana", "bob", "cy", "dee")
 
@@ -61,8 +61,8 @@ def views(server: Server, tokens: dict[str, str], table: int) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
-    folder = tmp_path_factory.mktemp("robustness")
-    server = Server(sqlite_url(folder), folder / "server.log", rate=100000.0).start()
+    stack = contextlib.ExitStack()
+    server = stack.enter_context(serving(tmp_path_factory.mktemp("robustness"), rate=100000.0))
     tokens = {name: server.guest(name) for name in (*PEOPLE, "mallory")}
     table = server.call(tokens["ana"], "POST", "/api/tables", game="wizard", players=4)
     table_id = int(table.json()["table"])
@@ -73,7 +73,6 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     seated = {name: tokens[name] for name in PEOPLE}
     snapshot = views(server, seated, table_id)
     to_act = json.loads(snapshot["ana"])["to_act"]
-    stack = contextlib.ExitStack()
     links = {
         name: greet(stack.enter_context(connect(server.ws_url, max_size=None)), tokens[name])
         for name in (*PEOPLE, "mallory")
@@ -86,7 +85,6 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         assert json.loads(link.recv(timeout=5))["type"] == "people"
     yield Arena(server, table_id, int(other.json()["table"]), snapshot, links, seated)
     stack.close()
-    server.stop()
 
 
 def hostile_messages(table: int, other: int, seq: int) -> st.SearchStrategy[str]:
@@ -232,12 +230,8 @@ def test_http_refusals_say_what_is_wrong(arena: Arena) -> None:
 
 
 def test_a_flood_is_slowed_down_and_the_connection_recovers(tmp_path: Path) -> None:
-    server = Server(sqlite_url(tmp_path), tmp_path / "server.log").start()
-    try:
-        with connect(server.ws_url) as link:
-            flood(greet(link, server.guest("flood")))
-    finally:
-        server.stop()
+    with serving(tmp_path) as server, connect(server.ws_url) as link:
+        flood(greet(link, server.guest("flood")))
 
 
 def flood(link: ClientConnection) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from server_support import Server, sqlite_url
+from server_support import Server, serving
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
@@ -35,10 +35,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    folder = tmp_path_factory.mktemp("web")
-    running = Server(sqlite_url(folder), folder / "server.log").start()
-    yield running
-    running.stop()
+    with serving(tmp_path_factory.mktemp("web")) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

@@ -366,8 +366,8 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
             return lobby.who(room, table)
         case protocol.Ping(type="help"):
             return await run_command(lobby, user, connection.language, "/help", Place(None, None))
-        case _:
-            pass
+        case protocol.Ping(type="ping"):
+            return Ack(id=request_id)
     return Ack(id=request_id, table=getattr(message, "table", None))
 
 
