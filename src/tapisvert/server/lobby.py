@@ -19,7 +19,8 @@ import orjson
 
 from tapisvert.bots.base import LEVELS
 from tapisvert.core.errors import OptionError
-from tapisvert.core.records import CHANCE_ACTOR, Record, actor_label
+from tapisvert.core.game import CHANCE
+from tapisvert.core.records import Record, actor_label, record_of
 from tapisvert.core.registry import game_class, games, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
@@ -155,14 +156,6 @@ class Lobby:
         self.connections: dict[int, set[Connection]] = {}
         self.rooms: dict[str, dict[int, int]] = {room: {} for room in ROOMS}
         self._tasks: set[asyncio.Task[Any]] = set()
-
-    @property
-    def bot_delay(self) -> float:
-        return self.settings.bot_delay
-
-    @property
-    def replacement_level(self) -> str:
-        return self.settings.replacement_level
 
     # -- life -------------------------------------------------------------------------
 
@@ -429,35 +422,24 @@ class Lobby:
             raise ServerError("no_such_table", status=404, table=table_id)
         if row.status != "finished":
             raise ServerError("not_finished", status=409)
-        game = load_game(row.game, row.players, **row.options)
-        state = game.new_initial_state()
-        texts: list[str] = []
-        actors: list[str] = []
+        state = load_game(row.game, row.players, **row.options).new_initial_state()
         for entry in await self.storage.actions(table_id):
-            texts.append(state.action_to_string(entry.action))
-            actors.append(actor_label(entry.actor))
             state.apply_action(entry.action)
-        return Record(
-            game=row.game,
-            players=row.players,
-            options=dict(game.options),
-            seats=[seat.get("name") or "?" for seat in row.seats],
-            result=state.returns(),
-            actions=texts,
-            actors=actors,
-        )
+        return record_of(state, [seat.get("name") or "?" for seat in row.seats])
 
     async def replay(self, table_id: int) -> list[dict[str, Any]]:
         """A finished game step by step: who did what, and what a spectator saw then."""
         record = await self.record(table_id)
-        state = record.new_game().new_initial_state()
-        steps = [{"actor": None, "action": None, "view": state.observation(None).to_dict()}]
-        for text, actor in zip(record.actions, record.actors or [], strict=True):
-            state.apply_string(text)
-            if actor != CHANCE_ACTOR:
-                view = state.observation(None).to_dict()
-                steps.append({"actor": actor, "action": text, "view": view})
-        return steps
+        start = record.new_game().new_initial_state().observation(None).to_dict()
+        return [{"actor": None, "action": None, "view": start}] + [
+            {
+                "actor": actor_label(step.actor),
+                "action": step.text,
+                "view": step.state.observation(None).to_dict(),
+            }
+            for step in record.steps()
+            if step.actor != CHANCE
+        ]
 
     def games(self) -> list[dict[str, Any]]:
         described = []

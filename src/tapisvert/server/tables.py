@@ -322,16 +322,13 @@ class GameTable:
         seat = self.seats[to_act]
         if seat.kind == "bot" or seat.replaced:
             asyncio.get_running_loop().call_later(
-                self.lobby.bot_delay, self._spawn, self._bot_turn(to_act, self.seq)
+                self.lobby.settings.bot_delay, self.lobby.spawn, self._bot_turn(to_act, self.seq)
             )
         elif self.clock is not None:
             self.deadline = time.time() + self.clock
             self._timer = asyncio.get_running_loop().call_later(
                 self.clock, self._time_out, to_act, self.seq
             )
-
-    def _spawn(self, work: Any) -> None:
-        self.lobby.spawn(work)
 
     def _time_out(self, seat: int, seq: int) -> None:
         if self.seq != seq or self.status != "playing":
@@ -345,7 +342,7 @@ class GameTable:
         state = self.state
         if state is None or self.seq != seq or state.current_player() != seat:
             return
-        level = self.seats[seat].level or self.lobby.replacement_level
+        level = self.seats[seat].level or self.lobby.settings.replacement_level
         bot = self._bots.get(level)
         if bot is None:
             bot = self._bots[level] = make_bot(level, self.game)
