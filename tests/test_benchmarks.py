@@ -10,69 +10,46 @@ from pathlib import Path
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-def test_engine_speed_runs_and_prints_its_figures() -> None:
+def run_benchmark(script: str, *arguments: str, **environment: str) -> str:
+    """What a short run of ``benchmarks/<script>`` prints."""
     result = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "engine_speed.py"), "--seconds", "0.3"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert "12-trick hands/s" in result.stdout
-    assert "clones/s" in result.stdout
-    assert "Wizard games/s" in result.stdout
-    assert "Luz games/s" in result.stdout
-    assert "Fzzzt! games/s" in result.stdout
-    assert "Abluxxen games/s" in result.stdout
-
-
-def test_bot_strength_runs_and_prints_its_figures() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(BENCHMARKS / "bot_strength.py"),
-            "--deals",
-            "1",
-            "--full-games",
-            "0",
-            "--games",
-            "abluxxen",
-            "--seconds",
-            "0.5",
-            "--workers",
-            "1",
-        ],
+        [sys.executable, str(BENCHMARKS / script), *arguments],
         capture_output=True,
         text=True,
         timeout=600,
         check=True,
-        env={**os.environ, "TAPISVERT_SEARCH_SCALE": "0.05"},
+        env={**os.environ, **environment},
     )
-    assert "it/s" in result.stdout
-    assert "abluxxen: hard,easy,easy,easy" in result.stdout
-    assert "margin/game" in result.stdout
+    return result.stdout
+
+
+def test_engine_speed_runs_and_prints_its_figures() -> None:
+    printed = run_benchmark("engine_speed.py", "--seconds", "0.3")
+    assert "12-trick hands/s" in printed
+    assert "clones/s" in printed
+    assert "Wizard games/s" in printed
+    assert "Luz games/s" in printed
+    assert "Fzzzt! games/s" in printed
+    assert "Abluxxen games/s" in printed
+
+
+def test_bot_strength_runs_and_prints_its_figures() -> None:
+    printed = run_benchmark(
+        "bot_strength.py",
+        *("--deals", "1", "--full-games", "0", "--games", "abluxxen"),
+        *("--seconds", "0.5", "--workers", "1"),
+        TAPISVERT_SEARCH_SCALE="0.05",
+    )
+    assert "it/s" in printed
+    assert "abluxxen: hard,easy,easy,easy" in printed
+    assert "margin/game" in printed
 
 
 def test_server_load_runs_and_checks_persistence() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(BENCHMARKS / "server_load.py"),
-            "--tables",
-            "3",
-            "--seconds",
-            "2",
-            "--warmup",
-            "1",
-            "--think",
-            "0.02",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
+    printed = run_benchmark(
+        "server_load.py", "--tables", "3", "--seconds", "2", "--warmup", "1", "--think", "0.02"
     )
-    header, row = result.stdout.strip().splitlines()[-2:]
+    header, row = printed.strip().splitlines()[-2:]
     assert "moves/s" in header and "p99 ms" in header
     assert row.split()[0] == "3" and row.split()[-1] == "all"
     assert float(row.split()[2]) > 0
