@@ -24,6 +24,7 @@ import asyncio
 import gc
 import itertools
 import json
+import os
 import random
 import re
 import sqlite3
@@ -55,6 +56,8 @@ class Tally:
     started: float = 0.0
     until: float = 0.0
     latencies: list[float] = field(default_factory=list)
+    view_latencies: list[float] = field(default_factory=list)
+    """From sending a move to the mover's view of the position after it."""
     acked: list[tuple[int, int]] = field(default_factory=list)
     """(table, position) of every acknowledged move, measured or not."""
 
@@ -63,6 +66,11 @@ class Tally:
         self.acked.append((table, position))
         if self.started <= sent and now <= self.until:
             self.latencies.append(now - sent)
+
+    def record_view(self, sent: float) -> None:
+        now = time.perf_counter()
+        if self.started <= sent and now <= self.until:
+            self.view_latencies.append(now - sent)
 
 
 async def guest(http: httpx.AsyncClient, name: str) -> str:
@@ -84,6 +92,8 @@ class SeatClient:
         self.finished: asyncio.Queue[int] = asyncio.Queue()
         self.latest = -1
         self.numbers = itertools.count()
+        self.awaited_view: tuple[float, int] | None = None
+        """When this seat's last move left, and its position."""
 
     async def request(self, **message: Any) -> dict[str, Any]:
         """Send a lobby request (create, join, start) and wait for its answer."""
@@ -98,6 +108,9 @@ class SeatClient:
     async def listen(self) -> None:
         async for text in self.link:
             quick = WAITING.match(text)
+            if quick and self.awaited_view and int(quick["seq"]) > self.awaited_view[1]:
+                self.tally.record_view(self.awaited_view[0])
+                self.awaited_view = None
             if quick and quick["seat"] != quick["to_act"] and int(quick["seq"]) > self.latest:
                 self.latest = int(quick["seq"])  # a view where another seat is to act
                 continue
@@ -133,6 +146,7 @@ class SeatClient:
         if time.perf_counter() > self.tally.until:
             return
         self.sent[move["id"]] = (time.perf_counter(), move["table"], move["seq"])
+        self.awaited_view = (time.perf_counter(), move["seq"])
         asyncio.get_running_loop().create_task(self.link.send(json.dumps(move)))
 
     async def pings(self) -> None:
@@ -183,7 +197,15 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         ]
     tally.started = time.perf_counter() + arguments.warmup
     tally.until = tally.started + arguments.seconds
-    await asyncio.sleep(arguments.warmup + arguments.seconds + 2 * arguments.think)
+    await asyncio.sleep(arguments.warmup)
+    cpu_before = server_cpu_seconds(arguments.server_pid)
+    await asyncio.sleep(arguments.seconds)
+    cpu_after = server_cpu_seconds(arguments.server_pid)
+    cpu, loop_cpu = (
+        (after - before) / arguments.seconds
+        for before, after in zip(cpu_before, cpu_after, strict=True)
+    )
+    await asyncio.sleep(2 * arguments.think)
     for task in tasks:
         if task.done() and task.exception() is not None:
             raise task.exception()  # type: ignore[misc]
@@ -198,8 +220,27 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         "p50": quantile(latencies, 0.50),
         "p95": quantile(latencies, 0.95),
         "p99": quantile(latencies, 0.99),
+        "view_p99": quantile(sorted(tally.view_latencies), 0.99),
+        "server_cpu": cpu,
+        "loop_cpu": loop_cpu,
         "acked": tally.acked,
     }
+
+
+def server_cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU time the server has used: all its threads, and its event loop's thread alone.
+
+    Read from Linux's /proc; NaN elsewhere.
+    """
+
+    def used(path: str) -> float:
+        try:
+            fields = Path(path).read_text().rpartition(")")[2].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    return used(f"/proc/{pid}/stat"), used(f"/proc/{pid}/task/{pid}/stat")
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -208,9 +249,11 @@ def quantile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def client_process(port: int, tables: int, mode: str, arguments: argparse.Namespace) -> Any:
+def client_process(server: Server, tables: int, mode: str, arguments: argparse.Namespace) -> Any:
+    assert server.process is not None
     command = [
-        sys.executable, __file__, "--client", "--port", str(port), "--mode", mode,
+        sys.executable, __file__, "--client", "--port", str(server.port), "--mode", mode,
+        "--server-pid", str(server.process.pid),
         "--tables", str(tables), "--seconds", str(arguments.seconds),
         "--warmup", str(arguments.warmup), "--game", arguments.game,
         "--think", str(arguments.think),
@@ -242,6 +285,7 @@ def main() -> None:
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
+    parser.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.client:
         import uvloop  # installed with uvicorn[standard]
@@ -255,6 +299,7 @@ def main() -> None:
 
     print(
         f"{'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}"
+        f" {'view p99':>8} {'cpu':>5} {'µs/move':>7} {'loop µs':>7}"
         f" {'pings/s':>8} {'moves/pings':>11} {'persisted':>9}"
     )
     for tables in arguments.tables:
@@ -263,8 +308,8 @@ def main() -> None:
             server = Server(sqlite_url(path), path / "server.log", rate=1000.0)
             server.start()
             try:
-                moves = client_process(server.port, tables, "moves", arguments)
-                pings = client_process(server.port, tables, "pings", arguments)
+                moves = client_process(server, tables, "moves", arguments)
+                pings = client_process(server, tables, "pings", arguments)
             finally:
                 server.stop()
             acked = {tuple(move) for move in moves["acked"]}
@@ -272,7 +317,11 @@ def main() -> None:
         print(
             f"{tables:>6} {4 * tables:>7} {moves['per_second']:>8.0f}"
             f" {1000 * moves['p50']:>7.1f} {1000 * moves['p95']:>7.1f}"
-            f" {1000 * moves['p99']:>7.1f} {pings['per_second']:>8.0f}"
+            f" {1000 * moves['p99']:>7.1f} {1000 * moves['view_p99']:>8.1f}"
+            f" {moves['server_cpu']:>5.2f}"
+            f" {1e6 * moves['server_cpu'] / moves['per_second']:>7.0f}"
+            f" {1e6 * moves['loop_cpu'] / moves['per_second']:>7.0f}"
+            f" {pings['per_second']:>8.0f}"
             f" {moves['per_second'] / pings['per_second']:>11.2f}"
             f" {'all' if persisted else 'NO':>9}",
             flush=True,

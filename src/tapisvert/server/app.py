@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalogue
 from tapisvert.server import protocol
@@ -219,21 +220,37 @@ def create_app(
     async def replay(table_id: int) -> list[dict[str, Any]]:
         return await lobby.replay(table_id)
 
-    @app.websocket("/ws")
-    async def websocket(socket: WebSocket) -> None:
-        await socket.accept()
-        connection = await _greet(lobby, socket)
-        if connection is None:
-            return
-        sender = asyncio.get_running_loop().create_task(_pump(socket, connection))
-        try:
-            await _listen(lobby, socket, connection)
-        finally:
-            lobby.disconnect(connection)
-            await sender
-
+    app.add_middleware(SocketEndpoint, lobby=lobby)
     app.mount("/", StaticFiles(directory=WEB, html=True), name="web")
     return app
+
+
+class SocketEndpoint:
+    """The WebSocket endpoint ``/ws``, ahead of the routing.
+
+    Every move sends a frame to each seat; here they go straight to the server's socket,
+    without the layers that HTTP routes need (exception handlers, routing, dependencies).
+    """
+
+    def __init__(self, app: ASGIApp, lobby: Lobby) -> None:
+        self.app = app
+        self.lobby = lobby
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket" or scope["path"] != "/ws":
+            await self.app(scope, receive, send)
+            return
+        socket = WebSocket(scope, receive, send)
+        await socket.accept()
+        connection = await _greet(self.lobby, socket)
+        if connection is None:
+            return
+        sender = asyncio.get_running_loop().create_task(_pump(socket, send, connection))
+        try:
+            await _listen(self.lobby, socket, connection)
+        finally:
+            self.lobby.disconnect(connection)
+            await sender
 
 
 def _language(header: str | None) -> str:
@@ -269,20 +286,19 @@ async def _greet(lobby: Lobby, socket: WebSocket) -> Connection | None:
     return connection
 
 
-async def _pump(socket: WebSocket, connection: Connection) -> None:
-    """Send the connection's frames in order; ``None`` closes it."""
-    outbox = connection.outbox
-    frame = await outbox.get()
-    while frame is not None:
-        try:
-            await socket.send_text(frame)
-        except Exception:
-            break
-        # Frames come in bursts (a move reaches every seat at once): take what is queued
-        # without going back to sleep between them.
-        frame = outbox.get_nowait() if not outbox.empty() else await outbox.get()
-    with contextlib.suppress(Exception):
-        await socket.close()
+async def _pump(socket: WebSocket, send: Send, connection: Connection) -> None:
+    """Send the connection's frames in order; ``None`` closes the socket."""
+    try:
+        while True:
+            for frame in await connection.outbox.take():
+                if frame is None:
+                    return
+                await send({"type": "websocket.send", "text": frame})
+    except Exception:
+        return
+    finally:
+        with contextlib.suppress(Exception):
+            await socket.close()
 
 
 async def _listen(lobby: Lobby, socket: WebSocket, connection: Connection) -> None:

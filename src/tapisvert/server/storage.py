@@ -150,7 +150,8 @@ class _Job:
     future: asyncio.Future[Any]
     loop: asyncio.AbstractEventLoop
     groupable: bool
-    rows: list[dict[str, int]] = field(default_factory=list)
+    rows: list[tuple[int, int, int, int]] = field(default_factory=list)
+    """Log entries to append: (table id, seq, actor, action)."""
     result: Any = None
     error: BaseException | None = None
 
@@ -163,6 +164,9 @@ class SqlStorage:
         self.engine: Engine = _make_engine(url)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
+        # Appends are the hot path: the driver's own executemany, without per-row compiling.
+        self._append_sql = str(insert(actions_table).compile(dialect=self.engine.dialect))
+        self._append_positional = self.engine.dialect.positional
 
     async def start(self) -> None:
         self._writer = threading.Thread(target=self._write_loop, name="storage", daemon=True)
@@ -180,7 +184,7 @@ class SqlStorage:
         self,
         work: Callable[[Connection], T] | None,
         groupable: bool = False,
-        rows: list[dict[str, int]] | None = None,
+        rows: list[tuple[int, int, int, int]] | None = None,
     ) -> T:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
@@ -208,9 +212,11 @@ class SqlStorage:
     def _commit(self, batch: list[_Job]) -> None:
         try:
             with self.engine.begin() as connection:
-                rows = [row for job in batch for row in job.rows]
+                rows: list[Any] = [row for job in batch for row in job.rows]
                 if rows:  # every append of the group in one statement
-                    connection.execute(insert(actions_table), rows)
+                    if not self._append_positional:
+                        rows = [dict(zip(_ACTION_COLUMNS, row, strict=True)) for row in rows]
+                    connection.exec_driver_sql(self._append_sql, rows)
                 for job in batch:
                     if job.work is not None:
                         job.result = job.work(connection)
@@ -220,8 +226,9 @@ class SqlStorage:
                     self._commit([job])
                 return
             batch[0].error = error
-        for job in batch:
-            job.loop.call_soon_threadsafe(_settle, job)
+        loops = {job.loop for job in batch}  # one wake-up per event loop, not per job
+        for loop in loops:
+            loop.call_soon_threadsafe(_settle, [job for job in batch if job.loop is loop])
 
     async def secret(self) -> str:
         return await self._run(_secret)
@@ -280,10 +287,7 @@ class SqlStorage:
     async def append(self, table_id: int, entries: Sequence[LoggedAction]) -> None:
         if not entries:
             return
-        rows = [
-            {"table_id": table_id, "seq": entry.seq, "actor": entry.actor, "action": entry.action}
-            for entry in entries
-        ]
+        rows = [(table_id, entry.seq, entry.actor, entry.action) for entry in entries]
         await self._run(None, groupable=True, rows=rows)
 
     async def actions(self, table_id: int) -> list[LoggedAction]:
@@ -296,13 +300,14 @@ class SqlStorage:
         return [LoggedAction(seq, actor, action) for seq, actor, action in rows]
 
 
-def _settle(job: _Job) -> None:
-    if job.future.done():
-        return
-    if job.error is not None:
-        job.future.set_exception(job.error)
-    else:
-        job.future.set_result(job.result)
+def _settle(jobs: list[_Job]) -> None:
+    for job in jobs:
+        if job.future.done():
+            continue
+        if job.error is not None:
+            job.future.set_exception(job.error)
+        else:
+            job.future.set_result(job.result)
 
 
 def _make_engine(url: str) -> Engine:
@@ -324,6 +329,9 @@ def _make_engine(url: str) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     return create_engine(url, pool_pre_ping=True)
+
+
+_ACTION_COLUMNS = tuple(column.name for column in actions_table.columns)
 
 
 def _migrate(connection: Connection) -> None:
