@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import statistics
 
@@ -76,6 +77,24 @@ def test_clone_is_independent() -> None:
     assert twin.history() != state.history()
     assert state.observation(None).bids == (None,) * 4
     assert isinstance(twin, WizardState)
+
+
+@pytest.mark.parametrize("name", ["wizard", "luz", "abluxxen", "fzzzt"])
+def test_observations_hold_exactly_their_fields(name: str) -> None:
+    """Observations built with ``assemble`` equal those built by the dataclass's ``__init__``."""
+    state = load_game(name, players=4).new_initial_state(seed=5)
+    rng = random.Random(5)
+    for _ in range(60):
+        if state.is_terminal():
+            break
+        if state.current_player() == CHANCE:
+            state.resolve_chance()
+            continue
+        for seat in [None, *range(4)]:
+            observation = state.observation(seat)
+            assert set(vars(observation)) == set(type(observation).__dataclass_fields__)
+            assert dataclasses.replace(observation) == observation
+        state.apply_action(rng.choice(state.legal_actions()))
 
 
 def test_bots_receive_only_what_their_seat_sees() -> None:

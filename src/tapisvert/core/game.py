@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from tapisvert.core.errors import OptionError
 
@@ -47,7 +47,19 @@ class Observation:
         Games may share the parts that do not change (a finished round) between the
         dictionaries they return: read them, do not modify them.
         """
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return dict(self.__dict__)
+
+    @classmethod
+    def assemble(cls, fields: Mapping[str, Any]) -> Self:
+        """The observation holding ``fields`` (every field, once), built without ``__init__``.
+
+        For a game that builds observations from a mapping it shares between seats: a
+        server builds one per seat after every move, and a frozen dataclass's ``__init__``,
+        setting each field through ``object.__setattr__``, costs more than the rest.
+        """
+        observation = object.__new__(cls)
+        observation.__dict__.update(fields)
+        return observation
 
 
 @dataclass(frozen=True)

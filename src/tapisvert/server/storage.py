@@ -1,23 +1,26 @@
 """The storage port and its SQL adapter (SQLite embedded by default, PostgreSQL by URL).
 
-Every accepted action is appended to a log before anyone hears of it. Appends go
-through one writer thread that commits whatever has queued up in a single
-transaction (a group commit): the latency of a move is one commit, and the cost
-of a commit is shared by every table that moved meanwhile.
+Every accepted action is appended to a log before anyone hears of it. Writes are
+committed in groups: whatever has queued up goes in a single transaction, so the
+latency of a move is one commit, and the cost of a commit is shared by every table
+that moved meanwhile.
 
 SQLite runs in WAL mode with ``synchronous=NORMAL``: a commit is in the operating
 system's hands when it returns, so a killed server loses nothing it acknowledged
 (a power cut may lose the last commits; ``TAPISVERT_SQLITE_SYNC=FULL`` closes that).
+The log is copied into the database file by a thread of its own (a checkpoint), never
+inside a commit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -42,7 +45,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 metadata = MetaData()
 
@@ -82,6 +85,10 @@ actions_table = Table(
     Column("actor", Integer, nullable=False),
     Column("action", Integer, nullable=False),
 )
+
+_ACTION_COLUMNS = tuple(column.name for column in actions_table.columns)
+APPEND_CHUNK = 200
+"""Log rows per INSERT: one statement is one step of the driver, below any parameter limit."""
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -157,27 +164,50 @@ class _Job:
 
 
 class SqlStorage:
-    """The SQLAlchemy adapter; the URL's dialect picks SQLite or PostgreSQL."""
+    """The SQLAlchemy adapter; the URL's dialect picks SQLite or PostgreSQL.
+
+    Writes are grouped: what queued up meanwhile is committed in one transaction. A
+    SQLite commit (WAL, ``synchronous=NORMAL``) is a write to the log file, quicker than
+    handing work to a thread: it runs on the event loop, once per turn of the loop, for
+    whatever that turn queued. PostgreSQL (a network round trip) and SQLite with
+    ``synchronous=FULL`` (an fsync) commit in a writer thread instead.
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine: Engine = _make_engine(url)
+        sqlite = self.engine.dialect.name == "sqlite"
+        self._on_loop = sqlite and _sqlite_synchronous() == "NORMAL"
+        self._pending: list[_Job] = []
+        """Jobs queued during this turn of the event loop (SQLite on the loop)."""
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        """Jobs for the writer thread (the others)."""
         self._writer: threading.Thread | None = None
-        # Appends are the hot path: the driver's own executemany, without per-row compiling.
-        self._append_sql = str(insert(actions_table).compile(dialect=self.engine.dialect))
-        self._append_positional = self.engine.dialect.positional
+        self._connection: Connection | None = None
+        # Appends are the hot path: one multi-row INSERT per commit, written for the driver.
+        marker = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+        self._append_head = f"INSERT INTO actions ({', '.join(_ACTION_COLUMNS)}) VALUES "
+        self._append_row = f"({', '.join([marker] * len(_ACTION_COLUMNS))})"
+        self._checkpointer = _Checkpointer(self.engine) if sqlite else None
 
     async def start(self) -> None:
-        self._writer = threading.Thread(target=self._write_loop, name="storage", daemon=True)
-        self._writer.start()
-        await self._run(_migrate, groupable=False)
+        if not self._on_loop:
+            self._writer = threading.Thread(target=self._write_loop, name="storage", daemon=True)
+            self._writer.start()
+        await self._run(_migrate)
+        if self._checkpointer is not None:
+            self._checkpointer.start()
 
     async def close(self) -> None:
         if self._writer is not None:
             self._jobs.put(None)
             await asyncio.to_thread(self._writer.join)
             self._writer = None
+        elif self._connection is not None:
+            self._connection.close()
+            self._connection = None
+        if self._checkpointer is not None:
+            await asyncio.to_thread(self._checkpointer.stop)
         self.engine.dispose()
 
     async def _run(
@@ -188,35 +218,58 @@ class SqlStorage:
     ) -> T:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put(_Job(work, future, loop, groupable, rows or []))
+        job = _Job(work, future, loop, groupable, rows or [])
+        if self._on_loop:
+            self._pending.append(job)
+            if len(self._pending) == 1:
+                loop.call_soon(self._commit_pending)
+        else:
+            self._jobs.put(job)
         return await future
 
-    def _write_loop(self) -> None:
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                return
-            batch = [job]
-            while job.groupable:
-                try:
-                    following = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                if following is None:
-                    self._jobs.put(None)
-                    break
-                batch.append(following)
-                job = following
+    def _commit_pending(self) -> None:
+        jobs, self._pending = self._pending, []
+        for batch in _batches(jobs):
             self._commit(batch)
+            _settle(batch)
+
+    def _write_loop(self) -> None:
+        try:
+            while True:
+                jobs = [self._jobs.get()]
+                with contextlib.suppress(queue.Empty):
+                    while jobs[-1] is not None:
+                        jobs.append(self._jobs.get_nowait())
+                closing = jobs[-1] is None
+                for batch in _batches([job for job in jobs if job is not None]):
+                    self._commit(batch)
+                    loop = batch[0].loop  # one wake-up of the event loop per batch
+                    loop.call_soon_threadsafe(_settle, batch)
+                if closing:
+                    return
+        finally:
+            if self._connection is not None:
+                self._connection.close()
+
+    def _writing_connection(self) -> Connection:
+        """The connection every write goes through, kept open from one commit to the next."""
+        if self._connection is None or self._connection.invalidated:
+            if self._connection is not None:
+                self._connection.close()
+            self._connection = None
+            self._connection = self.engine.connect()
+        return self._connection
 
     def _commit(self, batch: list[_Job]) -> None:
+        """Run the batch in one transaction; each job gets its result or its error."""
         try:
-            with self.engine.begin() as connection:
-                rows: list[Any] = [row for job in batch for row in job.rows]
-                if rows:  # every append of the group in one statement
-                    if not self._append_positional:
-                        rows = [dict(zip(_ACTION_COLUMNS, row, strict=True)) for row in rows]
-                    connection.exec_driver_sql(self._append_sql, rows)
+            connection = self._writing_connection()
+            with connection.begin():
+                rows = [row for job in batch for row in job.rows]
+                for start in range(0, len(rows), APPEND_CHUNK):
+                    chunk = rows[start : start + APPEND_CHUNK]
+                    statement = self._append_head + ", ".join([self._append_row] * len(chunk))
+                    connection.exec_driver_sql(statement, tuple(v for row in chunk for v in row))
                 for job in batch:
                     if job.work is not None:
                         job.result = job.work(connection)
@@ -226,9 +279,6 @@ class SqlStorage:
                     self._commit([job])
                 return
             batch[0].error = error
-        loops = {job.loop for job in batch}  # one wake-up per event loop, not per job
-        for loop in loops:
-            loop.call_soon_threadsafe(_settle, [job for job in batch if job.loop is loop])
 
     async def secret(self) -> str:
         return await self._run(_secret)
@@ -300,6 +350,54 @@ class SqlStorage:
         return [LoggedAction(seq, actor, action) for seq, actor, action in rows]
 
 
+class _Checkpointer:
+    """Copies SQLite's write-ahead log into the database file, beside the writer.
+
+    Left to itself, SQLite checkpoints inside a commit every 1,000 pages, with two fsyncs:
+    that commit, and every move waiting for it, would wait tens of milliseconds. A
+    passive checkpoint from another connection does not hold up the writer.
+    """
+
+    INTERVAL = 0.5
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="checkpoint", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """The last checkpoint empties the log."""
+        self._stopping.set()
+        self._thread.join()
+        self._checkpoint("TRUNCATE")
+
+    def _loop(self) -> None:
+        while not self._stopping.wait(self.INTERVAL):
+            self._checkpoint("PASSIVE")
+
+    def _checkpoint(self, mode: str) -> None:
+        try:
+            with self.engine.connect() as connection:
+                connection.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
+        except OperationalError:  # busy: the next one copies what this one could not
+            pass
+
+
+def _batches(jobs: list[_Job]) -> Iterator[list[_Job]]:
+    """Consecutive groupable jobs share a transaction; any other job has one of its own."""
+    batch: list[_Job] = []
+    for job in jobs:
+        if batch and not (job.groupable and batch[-1].groupable):
+            yield batch
+            batch = []
+        batch.append(job)
+    if batch:
+        yield batch
+
+
 def _settle(jobs: list[_Job]) -> None:
     for job in jobs:
         if job.future.done():
@@ -310,18 +408,24 @@ def _settle(jobs: list[_Job]) -> None:
             job.future.set_result(job.result)
 
 
+def _sqlite_synchronous() -> str:
+    synchronous = os.environ.get("TAPISVERT_SQLITE_SYNC", "NORMAL").upper()
+    if synchronous not in {"NORMAL", "FULL"}:
+        raise ValueError("TAPISVERT_SQLITE_SYNC is NORMAL or FULL")
+    return synchronous
+
+
 def _make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False})
-        synchronous = os.environ.get("TAPISVERT_SQLITE_SYNC", "NORMAL").upper()
-        if synchronous not in {"NORMAL", "FULL"}:
-            raise ValueError("TAPISVERT_SQLITE_SYNC is NORMAL or FULL")
+        synchronous = _sqlite_synchronous()
 
         @event.listens_for(engine, "connect")
         def pragmas(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute(f"PRAGMA synchronous={synchronous}")
+            cursor.execute("PRAGMA wal_autocheckpoint=0")  # see _Checkpointer
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
 
@@ -329,9 +433,6 @@ def _make_engine(url: str) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     return create_engine(url, pool_pre_ping=True)
-
-
-_ACTION_COLUMNS = tuple(column.name for column in actions_table.columns)
 
 
 def _migrate(connection: Connection) -> None:

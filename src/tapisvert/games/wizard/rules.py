@@ -422,11 +422,8 @@ class WizardState(State):
         bids = public["bids"]
         if self.game.hidden_bids and self._phase == PHASE_BID:
             bids = tuple(bid if other == seat else None for other, bid in enumerate(bids))
-        return WizardObservation(
-            seat=seat,
-            hand=() if seat is None else tuple(cards_in(self._hands[seat])),
-            **{**public, "bids": bids},
-        )
+        hand = () if seat is None else tuple(cards_in(self._hands[seat]))
+        return WizardObservation.assemble({**public, "seat": seat, "hand": hand, "bids": bids})
 
     def _public_view(self) -> dict[str, Any]:
         return {
