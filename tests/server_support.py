@@ -117,7 +117,8 @@ class Player:
     """A scripted person: takes a seat, then plays a random legal move whenever it may.
 
     It keeps every frame it received (for the leak scan) and every acknowledged move
-    (for the crash test), and reconnects with its token when the server goes away.
+    (for the crash test: its seat's next view names it), and reconnects with its token
+    when the server goes away.
     """
 
     server: Server
@@ -130,6 +131,8 @@ class Player:
     views: dict[int, dict[str, Any]] = field(default_factory=dict)
     finished: set[int] = field(default_factory=set)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    requests: set[str] = field(default_factory=set)
+    """The id of every move it sent."""
     _ids: itertools.count[int] = field(default_factory=itertools.count)
 
     async def play(self, tables: set[int], reconnect: bool = False) -> None:
@@ -161,9 +164,10 @@ class Player:
                     await asyncio.sleep(0.1)
                     await self._send_move(link, pending, *refused)
             elif kind == "ack" and frame.get("id") in pending:
-                table, position, seat, action = pending.pop(frame["id"])
-                self.acked.append(Acked(table, position, seat, action))
+                raise AssertionError(f"a move answered apart from its seat's view: {frame}")
             elif kind == "view":
+                if frame["ack"] in pending:  # the mover's view acknowledges its move
+                    self.acked.append(Acked(*pending.pop(frame["ack"])))
                 table = frame["table"]
                 if not frame["full"]:
                     frame["view"] = {**self.views[table]["view"], **frame["view"]}
@@ -183,7 +187,8 @@ class Player:
         seat: int,
         action: str,
     ) -> None:
-        request = f"m{next(self._ids)}"
+        request = f"m{self.seed}-{next(self._ids)}"  # unique among the players
+        self.requests.add(request)
         pending[request] = (table, position, seat, action)
         message = {"type": "act", "id": request, "table": table, "seq": position, "action": action}
         await link.send(json.dumps(message))

@@ -53,3 +53,4 @@ def test_server_load_runs_and_checks_persistence() -> None:
     assert "moves/s" in header and "p99 ms" in header
     assert row.split()[0] == "3" and row.split()[-1] == "all"
     assert float(row.split()[2]) > 0
+    assert float(row.split()[6]) > 0  # the server's CPU, read from /proc

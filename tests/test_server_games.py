@@ -20,6 +20,7 @@ VIEW_KEYS = {
     "type",
     "table",
     "seq",
+    "ack",
     "seat",
     "to_act",
     "legal",
@@ -103,6 +104,7 @@ def test_whole_game_between_people_bots_and_a_spectator_leaks_nothing(
                 continue
             assert set(frame) == VIEW_KEYS
             assert frame["seat"] == seat
+            assert frame["ack"] is None or frame["ack"] in client.requests  # only one's own
             observation, legal = expected[(frame["seq"], seat)]
             assert frame["view"] == observation
             assert frame["legal"] == legal

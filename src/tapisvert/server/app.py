@@ -352,7 +352,9 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
         case protocol.Hello():
             raise ServerError("already_greeted")
         case protocol.Act(table=table, seq=seq, action=action):
-            new_seq = await lobby.act(user, table, action, seq)
+            new_seq = await lobby.act(user, table, action, seq, request_id)
+            if connection.follows_seat(lobby.table(table)):
+                return None  # the mover's view of the new position carries the id
             return Ack(id=request_id, table=table, seq=new_seq)
         case protocol.EnterRoom(room=room):
             return lobby.enter(connection, room)

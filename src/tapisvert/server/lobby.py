@@ -148,6 +148,11 @@ class Connection:
             lambda name: name.startswith(f"{public}:") or (not seat_only and name == public)
         )
 
+    def follows_seat(self, table: GameTable) -> bool:
+        """Whether this connection hears its user's seat at ``table`` (and so its views)."""
+        seat = table.seat_of(self.user.id)
+        return seat is not None and seat_channel(table.id, seat) in self.channels
+
     def within_rate(self) -> bool:
         """A token bucket: ``rate`` messages a second, bursts of twice that."""
         now = time.monotonic()
@@ -412,8 +417,10 @@ class Lobby:
         table.spectators.pop(user_id, None)
         self.table_changed(table)
 
-    async def act(self, user: User, table_id: int, action: str, seq: int) -> int:
-        return await self.table(table_id).act(user.id, action, seq)
+    async def act(
+        self, user: User, table_id: int, action: str, seq: int, request: str | None = None
+    ) -> int:
+        return await self.table(table_id).act(user.id, action, seq, request)
 
     def table_changed(self, table: GameTable) -> None:
         frame = table.info().model_dump_json()

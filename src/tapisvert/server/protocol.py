@@ -147,7 +147,10 @@ class Error(ServerMessage):
 
 
 class Ack(ServerMessage):
-    """The request ``id`` was done; for a move, ``seq`` is the position after it."""
+    """The request ``id`` was done; for a move, ``seq`` is the position after it.
+
+    A move is acknowledged by the mover's next ``view`` instead, when the connection that
+    sent it follows its seat (``View.ack``)."""
 
     type: Literal["ack"] = "ack"
     id: str | None = None
@@ -199,6 +202,10 @@ class View(ServerMessage):
     table: int
     seq: int
     seat: int | None
+    ack: str | None = None
+    """In the mover's view, the ``id`` of the ``act`` that led to it: the move is committed.
+
+    A connection that follows its seat gets no separate ``ack`` for a move."""
     to_act: int | None
     legal: list[str]
     deadline: float | None

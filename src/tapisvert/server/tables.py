@@ -107,12 +107,15 @@ class GameTable:
             result=self.result,
         )
 
-    def view_frame(self, seat: int | None, since: dict[str, Any] | None = None) -> str:
+    def view_frame(
+        self, seat: int | None, since: dict[str, Any] | None = None, ack: str | None = None
+    ) -> str:
         """The view of ``seat`` (``None``: a spectator) as a JSON text.
 
         With ``since`` (the observation last sent on that seat's channel) the frame carries
         only the parts of the observation that changed: a finished round is not sent again
-        with every card. ``full`` tells which kind a frame is.
+        with every card. ``full`` tells which kind a frame is; ``ack`` answers the move
+        that led to it.
         """
         state = self.state
         if state is None:
@@ -135,6 +138,7 @@ class GameTable:
             "table": self.id,
             "seq": self.seq,
             "seat": seat,
+            "ack": ack,
             "to_act": to_act if acting else None,
             "legal": legal,
             "deadline": self.deadline if acting else None,
@@ -243,16 +247,19 @@ class GameTable:
 
     # -- play -------------------------------------------------------------------------
 
-    async def act(self, user_id: int, text: str, seq: int) -> int:
-        """Play ``text`` for the user's seat at position ``seq``; returns the new position."""
+    async def act(self, user_id: int, text: str, seq: int, request: str | None = None) -> int:
+        """Play ``text`` for the user's seat at position ``seq``; returns the new position.
+
+        The seat's view of the new position carries ``request``, the id of the message.
+        """
         seat = self.seat_of(user_id)
         if seat is None:
             raise ServerError("not_seated", status=403)
         if self.seats[seat].replaced:
             await self.come_back(user_id)
-        return await self._play(seat, text, seq)
+        return await self._play(seat, text, seq, request)
 
-    async def _play(self, seat: int, text: str | int, seq: int) -> int:
+    async def _play(self, seat: int, text: str | int, seq: int, request: str | None = None) -> int:
         async with self._lock:
             state = self.state
             if state is None or self.status != "playing":
@@ -268,12 +275,14 @@ class GameTable:
             except IllegalActionError as error:
                 raise ServerError.wrapping("illegal", error) from None
             try:
-                await self._commit(following, [(seat, action)])
+                await self._commit(following, [(seat, action)], request)
             except Exception:
                 raise ServerError("storage", status=503) from None
             return self.seq
 
-    async def _commit(self, state: State, moves: list[tuple[int, int]]) -> None:
+    async def _commit(
+        self, state: State, moves: list[tuple[int, int]], request: str | None = None
+    ) -> None:
         """Draw pending chance, log and commit; then ``state`` is the table's, and is published.
 
         The caller holds the lock. Until the commit returns, the table shows the position
@@ -297,15 +306,19 @@ class GameTable:
             self.lobby.table_changed(self)
             self.lobby.tell(self, "server.notice.finished", result=self.result)
         self._next_turn()
-        self.publish_views()
+        self.publish_views(moves[0][0] if request is not None else None, request)
 
-    def publish_views(self) -> None:
-        """Each followed seat's changes, and the spectators'; a seat nobody follows is skipped."""
+    def publish_views(self, mover: int | None = None, request: str | None = None) -> None:
+        """Each followed seat's changes, and the spectators'; a seat nobody follows is skipped.
+
+        The mover's view carries ``request``, the id of the move it answers.
+        """
         pubsub = self.lobby.pubsub
         for seat in [*range(len(self.seats)), None]:
             channel = seat_channel(self.id, seat)
             if pubsub.has_subscribers(channel):
-                pubsub.publish(channel, self.view_frame(seat, self._sent.get(seat)))
+                ack = request if seat == mover else None
+                pubsub.publish(channel, self.view_frame(seat, self._sent.get(seat), ack))
             else:
                 self._sent.pop(seat, None)
 
