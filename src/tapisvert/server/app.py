@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -19,6 +19,7 @@ from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalogue
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError
+from tapisvert.server.links import AsgiLink, Link, accept, pump
 from tapisvert.server.lobby import ROOMS, Connection, Lobby, Settings, User
 from tapisvert.server.protocol import (
     PROTOCOL_VERSION,
@@ -240,17 +241,26 @@ class SocketEndpoint:
         if scope["type"] != "websocket" or scope["path"] != "/ws":
             await self.app(scope, receive, send)
             return
-        socket = WebSocket(scope, receive, send)
-        await socket.accept()
-        connection = await _greet(self.lobby, socket)
-        if connection is None:
-            return
-        sender = asyncio.get_running_loop().create_task(_pump(socket, send, connection))
-        try:
-            await _listen(self.lobby, socket, connection)
-        finally:
-            self.lobby.disconnect(connection)
-            await sender
+        if await accept(receive, send):
+            await serve_link(self.lobby, AsgiLink(receive, send))
+
+
+async def serve_link(lobby: Lobby, link: Link) -> None:
+    """One client, from its ``hello`` until it leaves."""
+    connection = await _greet(lobby, link)
+    if connection is None:
+        return
+
+    async def send_all() -> None:  # a connection closed here closes its link
+        await pump(connection.outbox, link)
+        await link.close()
+
+    sender = asyncio.get_running_loop().create_task(send_all())
+    try:
+        await _listen(lobby, link, connection)
+    finally:
+        lobby.disconnect(connection)
+        await sender
 
 
 def _language(header: str | None) -> str:
@@ -261,51 +271,33 @@ def _language(header: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
-async def _greet(lobby: Lobby, socket: WebSocket) -> Connection | None:
-    """Wait for a valid ``hello``; anything else is refused and the socket closed."""
+async def _greet(lobby: Lobby, link: Link) -> Connection | None:
+    """Wait for a valid ``hello``; anything else is refused and the link closed."""
     try:
-        text = await asyncio.wait_for(socket.receive_text(), HELLO_SECONDS)
+        text = await asyncio.wait_for(link.receive(), HELLO_SECONDS)
+        if text is None:
+            return None
         hello = Hello.model_validate_json(text)
         if hello.version != PROTOCOL_VERSION:
             raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
         user = await lobby.authenticate(hello.token)
-    except (ValidationError, ServerError, TimeoutError, WebSocketDisconnect, KeyError) as error:
-        if isinstance(error, WebSocketDisconnect):
-            return None
+    except (ValidationError, ServerError, TimeoutError) as error:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
         frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
         with contextlib.suppress(Exception):
-            await socket.send_text(frame.model_dump_json())
-            await socket.close(code=1008)
+            await link.send(frame.model_dump_json())
+        await link.close(code=1008)
         return None
     language = hello.language or DEFAULT_LANGUAGE
     connection = await lobby.connect(user, language)
-    await socket.send_text(
-        Welcome(user=user.name, language=language, rooms=list(ROOMS)).model_dump_json()
-    )
+    await link.send(Welcome(user=user.name, language=language, rooms=list(ROOMS)).model_dump_json())
     return connection
 
 
-async def _pump(socket: WebSocket, send: Send, connection: Connection) -> None:
-    """Send the connection's frames in order; ``None`` closes the socket."""
-    try:
-        while True:
-            for frame in await connection.outbox.take():
-                if frame is None:
-                    return
-                await send({"type": "websocket.send", "text": frame})
-    except Exception:
-        return
-    finally:
-        with contextlib.suppress(Exception):
-            await socket.close()
-
-
-async def _listen(lobby: Lobby, socket: WebSocket, connection: Connection) -> None:
+async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:
     while not connection.closed:
-        try:
-            text = await socket.receive_text()
-        except (WebSocketDisconnect, RuntimeError, KeyError):
+        text = await link.receive()
+        if text is None:
             return
         answer = await _answer(lobby, connection, text)
         if answer is not None:

@@ -25,6 +25,7 @@ from tapisvert.core.registry import game_class, games, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.errors import ServerError
+from tapisvert.server.links import Outbox
 from tapisvert.server.protocol import ChatLine, People, RoomInfo, ServerMessage
 from tapisvert.server.pubsub import (
     Frame,
@@ -60,37 +61,6 @@ class Settings:
     replacement_level: str = "easy"
     rate: float = 30.0
     """Messages a second one connection may send, with bursts of twice as many."""
-
-
-class Outbox:
-    """A connection's frames waiting for its socket, in order; ``None`` closes the socket.
-
-    A move reaches every seat at once: the socket's sender takes all that is waiting in
-    one go instead of waking once per frame.
-    """
-
-    def __init__(self) -> None:
-        self._frames: deque[str | None] = deque()
-        self._waiter: asyncio.Future[None] | None = None
-
-    def __len__(self) -> int:
-        return len(self._frames)
-
-    def put(self, frame: str | None) -> None:
-        self._frames.append(frame)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    async def take(self) -> deque[str | None]:
-        while not self._frames:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        frames, self._frames = self._frames, deque()
-        return frames
 
 
 class Connection:
