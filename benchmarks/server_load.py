@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import itertools
 import json
@@ -199,10 +200,10 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     tally.started = time.perf_counter() + arguments.warmup
     tally.until = tally.started + arguments.seconds
     await asyncio.sleep(arguments.warmup)
-    cpu_before = server_cpu_seconds(arguments.server_pid)
+    cpu_before = (*cpu_seconds(arguments.server_pid), time.process_time())
     await asyncio.sleep(arguments.seconds)
-    cpu_after = server_cpu_seconds(arguments.server_pid)
-    cpu, loop_cpu = (
+    cpu_after = (*cpu_seconds(arguments.server_pid), time.process_time())
+    hub_cpu, relay_cpu, client_cpu = (
         (after - before) / arguments.seconds
         for before, after in zip(cpu_before, cpu_after, strict=True)
     )
@@ -221,26 +222,37 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         "p50": quantile(latencies, 0.50),
         "p95": quantile(latencies, 0.95),
         "p99": quantile(latencies, 0.99),
-        "server_cpu": cpu,
-        "loop_cpu": loop_cpu,
+        "hub_cpu": hub_cpu,
+        "relay_cpu": relay_cpu,
+        "client_cpu": client_cpu,
         "acked": tally.acked,
     }
 
 
-def server_cpu_seconds(pid: int) -> tuple[float, float]:
-    """CPU time the server has used: all its threads, and its event loop's thread alone.
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU time used by the server process (all its threads) and by its children, the relays.
 
     Read from Linux's /proc; NaN elsewhere.
     """
 
-    def used(path: str) -> float:
-        try:
-            fields = Path(path).read_text().rpartition(")")[2].split()
-        except OSError:
-            return float("nan")
+    def stat(path: Path) -> list[str]:
+        return path.read_text().rpartition(")")[2].split()
+
+    def used(fields: list[str]) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    return used(f"/proc/{pid}/stat"), used(f"/proc/{pid}/task/{pid}/stat")
+    try:
+        hub = used(stat(Path(f"/proc/{pid}/stat")))
+    except OSError:
+        return float("nan"), float("nan")
+    relays = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = stat(entry / "stat")
+                if int(fields[1]) == pid:
+                    relays += used(fields)
+    return hub, relays
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -282,6 +294,9 @@ def main() -> None:
         default=0.14,
         help="mean seconds a client bot thinks before each move (0: as fast as possible)",
     )
+    parser.add_argument(
+        "--relays", type=int, default=1, help="relay processes of the server (see `serve`)"
+    )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
@@ -297,15 +312,18 @@ def main() -> None:
         print(json.dumps(asyncio.run(run_clients(arguments))))
         return
 
+    print(f"relays: {arguments.relays}; bots think {arguments.think:g} s on average")
     print(
         f"{'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}"
-        f" {'cpu':>5} {'µs/move':>7} {'loop µs':>7}"
+        f" {'server cpu':>10} {'relay cpu':>9} {'client cpu':>10}"
         f" {'pings/s':>8} {'moves/pings':>11} {'persisted':>9}"
     )
     for tables in arguments.tables:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder)
-            server = Server(sqlite_url(path), path / "server.log", rate=1000.0)
+            server = Server(
+                sqlite_url(path), path / "server.log", rate=1000.0, relays=arguments.relays
+            )
             server.start()
             try:
                 moves = client_process(server, tables, "moves", arguments)
@@ -318,9 +336,7 @@ def main() -> None:
             f"{tables:>6} {4 * tables:>7} {moves['per_second']:>8.0f}"
             f" {1000 * moves['p50']:>7.1f} {1000 * moves['p95']:>7.1f}"
             f" {1000 * moves['p99']:>7.1f}"
-            f" {moves['server_cpu']:>5.2f}"
-            f" {1e6 * moves['server_cpu'] / moves['per_second']:>7.0f}"
-            f" {1e6 * moves['loop_cpu'] / moves['per_second']:>7.0f}"
+            f" {moves['hub_cpu']:>10.2f} {moves['relay_cpu']:>9.2f} {moves['client_cpu']:>10.2f}"
             f" {pings['per_second']:>8.0f}"
             f" {moves['per_second'] / pings['per_second']:>11.2f}"
             f" {'all' if persisted else 'NO':>9}",

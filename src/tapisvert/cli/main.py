@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
+import signal
+import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -383,14 +388,20 @@ def serve(
     rate: Annotated[
         float, typer.Option(help="Messages a second one connection may send (bursts: twice).")
     ] = 30.0,
+    relays: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Processes holding the clients' sockets for the server (0: the server's own).",
+        ),
+    ] = 1,
 ) -> None:
     """Start the platform: lobby, tables and play over WebSocket."""
-    import gc
-
     import uvicorn
 
     from tapisvert.server.app import create_app
     from tapisvert.server.lobby import Settings
+    from tapisvert.server.relay import WEBSOCKET_OPTIONS
     from tapisvert.server.storage import default_database_url
 
     gc.set_threshold(100_000, 50, 100)  # fewer collections: no pauses of tens of ms mid-move
@@ -400,14 +411,49 @@ def serve(
     url = database_url or default_database_url()
     settings = Settings(bot_delay=bot_delay, absence_grace=absence_grace, rate=rate)
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
-    uvicorn.run(
-        create_app(url, settings),
-        host=host,
-        port=port,
-        log_level="warning",
-        ws_max_size=1 << 20,
-        ws_per_message_deflate=False,
-    )
+    if relays == 0:
+        server = create_app(url, settings)
+        uvicorn.run(server, host=host, port=port, log_level="warning", **WEBSOCKET_OPTIONS)
+        return
+    with tempfile.TemporaryDirectory(prefix="tapisvert-") as folder:
+        hub, bus = Path(folder) / "hub.sock", Path(folder) / "bus.sock"
+        command = [
+            sys.executable, "-m", "tapisvert", "relay", "--bus", str(bus), "--hub", str(hub),
+            "--host", host, "--port", str(port),
+        ]  # fmt: skip
+        started = [subprocess.Popen(command) for _ in range(relays)]
+        stopping = threading.Event()
+        for process in started:
+            threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
+        try:
+            uvicorn.run(create_app(url, settings, bus=bus), uds=str(hub), log_level="warning")
+        finally:
+            stopping.set()
+            for process in started:
+                process.terminate()
+                process.wait()
+
+
+def _stop_without(relay: subprocess.Popen[bytes], stopping: threading.Event) -> None:
+    """A relay that stops (its port taken, say) stops the server: nobody could reach it."""
+    code = relay.wait()
+    if not stopping.is_set():
+        console.print(translate("cli.relay_stopped", default_language(), code=code), style="red")
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+@app.command(hidden=True)
+def relay(
+    bus: Annotated[Path, typer.Option()],
+    hub: Annotated[Path, typer.Option()],
+    host: Annotated[str, typer.Option()],
+    port: Annotated[int, typer.Option()],
+) -> None:
+    """A process holding the clients' sockets for ``serve`` (see ``tapisvert.server.relay``)."""
+    from tapisvert.server.relay import run_relay
+
+    gc.set_threshold(100_000, 50, 100)
+    run_relay(bus, hub, host, port)
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ from tapisvert.server.protocol import (
     Welcome,
 )
 from tapisvert.server.pubsub import PubSub
+from tapisvert.server.relay import open_bus
 from tapisvert.server.storage import open_storage
 
 HELLO_SECONDS = 10.0
@@ -94,14 +95,21 @@ Me = Annotated[User, Depends(current_user)]
 
 
 def create_app(
-    database_url: str, settings: Settings | None = None, pubsub: PubSub | None = None
+    database_url: str,
+    settings: Settings | None = None,
+    pubsub: PubSub | None = None,
+    bus: Path | None = None,
 ) -> FastAPI:
+    """The server; with ``bus``, relays hold the clients' sockets (see ``relay``)."""
     lobby = Lobby(open_storage(database_url), pubsub, settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await lobby.start()
+        relays = None if bus is None else await open_bus(bus, lambda link: serve_link(lobby, link))
         yield
+        if relays is not None:
+            relays.close()
         await lobby.stop()
 
     app = FastAPI(title="tapisvert", version=str(PROTOCOL_VERSION), lifespan=lifespan)
