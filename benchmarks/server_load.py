@@ -273,7 +273,10 @@ def client_process(server: Server, tables: int, mode: str, arguments: argparse.N
     output = subprocess.run(command, capture_output=True, text=True, check=False)
     if output.returncode != 0:
         raise RuntimeError(output.stderr[-3000:])
-    return json.loads(output.stdout)
+    lines = output.stdout.splitlines()
+    if len(lines) != 1:
+        raise RuntimeError(f"the client printed more than its report: {output.stdout[-3000:]}")
+    return json.loads(lines[0])
 
 
 def logged_moves(database: Path) -> set[tuple[int, int]]:

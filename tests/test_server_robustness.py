@@ -180,11 +180,13 @@ def test_hostile_messages_get_an_error_and_change_nothing(
 def test_too_big_a_frame_closes_that_connection_only(arena: Arena) -> None:
     with connect(arena.server.ws_url, max_size=None) as link:
         greet(link, arena.tokens["ana"])
-        link.send("x" * (2 << 20))
         with pytest.raises(ConnectionClosed):
+            link.send("x" * (2 << 20))
             while True:
                 link.recv(timeout=5)
-        assert link.close_code == 1009
+        # 1009, "message too big"; or no code when the close came while the rest of the
+        # frame was still on its way, so that the kernel reset the connection.
+        assert link.close_code in {1009, None}
     assert views(arena.server, arena.tokens, arena.table) == arena.views
 
 

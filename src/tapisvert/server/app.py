@@ -19,7 +19,7 @@ from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalogue
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import AsgiLink, Link, accept, pump
+from tapisvert.server.links import AsgiLink, Link, accept
 from tapisvert.server.lobby import ROOMS, Connection, Lobby, Settings, User
 from tapisvert.server.protocol import (
     PROTOCOL_VERSION,
@@ -250,25 +250,20 @@ class SocketEndpoint:
             await self.app(scope, receive, send)
             return
         if await accept(receive, send):
-            await serve_link(self.lobby, AsgiLink(receive, send))
+            link = AsgiLink(receive, send)
+            await serve_link(self.lobby, link)
+            await link.wait_closed()
 
 
 async def serve_link(lobby: Lobby, link: Link) -> None:
     """One client, from its ``hello`` until it leaves."""
     connection = await _greet(lobby, link)
-    if connection is None:
-        return
-
-    async def send_all() -> None:  # a connection closed here closes its link
-        await pump(connection.outbox, link)
-        await link.close()
-
-    sender = asyncio.get_running_loop().create_task(send_all())
-    try:
-        await _listen(lobby, link, connection)
-    finally:
-        lobby.disconnect(connection)
-        await sender
+    if connection is not None:
+        try:
+            await _listen(lobby, link, connection)
+        finally:
+            lobby.disconnect(connection)
+    link.close()
 
 
 def _language(header: str | None) -> str:
@@ -292,14 +287,12 @@ async def _greet(lobby: Lobby, link: Link) -> Connection | None:
     except (ValidationError, ServerError, TimeoutError) as error:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
         frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
-        with contextlib.suppress(Exception):
-            await link.send(frame.model_dump_json())
-        await link.close(code=1008)
+        link.push(frame.model_dump_json())
+        link.close(code=1008)
         return None
     language = hello.language or DEFAULT_LANGUAGE
-    connection = await lobby.connect(user, language)
-    await link.send(Welcome(user=user.name, language=language, rooms=list(ROOMS)).model_dump_json())
-    return connection
+    link.push(Welcome(user=user.name, language=language, rooms=list(ROOMS)).model_dump_json())
+    return await lobby.connect(user, language, link)
 
 
 async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:

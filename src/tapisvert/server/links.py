@@ -19,9 +19,16 @@ class Link(Protocol):
     async def receive(self) -> str | None:
         """The next text message; ``None`` once the client is gone."""
 
-    async def send(self, frame: str) -> None: ...
+    def push(self, frame: str) -> None:
+        """Send ``frame`` after those pushed before it, without waiting."""
 
-    async def close(self, code: int = 1000) -> None: ...
+    def close(self, code: int = 1000) -> None:
+        """Close the link once the frames pushed before are sent."""
+
+    def backlog(self) -> int:
+        """Frames pushed and not yet handed to the socket."""
+
+    async def wait_closed(self) -> None: ...
 
 
 class Outbox:
@@ -77,31 +84,42 @@ async def receive_text(receive: Receive) -> str | None:
             return str(text)
 
 
-async def pump(outbox: Outbox, link: Link) -> None:
-    """Send an outbox's frames in order, until ``None`` or a failed send."""
-    try:
-        while True:
-            for frame in await outbox.take():
-                if frame is None:
-                    return
-                await link.send(frame)
-    except Exception:
-        return
-
-
 class AsgiLink:
-    """A WebSocket held by this process's ASGI server: frames go straight to it."""
+    """A WebSocket held by this process's ASGI server, with its own sending task."""
 
     def __init__(self, receive: Receive, send: Send) -> None:
         self._receive = receive
         self._send = send
+        self._outbox = Outbox()
+        self._code: int | None = None
+        self._sender = asyncio.get_running_loop().create_task(self._send_all())
 
     async def receive(self) -> str | None:
         return await receive_text(self._receive)
 
-    async def send(self, frame: str) -> None:
-        await self._send({"type": "websocket.send", "text": frame})
+    def push(self, frame: str) -> None:
+        self._outbox.put(frame)
 
-    async def close(self, code: int = 1000) -> None:
-        with contextlib.suppress(Exception):
-            await self._send({"type": "websocket.close", "code": code})
+    def close(self, code: int = 1000) -> None:
+        if self._code is None:
+            self._code = code
+            self._outbox.put(None)
+
+    def backlog(self) -> int:
+        return len(self._outbox)
+
+    async def wait_closed(self) -> None:
+        await self._sender
+
+    async def _send_all(self) -> None:
+        try:
+            while True:
+                for frame in await self._outbox.take():
+                    if frame is None:
+                        return
+                    await self._send({"type": "websocket.send", "text": frame})
+        except Exception:
+            return
+        finally:
+            with contextlib.suppress(Exception):
+                await self._send({"type": "websocket.close", "code": self._code or 1000})

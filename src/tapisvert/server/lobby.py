@@ -25,7 +25,7 @@ from tapisvert.core.registry import game_class, games, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import Outbox
+from tapisvert.server.links import Link
 from tapisvert.server.protocol import ChatLine, People, RoomInfo, ServerMessage
 from tapisvert.server.pubsub import (
     Frame,
@@ -68,11 +68,11 @@ class Connection:
 
     OUTBOX_LIMIT = 5000
 
-    def __init__(self, lobby: Lobby, user: User, language: str) -> None:
+    def __init__(self, lobby: Lobby, user: User, language: str, link: Link) -> None:
         self.lobby = lobby
         self.user = user
         self.language = language
-        self.outbox = Outbox()
+        self.link = link
         self.channels: set[str] = set()
         self.recent_ids: deque[str] = deque(maxlen=64)
         self._allowance = 2 * lobby.settings.rate
@@ -96,10 +96,10 @@ class Connection:
     def _enqueue(self, frame: str) -> None:
         if self.closed:
             return
-        if len(self.outbox) >= self.OUTBOX_LIMIT:
+        if self.link.backlog() >= self.OUTBOX_LIMIT:
             self.close()
             return
-        self.outbox.put(frame)
+        self.link.push(frame)
 
     def listen(self, channel: str) -> None:
         if channel not in self.channels:
@@ -146,7 +146,7 @@ class Connection:
         if not self.closed:
             self.closed = True
             self.stop_listening(lambda name: True)
-            self.outbox.put(None)
+            self.link.close()
 
 
 class Lobby:
@@ -251,9 +251,9 @@ class Lobby:
 
     # -- connections ------------------------------------------------------------------
 
-    async def connect(self, user: User, language: str) -> Connection:
+    async def connect(self, user: User, language: str, link: Link) -> Connection:
         """A new connection: it follows every table where the user sits, with its view."""
-        connection = Connection(self, user, language)
+        connection = Connection(self, user, language, link)
         self.connections.setdefault(user.id, set()).add(connection)
         for table in list(self.tables.values()):
             seat = table.seat_of(user.id)

@@ -28,7 +28,7 @@ from typing import Any, cast
 import httpx
 from starlette.types import Receive, Scope, Send
 
-from tapisvert.server.links import AsgiLink, Outbox, accept, pump, receive_text
+from tapisvert.server.links import AsgiLink, accept
 
 HEADER = struct.Struct("!IIB")
 """Length of the text, link number, kind."""
@@ -92,16 +92,25 @@ class RelayedLink:
     def __init__(self, bus: BusWriter, number: int) -> None:
         self._bus = bus
         self._number = number
+        self._closed = False
         self.incoming: asyncio.Queue[str | None] = asyncio.Queue()
 
     async def receive(self) -> str | None:
         return await self.incoming.get()
 
-    async def send(self, frame: str) -> None:
+    def push(self, frame: str) -> None:
         self._bus.write(FRAME, self._number, frame)
 
-    async def close(self, code: int = 1000) -> None:
-        self._bus.write(CLOSE, self._number, str(code))
+    def close(self, code: int = 1000) -> None:
+        if not self._closed:
+            self._closed = True
+            self._bus.write(CLOSE, self._number, str(code))
+
+    def backlog(self) -> int:
+        return 0  # frames go to the bus at once; the relay holds any backlog
+
+    async def wait_closed(self) -> None:
+        return None
 
 
 class HubBus(asyncio.Protocol):
@@ -156,23 +165,16 @@ class RelayBus(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         for kind, number, text in self._records.feed(data):
-            client = self._relay.clients.get(number)
-            if client is None:
+            link = self._relay.clients.get(number)
+            if link is None:
                 continue
             if kind == CLOSE:
-                client.close_code = int(text)
-                client.outbox.put(None)
+                link.close(int(text))
             else:
-                client.outbox.put(text)
+                link.push(text)
 
     def connection_lost(self, exc: Exception | None) -> None:
         os._exit(0)  # the hub is gone: so are this relay and its clients
-
-
-class Client:
-    def __init__(self) -> None:
-        self.outbox = Outbox()
-        self.close_code = 1000
 
 
 class Relay:
@@ -182,7 +184,7 @@ class Relay:
 
     def __init__(self, bus_path: Path, hub_path: Path) -> None:
         self.bus_path = bus_path
-        self.clients: dict[int, Client] = {}
+        self.clients: dict[int, AsgiLink] = {}
         self._numbers = itertools.count()
         self._bus: BusWriter | None = None
         self._http = httpx.AsyncClient(
@@ -229,23 +231,16 @@ class Relay:
         if bus is None or scope["path"] != "/ws" or not await accept(receive, send):
             return
         number = next(self._numbers)
-        client = self.clients[number] = Client()
-        link = AsgiLink(receive, send)
+        link = self.clients[number] = AsgiLink(receive, send)
         bus.write(OPEN, number)
-
-        async def send_all() -> None:
-            await pump(client.outbox, link)
-            await link.close(client.close_code)
-
-        sender = asyncio.get_running_loop().create_task(send_all())
         try:
-            while (text := await receive_text(receive)) is not None:
+            while (text := await link.receive()) is not None:
                 bus.write(MESSAGE, number, text)
         finally:
             del self.clients[number]
             bus.write(CLOSED, number)
-            client.outbox.put(None)
-            await sender
+            link.close()
+            await link.wait_closed()
 
     async def _pass_on(self, scope: Scope, receive: Receive, send: Send) -> None:
         """An HTTP request, to the hub and back."""
