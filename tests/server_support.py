@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -68,6 +69,18 @@ class Server:
             except httpx.HTTPError:
                 time.sleep(0.05)
         raise RuntimeError("the server did not start within 30 s")
+
+    def relays(self) -> list[int]:
+        """The process ids of the server's relays (its children), read from /proc."""
+        assert self.process is not None
+        children = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError):
+                    fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                    if int(fields[1]) == self.process.pid:
+                        children.append(int(entry.name))
+        return children
 
     def kill(self) -> None:
         """kill -9: no chance to flush or say goodbye."""

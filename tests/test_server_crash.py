@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
+import time
 from pathlib import Path
 
 from tapisvert.core.game import CHANCE
@@ -42,6 +43,13 @@ def assert_chance_follows_the_seed(record: Record, seed: int) -> None:
             seq += 1
 
 
+def wait_gone(pids: list[int]) -> None:
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in pids):
+        assert time.monotonic() < deadline, f"relays {pids} outlived their server"
+        time.sleep(0.02)
+
+
 def test_killed_server_loses_no_acknowledged_move(tmp_path: Path) -> None:
     server = Server(sqlite_url(tmp_path), tmp_path / "server.log", **{"absence-grace": 60.0})
     server.start()
@@ -65,8 +73,11 @@ def test_killed_server_loses_no_acknowledged_move(tmp_path: Path) -> None:
                 await asyncio.wait([playing], timeout=rng.uniform(0.1, 0.7))
                 if playing.done() or kills >= KILLS:
                     break
+                relays = server.relays()
+                assert len(relays) == 1
                 server.kill()
                 kills += 1
+                await asyncio.to_thread(wait_gone, relays)  # a relay goes with its server
                 await asyncio.to_thread(server.start)
             await playing
 

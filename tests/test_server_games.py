@@ -32,9 +32,12 @@ VIEW_KEYS = {
 OTHER_TYPES = {"welcome", "table", "ack", "notice", "chat", "people", "room", "error"}
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with serving(tmp_path_factory.mktemp("server")) as running:
+@pytest.fixture(scope="module", params=[1, 0], ids=["relay", "one-process"])
+def server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Server]:
+    """Clients' sockets held by a relay (the default), or by the server itself."""
+    with serving(tmp_path_factory.mktemp("server"), relays=request.param) as running:
         yield running
 
 
