@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -106,6 +107,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await lobby.start()
+        gc.freeze()  # what start-up made lives as long as the server: collections skip it
         relays = None if bus is None else await open_bus(bus, lambda link: serve_link(lobby, link))
         yield
         if relays is not None:
