@@ -266,10 +266,12 @@ def quantile(values: list[float], q: float) -> float:
 
 
 def client_process(server: Server, tables: int, mode: str, arguments: argparse.Namespace) -> Any:
+    """Run the clients in a process of their own; their report comes back in a file."""
     assert server.process is not None
+    report = server.log.with_name(f"{mode}.json")
     command = [
         sys.executable, __file__, "--client", "--port", str(server.port), "--mode", mode,
-        "--server-pid", str(server.process.pid),
+        "--server-pid", str(server.process.pid), "--report", str(report),
         "--tables", str(tables), "--seconds", str(arguments.seconds),
         "--warmup", str(arguments.warmup), "--game", arguments.game,
         "--think", str(arguments.think),
@@ -277,10 +279,7 @@ def client_process(server: Server, tables: int, mode: str, arguments: argparse.N
     output = subprocess.run(command, capture_output=True, text=True, check=False)
     if output.returncode != 0:
         raise RuntimeError(output.stderr[-3000:])
-    lines = output.stdout.splitlines()
-    if len(lines) != 1:
-        raise RuntimeError(f"the client printed more than its report: {output.stdout[-3000:]}")
-    return json.loads(lines[0])
+    return json.loads(report.read_text())
 
 
 def logged_moves(database: Path) -> set[tuple[int, int]]:
@@ -308,6 +307,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
     parser.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--report", default="", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.client:
         import uvloop  # installed with uvicorn[standard]
@@ -316,7 +316,7 @@ def main() -> None:
         gc.disable()  # the load's own pauses would count as latency; it lives a minute
         tables = arguments.tables[0]
         arguments.tables = tables
-        print(json.dumps(asyncio.run(run_clients(arguments))))
+        Path(arguments.report).write_text(json.dumps(asyncio.run(run_clients(arguments))))
         return
 
     print(f"relays: {arguments.relays}; bots think {arguments.think:g} s on average")
