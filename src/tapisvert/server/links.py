@@ -14,6 +14,9 @@ from typing import Protocol
 
 from starlette.types import Receive, Send
 
+BACKLOG_LIMIT = 5000
+"""Frames a client may leave unread before its link is closed: it is not reading."""
+
 
 class Link(Protocol):
     async def receive(self) -> str | None:

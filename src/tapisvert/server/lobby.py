@@ -25,7 +25,7 @@ from tapisvert.core.registry import game_class, games, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import Link
+from tapisvert.server.links import BACKLOG_LIMIT, Link
 from tapisvert.server.protocol import ChatLine, People, RoomInfo, ServerMessage
 from tapisvert.server.pubsub import (
     Frame,
@@ -66,8 +66,6 @@ class Settings:
 class Connection:
     """One client's link: what it follows, what it may send, and its outgoing frames."""
 
-    OUTBOX_LIMIT = 5000
-
     def __init__(self, lobby: Lobby, user: User, language: str, link: Link) -> None:
         self.lobby = lobby
         self.user = user
@@ -96,7 +94,7 @@ class Connection:
     def _enqueue(self, frame: str) -> None:
         if self.closed:
             return
-        if self.link.backlog() >= self.OUTBOX_LIMIT:
+        if self.link.backlog() >= BACKLOG_LIMIT:
             self.close()
             return
         self.link.push(frame)

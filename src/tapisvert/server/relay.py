@@ -28,7 +28,7 @@ from typing import Any, cast
 import httpx
 from starlette.types import Receive, Scope, Send
 
-from tapisvert.server.links import AsgiLink, accept
+from tapisvert.server.links import BACKLOG_LIMIT, AsgiLink, accept
 
 HEADER = struct.Struct("!IIB")
 """Length of the text, link number, kind."""
@@ -170,6 +170,8 @@ class RelayBus(asyncio.Protocol):
                 continue
             if kind == CLOSE:
                 link.close(int(text))
+            elif link.backlog() >= BACKLOG_LIMIT:
+                link.close(1008)  # a client that does not read: the hub hears it leave
             else:
                 link.push(text)
 

@@ -379,11 +379,9 @@ class _Checkpointer:
             self._checkpoint("PASSIVE")
 
     def _checkpoint(self, mode: str) -> None:
-        try:
-            with self.engine.connect() as connection:
-                connection.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
-        except OperationalError:  # busy: the next one copies what this one could not
-            pass
+        # Busy: the next checkpoint copies what this one could not.
+        with contextlib.suppress(OperationalError), self.engine.connect() as connection:
+            connection.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
 
 
 def _batches(jobs: list[_Job]) -> Iterator[list[_Job]]:
