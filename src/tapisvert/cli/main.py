@@ -429,7 +429,8 @@ def serve(
             sys.executable, "-m", "tapisvert", "relay", "--bus", str(bus), "--hub", str(hub),
             "--host", host, "--port", str(port),
         ]  # fmt: skip
-        started = [subprocess.Popen(command) for _ in range(relays)]
+        # Relays get no terminal signals (Ctrl+C): the server stops them, or they see it go.
+        started = [subprocess.Popen(command, start_new_session=True) for _ in range(relays)]
         stopping = threading.Event()
         for process in started:
             threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
