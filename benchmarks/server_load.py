@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import itertools
 import json
@@ -52,7 +51,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from server_support import Server, sqlite_url  # noqa: E402
+from server_support import Server, children, process_stat, sqlite_url  # noqa: E402
 
 WAITING = re.compile(
     r'\{"type":"view","table":\d+,"seq":(?P<seq>\d+),"seat":(?P<seat>\d+),'
@@ -239,24 +238,14 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
     Read from Linux's /proc; NaN elsewhere.
     """
 
-    def stat(path: Path) -> list[str]:
-        return path.read_text().rpartition(")")[2].split()
-
-    def used(fields: list[str]) -> float:
+    def used(process: int) -> float:
+        fields = process_stat(process)
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     try:
-        hub = used(stat(Path(f"/proc/{pid}/stat")))
+        return used(pid), sum(used(relay) for relay in children(pid))
     except OSError:
         return float("nan"), float("nan")
-    relays = 0.0
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                fields = stat(entry / "stat")
-                if int(fields[1]) == pid:
-                    relays += used(fields)
-    return hub, relays
 
 
 def quantile(values: list[float], q: float) -> float:

@@ -71,16 +71,9 @@ class Server:
         raise RuntimeError("the server did not start within 30 s")
 
     def relays(self) -> list[int]:
-        """The process ids of the server's relays (its children), read from /proc."""
+        """The process ids of the server's relays: its children."""
         assert self.process is not None
-        children = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    fields = (entry / "stat").read_text().rpartition(")")[2].split()
-                    if int(fields[1]) == self.process.pid:
-                        children.append(int(entry.name))
-        return children
+        return children(self.process.pid)
 
     def kill(self) -> None:
         """kill -9: no chance to flush or say goodbye."""
@@ -230,6 +223,23 @@ def serving(folder: Path, **settings: float) -> Iterator[Server]:
         yield server
     finally:
         server.stop()
+
+
+def process_stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (Linux): ``[1]`` is the parent's id,
+    ``[11]`` and ``[12]`` the CPU time in clock ticks."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if int(process_stat(int(entry.name))[1]) == pid:
+                    found.append(int(entry.name))
+    return found
 
 
 def sqlite_url(folder: Path) -> str:
