@@ -182,10 +182,11 @@ _tricks_json: IdentityCache[tuple[CompletedTrick, ...], list[dict[str, Any]]] = 
     lambda tricks: [_trick_dict(trick) for trick in tricks]
 )
 """The tricks of the round, converted once per position for every seat's view."""
+_round_json: IdentityCache[RoundSummary, dict[str, Any]] = IdentityCache(_round_dict, size=4096)
 _rounds_json: IdentityCache[tuple[RoundSummary, ...], list[dict[str, Any]]] = IdentityCache(
-    lambda rounds: [_round_dict(summary) for summary in rounds]
+    lambda rounds: [_round_json(summary) for summary in rounds]
 )
-"""Finished rounds never change: a game's are converted once per round, then shared."""
+"""Finished rounds never change: each is converted once, then shared by every later view."""
 
 
 def _trump_text(trump: int | None) -> str | None:
@@ -270,7 +271,7 @@ class WizardState(State):
         self._strength = STRENGTH[NO_TRUMP]
         self._best = 0  # the strength of the card that holds the trick so far
         self._taker = 0  # the seat that played it
-        self._completed: tuple[tuple[Seat, tuple[int, ...], Seat], ...] = ()
+        self._completed: tuple[CompletedTrick, ...] = ()
         self._phase = PHASE_DEAL
         self._player = CHANCE
 
@@ -441,7 +442,7 @@ class WizardState(State):
             "tricks_won": self.tricks_won(),
             "leader": self._leader,
             "trick": tuple(self._trick),
-            "completed_tricks": tuple(CompletedTrick(*trick) for trick in self._completed),
+            "completed_tricks": self._completed,
             "scores": self._scores,
             "past_rounds": self._past_rounds,
         }
@@ -586,7 +587,10 @@ class WizardState(State):
 
     def _finish_trick(self) -> None:
         winner = self._taker
-        self._completed = (*self._completed, (self._leader, tuple(self._trick), winner))
+        self._completed = (
+            *self._completed,
+            CompletedTrick(self._leader, tuple(self._trick), winner),
+        )
         if len(self._completed) == self._cards:
             self._end_round()
             return
@@ -606,7 +610,7 @@ class WizardState(State):
             self._bids,
             tricks_won,
             points,
-            tuple(CompletedTrick(*trick) for trick in self._completed),
+            self._completed,
         )
         self._past_rounds = (*self._past_rounds, summary)
         self._round_index += 1

@@ -130,9 +130,7 @@ def _build(
         if bids[seat] is None:
             bids[seat] = rng.randint(0, observation.round_number)
     state._bids = tuple(-1 if bid is None else bid for bid in bids)
-    state._completed = tuple(
-        (trick.leader, trick.cards, trick.winner) for trick in observation.completed_tricks
-    )
+    state._completed = observation.completed_tricks
     state._leader = observation.leader
     state._trick = list(observation.trick)
     follow = FOLLOW_OPEN
