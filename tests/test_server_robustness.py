@@ -184,9 +184,10 @@ def test_too_big_a_frame_closes_that_connection_only(arena: Arena) -> None:
             link.send("x" * (2 << 20))
             while True:
                 link.recv(timeout=5)
-        # 1009, "message too big"; or no code when the close came while the rest of the
-        # frame was still on its way, so that the kernel reset the connection.
-        assert link.close_code in {1009, None}
+        # 1009, "message too big"; or an abnormal closure (1006, or no code yet) when the
+        # close came while the rest of the frame was still on its way, so that the kernel
+        # reset the connection before the close frame was read.
+        assert link.close_code in {1009, 1006, None}
     assert views(arena.server, arena.tokens, arena.table) == arena.views
 
 
