@@ -12,6 +12,7 @@ import tapisvert
 from tapisvert import CHANCE, IllegalActionError, OptionError, load_game
 from tapisvert.bots import make_bot
 from tapisvert.bots.match import game_seeds, play_match
+from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.games.wizard import WIZARD, WizardState
 
 
@@ -95,6 +96,29 @@ def test_observations_hold_exactly_their_fields(name: str) -> None:
             assert set(vars(observation)) == set(type(observation).__dataclass_fields__)
             assert dataclasses.replace(observation) == observation
         state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_conversions_are_remembered_by_identity() -> None:
+    calls: list[tuple[int, ...]] = []
+
+    def convert(value: tuple[int, ...]) -> list[int]:
+        calls.append(value)
+        return list(value)
+
+    cache = IdentityCache(convert, size=2)
+    first, equal, third = (1, 2), tuple([1, 2]), (3,)
+    assert cache(first) is cache(first)
+    assert cache(equal) == [1, 2] and len(calls) == 2  # equal, yet another object
+    cache(third)  # the oldest, ``first``, leaves
+    cache(first)
+    assert calls == [first, equal, third, first]
+
+    parts: list[str] = []
+    rounds = itemwise(lambda part: parts.append(part) or part.upper())
+    one = ("a",)
+    assert rounds(one) == ["A"]
+    assert rounds((*one, "b")) == ["A", "B"]
+    assert parts == ["a", "b"]
 
 
 def test_bots_receive_only_what_their_seat_sees() -> None:

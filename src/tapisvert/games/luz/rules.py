@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from tapisvert.core.cache import IdentityCache
+from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
@@ -171,10 +171,8 @@ def _trick_dict(trick: LuzTrick) -> dict[str, Any]:
     }
 
 
-_deals_json: IdentityCache[tuple[DealSummary, ...], list[dict[str, Any]]] = IdentityCache(
-    lambda deals: [_deal_dict(summary) for summary in deals]
-)
-"""Finished deals never change: a game's are converted once per deal, then shared."""
+_deals_json: IdentityCache[tuple[DealSummary, ...], list[dict[str, Any]]] = itemwise(_deal_dict)
+"""Finished deals never change: each is converted once, then shared by every later view."""
 
 
 @register_game

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from tapisvert.core.cache import IdentityCache
+from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import (
@@ -181,11 +181,8 @@ def _trick_dict(trick: CompletedTrick) -> dict[str, Any]:
 _tricks_json: IdentityCache[tuple[CompletedTrick, ...], list[dict[str, Any]]] = IdentityCache(
     lambda tricks: [_trick_dict(trick) for trick in tricks]
 )
-"""The tricks of the round, converted once per position for every seat's view."""
-_round_json: IdentityCache[RoundSummary, dict[str, Any]] = IdentityCache(_round_dict, size=4096)
-_rounds_json: IdentityCache[tuple[RoundSummary, ...], list[dict[str, Any]]] = IdentityCache(
-    lambda rounds: [_round_json(summary) for summary in rounds]
-)
+"""The tricks of the round so far, converted once per trick for every seat's view."""
+_rounds_json: IdentityCache[tuple[RoundSummary, ...], list[dict[str, Any]]] = itemwise(_round_dict)
 """Finished rounds never change: each is converted once, then shared by every later view."""
 
 
