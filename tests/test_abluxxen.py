@@ -9,10 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tapisvert import IllegalActionError, load_game
+from tapisvert import CHANCE, IllegalActionError, OptionError, load_game
 from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.abluxxen import AbluxxenState, CardSet, legal_sets, set_to_string
 from tapisvert.games.abluxxen.cards import DECK_COUNTS, JOKER, counts_of, string_to_set
+from tapisvert.games.abluxxen.rules import GameSummary
 
 from conftest import random_playthrough
 
@@ -30,10 +31,11 @@ def position(
     pile: str | None = None,
     duel: bool = False,
     dummy: str = "",
+    **options: object,
 ) -> AbluxxenState:
     """A position at the start of A's turn. ``stacks`` hold sets like ``5x3`` or ``13x1+J``;
     the pile holds ``pile`` (default: every card not placed elsewhere)."""
-    game = load_game("abluxxen", players=len(hands), start_player="P1", duel=duel)
+    game = load_game("abluxxen", players=len(hands), start_player="P1", duel=duel, **options)
     state = game.new_initial_state()
     assert isinstance(state, AbluxxenState)
     state._hands = [counts_of(kinds(hand)) for hand in hands]
@@ -174,6 +176,50 @@ def test_a10_a11_scoring_and_ties() -> None:
     assert state.winners() == [A, C]
 
 
+def test_a_series_adds_the_games_and_moves_the_start_player_left() -> None:
+    """Rules section 7: as many games as players, the start player one seat to the left."""
+    state = position(["8 8", "1 2", "3 4"], display="5 6", series=True)
+    state.apply_string("set 8x2")  # A's hand is empty: game 1 ends, 2 - 0, 0 - 2, 0 - 2
+    first = GameSummary(1, A, (2, -2, -2))
+    observed = state.observation(B)
+    assert state.current_player() == CHANCE and not state.is_terminal()
+    assert (observed.game_number, observed.games, observed.starter) == (2, 3, B)
+    assert observed.past_games == (first,)
+    assert observed.scores == (2, -2, -2) and observed.game_scores == (0, 0, 0)
+    assert observed.hand_sizes == (0, 0, 0) and observed.stacks == ((), (), ())
+    assert state.segment() == 1
+    state.resolve_chance(random.Random(5))
+    assert state.current_player() == B and len(state.hand(B)) == 13
+    assert state.returns() == [2.0 + state.score(A), -2.0 + state.score(B), -2.0 + state.score(C)]
+    states = random_playthrough(state, random.Random(5))
+    final = states[-1]
+    assert isinstance(final, AbluxxenState) and final.is_terminal()
+    summaries = final.observation(None).past_games
+    assert [(g.game_number, g.starter) for g in summaries] == [(1, A), (2, B), (3, C)]
+    totals = [sum(g.points[seat] for g in summaries) for seat in range(3)]
+    assert summaries[-1].points == tuple(final.score(seat) for seat in range(3))
+    assert final.returns() == [float(total) for total in totals]
+    assert final.winners() == [seat for seat in range(3) if totals[seat] == max(totals)]
+    assert final.observation(A).to_dict()["past_games"][0] == first._asdict()
+
+
+def test_a_series_to_a_target_ends_with_the_game_that_reaches_it() -> None:
+    game = load_game("abluxxen", players=3, series_target="25")
+    assert game.games is None
+    states = random_playthrough(game.new_initial_state(seed=8), random.Random(8))
+    games = states[-1].observation(None).past_games
+    running = [
+        sum(g.points[seat] for g in games[: count + 1])
+        for count in range(len(games))
+        for seat in range(3)
+    ]
+    assert max(running[-3:]) >= 25 > max(running[:-3], default=0)
+    with pytest.raises(OptionError, match="series target is a score of at least 1"):
+        load_game("abluxxen", players=3, series_target=0)
+    with pytest.raises(OptionError, match="series_target"):
+        load_game("abluxxen", players=3, series_target="-5")
+
+
 def test_a12_duel_dummy_first_then_the_opponent() -> None:
     state = position(["8 8 3", "1"], ["", "5x2"], dummy="1 1 2 4 4 4 6 7 7 9 10 11 12", duel=True)
     state.apply_string("set 8x2")
@@ -233,8 +279,10 @@ seed_st = st.integers(min_value=0, max_value=2**32)
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def game_states(players: int, seed: int, duel: bool = False) -> list[AbluxxenState]:
-    game = load_game("abluxxen", players=players, duel=duel and players == 2)
+def game_states(
+    players: int, seed: int, duel: bool = False, series: bool = False
+) -> list[AbluxxenState]:
+    game = load_game("abluxxen", players=players, duel=duel and players == 2, series=series)
     return random_playthrough(game.new_initial_state(seed), random.Random(seed))  # type: ignore[arg-type, return-value]
 
 
@@ -254,19 +302,22 @@ def all_cards(state: AbluxxenState) -> list[int]:
 
 
 @SETTINGS
-@given(players=players_st, seed=seed_st, duel=st.booleans())
-def test_games_terminate_and_conserve_all_109_cards(players: int, seed: int, duel: bool) -> None:
-    states = game_states(players, seed, duel)
+@given(players=players_st, seed=seed_st, duel=st.booleans(), series=st.booleans())
+def test_games_terminate_and_conserve_all_109_cards(
+    players: int, seed: int, duel: bool, series: bool
+) -> None:
+    states = game_states(players, seed, duel, series)
     assert states[-1].is_terminal()
+    assert len(states[-1].observation(None).past_games) == (players if series else 1)
     for state in states:
         assert all_cards(state) == list(DECK_COUNTS)
         assert sum(DECK_COUNTS) == 109
 
 
 @SETTINGS
-@given(players=players_st, seed=seed_st)
-def test_replay_is_deterministic(players: int, seed: int) -> None:
-    states = game_states(players, seed)
+@given(players=players_st, seed=seed_st, series=st.booleans())
+def test_replay_is_deterministic(players: int, seed: int, series: bool) -> None:
+    states = game_states(players, seed, series=series)
     record = parse_record(record_of(states[-1]).to_text())
     for original, copy in zip(
         states[1:], (step.state.clone() for step in record.steps()), strict=True
@@ -276,11 +327,16 @@ def test_replay_is_deterministic(players: int, seed: int) -> None:
 
 
 @SETTINGS
-@given(players=players_st, seed=st.integers(min_value=10**12, max_value=2**62), duel=st.booleans())
-def test_hidden_cards_do_not_leak(players: int, seed: int, duel: bool) -> None:
+@given(
+    players=players_st,
+    seed=st.integers(min_value=10**12, max_value=2**62),
+    duel=st.booleans(),
+    series=st.booleans(),
+)
+def test_hidden_cards_do_not_leak(players: int, seed: int, duel: bool, series: bool) -> None:
     """Swapping an unknown card of a hand with a pile card changes no other seat's view."""
     rng = random.Random(seed)
-    for state in game_states(players, seed, duel)[::5]:
+    for state in game_states(players, seed, duel, series)[::5]:
         for seat in range(players):
             assert str(seed) not in json.dumps(state.observation(seat).to_dict())
         for owner in range(players):
@@ -305,10 +361,13 @@ def test_hidden_cards_do_not_leak(players: int, seed: int, duel: bool) -> None:
 
 
 @SETTINGS
-@given(players=players_st, seed=seed_st, duel=st.booleans())
-def test_sampled_states_match_the_observation(players: int, seed: int, duel: bool) -> None:
+@given(players=players_st, seed=seed_st, duel=st.booleans(), series=st.booleans())
+def test_sampled_states_match_the_observation(
+    players: int, seed: int, duel: bool, series: bool
+) -> None:
     rng = random.Random(seed)
-    for state in [s for s in game_states(players, seed, duel) if s.current_player() >= 0][::7]:
+    states = game_states(players, seed, duel, series)
+    for state in [s for s in states if s.current_player() >= 0][::7]:
         seat = state.current_player()
         observation = state.observation(seat)
         sample = state.game.sample_state(observation, rng)

@@ -92,6 +92,15 @@ def parse_optional_seat(value: object) -> int | None:
     raise ValueError(f"expected a seat such as P1, or 'random', got {value!r}")
 
 
+def parse_optional_int(value: object) -> int | None:
+    if value is None or value == "" or str(value).lower() in {"none", "unlimited"}:
+        return None
+    number = int(str(value))
+    if number < 0:
+        raise ValueError("expected a number from 0, or none")
+    return number
+
+
 S = TypeVar("S", bound="State")
 T = TypeVar("T")
 

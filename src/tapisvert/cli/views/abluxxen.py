@@ -35,6 +35,9 @@ def render_abluxxen(observation: Observation, language: str) -> RenderableType:
             style="bold",
         )
     ]
+    series = observation.games != 1
+    if series:
+        parts.append(Text(series_line(observation, language)))
     display = Text(translate("cli.abluxxen.display", language) + ": ")
     display += Text("  ").join(
         Text(f"{index}:") + cards_text(entry) for index, entry in enumerate(observation.display, 1)
@@ -55,7 +58,8 @@ def render_abluxxen(observation: Observation, language: str) -> RenderableType:
             Text(translate("cli.abluxxen.dummy", language) + ": ") + cards_text(observation.dummy)
         )
     table = Table(show_edge=False, box=None, pad_edge=False)
-    for key in ("player", "cards", "known", "score", "stack"):
+    columns = ("player", "cards", "known", "score", *(("total",) if series else ()), "stack")
+    for key in columns:
         table.add_column(translate(f"cli.abluxxen.{key}", language))
     for seat in range(observation.players):
         marker = "▶ " if seat == observation.current_player else "  "
@@ -63,7 +67,8 @@ def render_abluxxen(observation: Observation, language: str) -> RenderableType:
             marker + seat_name(seat, viewer, language),
             str(observation.hand_sizes[seat]),
             cards_text(observation.known_in_hand[seat]) if seat != viewer else Text(""),
-            str(observation.scores[seat]),
+            str(observation.game_scores[seat]),
+            *((str(observation.scores[seat]),) if series else ()),
             " ".join(set_to_string(played) for played in observation.stacks[seat]) or "—",
         )
     parts.append(table)
@@ -83,6 +88,19 @@ def render_abluxxen(observation: Observation, language: str) -> RenderableType:
             Text(translate("cli.abluxxen.hand", language) + ": ") + cards_text(observation.hand)
         )
     return Group(*parts)
+
+
+def series_line(observation: AbluxxenObservation, language: str) -> str:
+    if observation.games is None:
+        return translate(
+            "cli.abluxxen.game_to_target",
+            language,
+            number=observation.game_number,
+            target=observation.series_target,
+        )
+    return translate(
+        "cli.abluxxen.game_of", language, number=observation.game_number, games=observation.games
+    )
 
 
 def abluxxen_news(

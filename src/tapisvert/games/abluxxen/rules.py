@@ -10,13 +10,16 @@ once they are done. Every decision is the decision point of the seat that makes 
 Chance steps: each card of the deal, each display refill, each card drawn from the pile
 (the pile's order is unknown to all, so a draw is a uniform pick from its contents), and
 in the duel each card drawn into the imaginary player's face-up row.
+
+A series (option ``series``, or ``series_target``) plays game after game on a fresh deal,
+the start player moving one seat to the left each time, and adds up the scores.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError, OptionError
@@ -30,6 +33,7 @@ from tapisvert.core.game import (
     Seat,
     State,
     parse_bool,
+    parse_optional_int,
     parse_optional_seat,
 )
 from tapisvert.core.registry import register_game
@@ -105,12 +109,24 @@ def action_set(action: Action) -> CardSet:
     return CardSet(code // 100, code // 10 % 10, code % 10)
 
 
+class GameSummary(NamedTuple):
+    """The outcome of one game of a series."""
+
+    game_number: int
+    starter: Seat
+    points: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class AbluxxenObservation(Observation):
     """What one seat knows: its own hand; of every seat the hand size, the cards known to
     be in that hand (taken back, stolen or drawn from the display) and the stack of sets;
     the display, the pile's size, the discard pile; in the duel the imaginary player's
-    face-up cards. A card drawn from the pile is seen only by the drawer."""
+    face-up cards. A card drawn from the pile is seen only by the drawer.
+
+    ``game_scores`` are this game's; ``scores`` the totals of the series so far, this game
+    included (the same when there is no series). ``games`` is ``None`` when a series runs
+    until someone's total reaches ``series_target``."""
 
     players: int
     active: Seat
@@ -132,7 +148,13 @@ class AbluxxenObservation(Observation):
     pending_steals: tuple[Seat, ...]
     refill_pending: bool
     deal_queue: tuple[Seat, ...]
+    game_scores: tuple[int, ...]
     scores: tuple[int, ...]
+    game_number: int
+    games: int | None
+    series_target: int | None
+    starter: Seat
+    past_games: tuple[GameSummary, ...]
 
     def to_dict(self) -> dict[str, Any]:
         def names(cards: tuple[int, ...]) -> list[str]:
@@ -145,6 +167,7 @@ class AbluxxenObservation(Observation):
         data["display"] = [names(entry) for entry in self.display]
         data["stacks"] = [[set_to_string(s) for s in stack] for stack in self.stacks]
         data["played"] = None if self.played is None else set_to_string(self.played)
+        data["past_games"] = [summary._asdict() for summary in self.past_games]
         return data
 
 
@@ -161,6 +184,8 @@ class AbluxxenGame(Game["AbluxxenState"]):
         OptionSpec("duel", False, parse_bool, "abluxxen.option.duel"),
         OptionSpec("dummy_subset_steal", False, parse_bool, "abluxxen.option.dummy_subset"),
         OptionSpec("tie_break", False, parse_bool, "abluxxen.option.tie_break"),
+        OptionSpec("series", False, parse_bool, "abluxxen.option.series"),
+        OptionSpec("series_target", None, parse_optional_int, "abluxxen.option.series_target"),
     )
 
     def __init__(self, players: int, **options: object) -> None:
@@ -171,6 +196,14 @@ class AbluxxenGame(Game["AbluxxenState"]):
         self.subset_steal = bool(self.options["dummy_subset_steal"])
         self.tie_break = bool(self.options["tie_break"])
         self.start_player = self.seat_option("start_player")
+        target = self.options["series_target"]
+        self.series_target: int | None = None if target is None else int(str(target))
+        if self.series_target == 0:
+            raise OptionError("abluxxen.error.series_target")
+        self.games: int | None = (
+            None if self.series_target is not None else players if self.options["series"] else 1
+        )
+        """How many games are played; ``None``: until a total reaches ``series_target``."""
 
     def new_initial_state(self, seed: int | None = None) -> AbluxxenState:
         return AbluxxenState(self, seed)
@@ -186,8 +219,17 @@ class AbluxxenState(State):
 
     def __init__(self, game: AbluxxenGame, seed: int | None = None) -> None:
         super().__init__(game, seed)
-        players = game.players
-        self._players = players
+        self._players = game.players
+        self._game_index = 0
+        self._totals: tuple[int, ...] = (0,) * game.players
+        self._past_games: tuple[GameSummary, ...] = ()
+        self._set_up_game(game.start_player or 0)
+        if game.start_player is None:
+            self._phase = PHASE_START
+
+    def _set_up_game(self, starter: Seat) -> None:
+        """A full deck and empty tables, ready to deal a game that ``starter`` begins."""
+        players = self._players
         self._pile = list(DECK_COUNTS)
         self._hands = [[0] * KINDS for _ in range(players)]
         self._known = [[0] * KINDS for _ in range(players)]
@@ -195,7 +237,6 @@ class AbluxxenState(State):
         self._display: list[list[int]] = []
         self._discard = [0] * KINDS
         self._dummy = [0] * KINDS
-        self._active = 0
         self._played: CardSet | None = None
         self._steals: list[Seat] = []
         self._victim: Seat | None = None
@@ -203,16 +244,15 @@ class AbluxxenState(State):
         self._drawer: Seat | None = None
         self._draws_left = 0
         self._refill = False
-        self._deal_queue: list[Seat] = []
-        if game.duel:
+        if self.game.duel:
             for seat in range(players):
                 self._hands[seat][JOKER] = DUEL_JOKERS_EACH
                 self._pile[JOKER] -= DUEL_JOKERS_EACH
-        per_seat = HAND_SIZE - (DUEL_JOKERS_EACH if game.duel else 0)
+        per_seat = HAND_SIZE - (DUEL_JOKERS_EACH if self.game.duel else 0)
         self._deal_queue = [seat for _ in range(per_seat) for seat in range(players)]
         self._deal_queue += [-1] * DISPLAY_SIZE
-        self._phase = PHASE_START if game.start_player is None else PHASE_DEAL
-        self._active = game.start_player or 0
+        self._starter = self._active = starter
+        self._phase = PHASE_DEAL
         self._player = CHANCE
 
     def clone(self) -> AbluxxenState:
@@ -279,7 +319,7 @@ class AbluxxenState(State):
         elif phase == PHASE_START:
             if not 0 <= action < self._players:
                 raise IllegalActionError("abluxxen.error.not_a_seat", players=self._players)
-            self._active = action
+            self._starter = self._active = action
             self._phase = PHASE_DEAL
         elif phase in _CHANCE_VERBS:
             if not (0 <= action < KINDS and self._pile[action]):
@@ -295,7 +335,7 @@ class AbluxxenState(State):
         while self._player == CHANCE:
             if self._phase == PHASE_START:
                 action = generator.randrange(self._players)
-                self._active = action
+                self._starter = self._active = action
                 self._phase = PHASE_DEAL
                 self._history = (self._history, action)
                 continue
@@ -306,20 +346,31 @@ class AbluxxenState(State):
             self._history = (self._history, tuple(drawn))
 
     def returns(self) -> list[float]:
-        return [float(self.score(seat)) for seat in range(self._players)]
+        return [float(total) for total in self.totals()]
 
     def score(self, seat: Seat) -> int:
+        """``seat``'s score in the game on the table."""
         return sum(played.size for played in self._stacks[seat]) - sum(self._hands[seat])
 
+    def totals(self) -> tuple[int, ...]:
+        """The scores of the series: the games played, and the one going on."""
+        if self._phase == PHASE_END:
+            return self._totals
+        return tuple(total + self.score(seat) for seat, total in enumerate(self._totals))
+
+    def segment(self) -> int:
+        return self._game_index
+
     def winners(self) -> list[Seat]:
-        """Best score; ties are shared, or (option ``tie_break``) go to fewer cards in hand,
-        then more cards in the stack."""
+        """Best score (of the series: total); ties are shared, or (option ``tie_break``) go
+        to fewer cards in hand, then more cards in the stack, in the last game."""
+        totals = self.totals()
 
         def key(seat: Seat) -> tuple[int, ...]:
             if not self.game.tie_break:
-                return (self.score(seat),)
+                return (totals[seat],)
             stacked = sum(played.size for played in self._stacks[seat])
-            return (self.score(seat), -sum(self._hands[seat]), stacked)
+            return (totals[seat], -sum(self._hands[seat]), stacked)
 
         best = max(key(seat) for seat in range(self._players))
         return [seat for seat in range(self._players) if key(seat) == best]
@@ -348,7 +399,13 @@ class AbluxxenState(State):
             pending_steals=tuple(self._steals),
             refill_pending=self._refill,
             deal_queue=tuple(self._deal_queue),
-            scores=tuple(self.score(other) for other in players),
+            game_scores=tuple(self.score(other) for other in players),
+            scores=self.totals(),
+            game_number=self._game_index + 1,
+            games=self.game.games,
+            series_target=self.game.series_target,
+            starter=self._starter,
+            past_games=self._past_games,
         )
 
     # -- notation ---------------------------------------------------------------------------
@@ -604,8 +661,24 @@ class AbluxxenState(State):
         self._begin_turn()
 
     def _finish(self) -> None:
+        """The game is over: its scores join the series, and the next game is dealt."""
+        points = tuple(self.score(seat) for seat in range(self._players))
+        self._totals = tuple(map(sum, zip(self._totals, points, strict=True)))
+        summary = GameSummary(self._game_index + 1, self._starter, points)
+        self._past_games = (*self._past_games, summary)
+        if self._series_goes_on():
+            self._game_index += 1
+            self._set_up_game((self._starter + 1) % self._players)
+            return
         self._phase = PHASE_END
         self._player = TERMINAL
+
+    def _series_goes_on(self) -> bool:
+        target, games = self.game.series_target, self.game.games
+        if target is not None:
+            return max(self._totals) < target
+        assert games is not None
+        return len(self._past_games) < games
 
 
 _EXPECTED = (

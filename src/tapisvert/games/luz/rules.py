@@ -25,6 +25,7 @@ from tapisvert.core.game import (
     Seat,
     State,
     parse_bool,
+    parse_optional_int,
     parse_optional_seat,
 )
 from tapisvert.core.registry import register_game
@@ -71,15 +72,6 @@ def bet_action(bet: int, safety: int = 0) -> Action:
 
 def play_action(slot: int) -> Action:
     return PLAY_BASE + slot
-
-
-def parse_optional_int(value: object) -> int | None:
-    if value is None or value == "" or str(value).lower() in {"none", "unlimited"}:
-        return None
-    number = int(str(value))
-    if number < 0:
-        raise ValueError("expected a positive number or none")
-    return number
 
 
 class LuzPlay(NamedTuple):

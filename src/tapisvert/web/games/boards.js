@@ -10,10 +10,10 @@ export function renderBoard(game, view, seat, legal, act, kit) {
 }
 
 export function scoreSheet(game, view, names, { t, h }) {
-  const past = view.past_rounds ?? view.past_deals ?? [];
+  const past = view.past_rounds ?? view.past_deals ?? view.past_games ?? [];
   const head = h("tr", {}, h("th", {}, ""), ...names.map((name) => h("th", {}, name)));
   const rows = past.map((round) => h("tr", {},
-    h("th", {}, String(round.round_number ?? round.deal_number ?? "")),
+    h("th", {}, String(round.round_number ?? round.deal_number ?? round.game_number ?? "")),
     ...round.points.map((points, index) => h("td", {},
       round.bids ? `${round.bids[index]}/${round.tricks[index]} → ${points}` : String(points)))));
   const total = h("tr", {}, h("th", {}, t("web.scores")),
