@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -259,6 +262,32 @@ def test_play_abluxxen_duel_against_a_bot() -> None:
     assert "n'est pas une série" in result.output
     assert "Joueur fictif" in result.output
     assert "Votre main" in result.output
+
+
+def test_play_an_abluxxen_series_shows_the_game_and_the_totals() -> None:
+    result = runner.invoke(
+        app,
+        ["play", "abluxxen", "--players", "3", "--seed", "4", "-o", "series=true", "--lang", "en"],
+        input="1\n" * 40 + "quit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "Game 1 of 3" in result.output
+    assert "Total" in result.output
+
+
+def test_help_speaks_the_language_of_the_environment() -> None:
+    """``--help`` is printed before ``--lang`` is read: the language comes from the
+    environment, so this runs the command in a process of its own."""
+    command = [sys.executable, "-m", "tapisvert", "play", "--help"]
+    for language, expected in (("fr", "Votre place, à partir de 1"), ("en", "Your seat, from 1")):
+        shown = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "TAPISVERT_LANG": language, "COLUMNS": "200"},
+        ).stdout
+        assert expected in shown, shown
 
 
 def test_arena_command_reports_and_plots(tmp_path: Path) -> None:

@@ -30,8 +30,15 @@ from tapisvert.core.registry import games, load_game
 from tapisvert.core.stats import mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
 
+
+def help_text(key: str, **arguments: object) -> str:
+    """``--help`` speaks the language of ``TAPISVERT_LANG`` or the locale: it is shown
+    before any ``--lang`` could be read."""
+    return translate(f"cli.help.{key}", default_language(), **arguments)
+
+
 app = typer.Typer(
-    help="tapisvert: Luz, Abluxxen, Wizard and Fzzzt! — play, simulate, replay.",
+    help=help_text("app"),
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
@@ -39,11 +46,11 @@ console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 LanguageOption = Annotated[
-    str, typer.Option("--lang", help=f"Language of the texts: {', '.join(LANGUAGES)}.")
+    str, typer.Option("--lang", help=help_text("lang", languages=", ".join(LANGUAGES)))
 ]
 OptionsOption = Annotated[
     list[str] | None,
-    typer.Option("--option", "-o", help="A game option as NAME=VALUE (repeatable)."),
+    typer.Option("--option", "-o", help=help_text("option")),
 ]
 
 
@@ -79,31 +86,23 @@ def make_lineup(
         raise fail(error, language) from None
 
 
-@app.command("games")
+@app.command("games", help=help_text("games"))
 def list_games() -> None:
-    """List the games this installation knows."""
     for name in games():
         console.print(name)
 
 
-@app.command()
+@app.command(help=help_text("play"))
 def play(
-    game_name: Annotated[str, typer.Argument(metavar="GAME", help="The game to play.")],
-    players: Annotated[int, typer.Option(help="Number of seats.")] = 4,
-    seat: Annotated[int, typer.Option(help="Your seat, from 1.")] = 1,
-    bots: Annotated[
-        str, typer.Option(help="Bot for the other seats (one name, or a list).")
-    ] = "heuristic",
-    seed: Annotated[
-        int | None, typer.Option(help="Seed of the shuffles (random if absent).")
-    ] = None,
-    save: Annotated[
-        Path | None, typer.Option(help="Write the game record here at the end.")
-    ] = None,
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help=help_text("play_game"))],
+    players: Annotated[int, typer.Option(help=help_text("players"))] = 4,
+    seat: Annotated[int, typer.Option(help=help_text("seat"))] = 1,
+    bots: Annotated[str, typer.Option(help=help_text("play_bots"))] = "heuristic",
+    seed: Annotated[int | None, typer.Option(help=help_text("play_seed"))] = None,
+    save: Annotated[Path | None, typer.Option(help=help_text("save"))] = None,
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
-    """Play one seat against bots; you see exactly what your seat may see."""
     language = language or default_language()
     game = make_game(game_name, players, option, language)
     human = seat - 1
@@ -186,19 +185,20 @@ def play(
         console.print(translate("cli.saved", language, path=save))
 
 
-@app.command()
+@app.command(help=help_text("simulate"))
 def simulate(
-    game_name: Annotated[str, typer.Argument(metavar="GAME", help="The game to simulate.")],
-    games_count: Annotated[int, typer.Option("--games", min=1, help="Number of games.")] = 100,
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help=help_text("simulate_game"))],
+    games_count: Annotated[
+        int, typer.Option("--games", min=1, help=help_text("simulate_games"))
+    ] = 100,
     bots: Annotated[
-        str, typer.Option(help="One bot per seat, comma-separated.")
+        str, typer.Option(help=help_text("simulate_bots"))
     ] = "heuristic,random,random,random",
-    seed: Annotated[int, typer.Option(help="Seed of the whole run.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    seed: Annotated[int, typer.Option(help=help_text("simulate_seed"))] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help=help_text("json"))] = False,
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
-    """Play bots against each other; mean score per seat with 95% intervals."""
     language = language or default_language()
     game, names, lineup = make_lineup(game_name, bots, option, language)
     scores: list[list[float]] = [[] for _ in names]
@@ -253,27 +253,20 @@ def simulate(
     console.print(table)
 
 
-@app.command()
+@app.command(help=help_text("arena"))
 def arena(
-    game_name: Annotated[str, typer.Argument(metavar="GAME", help="The game of the tournament.")],
-    bots: Annotated[
-        str, typer.Option(help="The line-up, one bot or level per seat.")
-    ] = "hard,easy,easy,easy",
-    deals: Annotated[
-        int, typer.Option("--games", min=1, help="Deals, each played once per rotation.")
-    ] = 50,
-    seed: Annotated[int, typer.Option(help="Seed of the whole tournament.")] = 0,
-    workers: Annotated[int, typer.Option(min=1, help="Parallel processes.")] = max(
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help=help_text("arena_game"))],
+    bots: Annotated[str, typer.Option(help=help_text("arena_bots"))] = "hard,easy,easy,easy",
+    deals: Annotated[int, typer.Option("--games", min=1, help=help_text("arena_games"))] = 50,
+    seed: Annotated[int, typer.Option(help=help_text("arena_seed"))] = 0,
+    workers: Annotated[int, typer.Option(min=1, help=help_text("workers"))] = max(
         1, (os.cpu_count() or 1)
     ),
-    plots: Annotated[Path | None, typer.Option(help="Folder for the PNG plots.")] = Path(
-        "arena-plots"
-    ),
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+    plots: Annotated[Path | None, typer.Option(help=help_text("plots"))] = Path("arena-plots"),
+    as_json: Annotated[bool, typer.Option("--json", help=help_text("json"))] = False,
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
-    """Duplicate deals with seat rotation: margins, win rates, ratings and plots per bot."""
     language = language or default_language()
     game, names, _ = make_lineup(game_name, bots, option, language)
     total = deals * len(names)
@@ -328,12 +321,11 @@ def arena(
         console.print(translate("cli.plot_saved", language, path=path))
 
 
-@app.command()
+@app.command(help=help_text("replay"))
 def replay(
-    path: Annotated[Path, typer.Argument(help="A record, in JSON or text form.")],
+    path: Annotated[Path, typer.Argument(help=help_text("replay_path"))],
     language: LanguageOption = "",
 ) -> None:
-    """Check a game record and print it step by step with the scores."""
     language = language or default_language()
     try:
         text = path.read_text("utf-8")
@@ -378,33 +370,25 @@ often for nothing, and 100,000 pauses for tens of milliseconds, mid-move, each t
 """
 
 
-@app.command()
+@app.command(help=help_text("serve"))
 def serve(
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    host: Annotated[str, typer.Option(help=help_text("host"))] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help=help_text("port"))] = 8000,
     database_url: Annotated[
         str,
-        typer.Option(
-            help="SQLAlchemy URL of the database, e.g. postgresql://user@host/db; "
-            "default: a SQLite file in the user's data folder."
-        ),
+        typer.Option(help=help_text("database_url")),
     ] = "",
-    bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before playing.")] = 0.6,
-    absence_grace: Annotated[
-        float, typer.Option(help="Seconds of disconnection before a bot plays for a person.")
-    ] = 60.0,
-    rate: Annotated[
-        float, typer.Option(help="Messages a second one connection may send (bursts: twice).")
-    ] = 30.0,
+    bot_delay: Annotated[float, typer.Option(help=help_text("bot_delay"))] = 0.6,
+    absence_grace: Annotated[float, typer.Option(help=help_text("absence_grace"))] = 60.0,
+    rate: Annotated[float, typer.Option(help=help_text("rate"))] = 30.0,
     relays: Annotated[
         int,
         typer.Option(
             min=0,
-            help="Processes holding the clients' sockets for the server (0: the server's own).",
+            help=help_text("relays"),
         ),
     ] = 1,
 ) -> None:
-    """Start the platform: lobby, tables and play over WebSocket."""
     import uvicorn
 
     from tapisvert.server.app import create_app
