@@ -125,6 +125,15 @@ def test_a_person_plays_a_whole_game_against_bots(server: Server, page: Page, ga
     assert page.inner_text("#replay-panel") != first
 
 
+def test_an_abluxxen_series_shows_which_game_is_on(server: Server, page: Page) -> None:
+    sign_in(page, server, "web-series")
+    create_table(page, "abluxxen", 3, "series=true")
+    add_bots(page, 2)
+    page.click("#start")
+    page.wait_for_selector("#series")
+    assert page.inner_text("#series") == "Game 1 of 3"
+
+
 def test_two_browsers_play_each_other_and_a_reload_restores_the_table(
     server: Server, browser: Browser
 ) -> None:

@@ -93,13 +93,13 @@ def render_abluxxen(observation: Observation, language: str) -> RenderableType:
 def series_line(observation: AbluxxenObservation, language: str) -> str:
     if observation.games is None:
         return translate(
-            "cli.abluxxen.game_to_target",
+            "abluxxen.game_to_target",
             language,
             number=observation.game_number,
             target=observation.series_target,
         )
     return translate(
-        "cli.abluxxen.game_of", language, number=observation.game_number, games=observation.games
+        "abluxxen.game_of", language, number=observation.game_number, games=observation.games
     )
 
 

@@ -97,7 +97,11 @@ const BOARDS = {
     });
     const stacks = view.stacks.map((sets, owner) =>
       `${kit.names[owner]}: ${t("web.hand_size", { count: view.hand_sizes[owner] })} · ${sets.join(" ") || "–"}`);
+    const series = view.games === 1 ? null : kit.h("p", { class: "label", id: "series" }, view.games === null
+      ? t("abluxxen.game_to_target", { number: view.game_number, target: view.series_target })
+      : t("abluxxen.game_of", { number: view.game_number, games: view.games }));
     return [
+      series,
       section(t("web.display"), kit, ...display,
         can.has("draw pile") ? card(t("web.pile", { count: view.pile_size }), kit, "draw pile", act, offered)
           : kit.h("span", {}, t("web.pile", { count: view.pile_size }))),
