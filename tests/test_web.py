@@ -7,6 +7,7 @@ refusal shows its reason. Each game's table is saved as a screenshot for the REA
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from collections.abc import Iterator
@@ -80,7 +81,12 @@ def add_bots(page: Page, count: int) -> None:
 
 
 def play_one_move(page: Page, rng: random.Random) -> bool:
-    """Click one offered move and wait until the table shows the next position."""
+    """Click one offered move and wait until the table shows the next position; where
+    cards are picked before the move (a Fzzzt! bid), sometimes pick one instead."""
+    picks = page.locator("[data-pick]")
+    if picks.count() and rng.random() < 0.6:
+        picks.nth(rng.randrange(picks.count())).click()
+        return False
     moves = page.locator("[data-action]")
     count = moves.count()
     if not count:
@@ -132,6 +138,38 @@ def test_an_abluxxen_series_shows_which_game_is_on(server: Server, page: Page) -
     page.click("#start")
     page.wait_for_selector("#series")
     assert page.inner_text("#series") == "Game 1 of 3"
+
+
+def test_a_fzzzt_bid_is_the_cards_picked_from_the_hand(server: Server, page: Page) -> None:
+    sent: list[dict[str, object]] = []
+    page.on(
+        "websocket",
+        lambda socket: socket.on("framesent", lambda payload: sent.append(json.loads(payload))),
+    )
+    sign_in(page, server, "web-picks")
+    create_table(page, "fzzzt", 3)
+    add_bots(page, 2)
+    page.click("#start")
+    page.wait_for_selector("#board")
+    rng = random.Random(11)
+    for _ in range(2_000):  # bots and this seat play until a bid is this seat's to make
+        if page.locator("[data-pick]").count():
+            break
+        play_one_move(page, rng)
+    picks = page.locator("[data-pick]")
+    assert picks.count() >= 2
+    assert page.is_disabled("#bid") and page.get_attribute("#bid", "data-action") is None
+    assert not page.locator("[data-action^='bid ']").count()  # no list of every subset
+    chosen = [picks.nth(index).get_attribute("data-pick") for index in (0, picks.count() - 1)]
+    picks.nth(0).click()
+    picks.nth(picks.count() - 1).click()
+    assert page.get_attribute(f"[data-pick='{chosen[0]}']", "aria-pressed") == "true"
+    assert page.get_attribute("#bid", "data-action") is not None
+    seq = page.get_attribute("#board", "data-seq")
+    page.click("#bid")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.seq !== '{seq}'")
+    bids = [str(frame["action"]) for frame in sent if frame.get("type") == "act"]
+    assert sorted(bids[-1].split()[1:]) == sorted(chosen)
 
 
 def test_two_browsers_play_each_other_and_a_reload_restores_the_table(

@@ -111,7 +111,7 @@ const BOARDS = {
     ];
   },
 
-  fzzzt(view, seat, legal, act, kit) {
+  fzzzt(view, seat, legal, act, kit, offered) {
     const { t } = kit;
     const owned = view.owned.map((cards, owner) => {
       const bid = view.bid_sizes[owner] === null ? "" : ` · ${t("web.bids")} ${view.bid_sizes[owner]}`;
@@ -120,10 +120,42 @@ const BOARDS = {
     return [
       section(t("web.belt"), kit, ...view.belt.map((text) => card(text, kit))),
       section(t("web.owned"), kit, owned.join("  |  ")),
-      seat === null ? null : section(t("web.hand"), kit, ...view.hand.map((text) => card(text, kit))),
+      seat === null ? null : section(t("web.hand"), kit, ...pickToBid(view.hand, legal, act, kit, offered)),
     ];
   },
 };
+
+/** A sealed bid is any set of cards from the hand: the player picks cards, then bids them;
+ * the button carries the move only while the picked cards make a legal bid. */
+function pickToBid(hand, legal, act, kit, offered) {
+  const bids = new Map();
+  for (const action of legal.filter((move) => move.startsWith("bid "))) {
+    bids.set(action.split(" ").slice(1).sort().join(" "), action);
+    offered.add(action);
+  }
+  if (!bids.size) return hand.map((text) => card(text, kit));
+  const picked = new Set();
+  const button = kit.h("button", { id: "bid", class: "primary", disabled: true }, kit.t("web.verb.bid"));
+  button.addEventListener("click", () => button.dataset.action && act(button.dataset.action));
+  const update = () => {
+    const action = bids.get([...picked].sort().join(" "));
+    button.disabled = !action;
+    if (action) button.dataset.action = action;
+    else delete button.dataset.action;
+  };
+  const cards = hand.map((text) => {
+    const pick = kit.h("button", { class: `card ${text[0]}`, "data-pick": text, "aria-pressed": "false" }, text);
+    pick.addEventListener("click", () => {
+      if (picked.has(text)) picked.delete(text);
+      else picked.add(text);
+      pick.classList.toggle("picked", picked.has(text));
+      pick.setAttribute("aria-pressed", String(picked.has(text)));
+      update();
+    });
+    return pick;
+  });
+  return [...cards, button];
+}
 
 function formatBet(bet) {
   if (!bet) return "–";
