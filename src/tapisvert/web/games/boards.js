@@ -95,8 +95,13 @@ const BOARDS = {
       const action = can.has(`draw display ${index + 1}`) ? `draw display ${index + 1}` : null;
       return slot.length ? card(slot.join(" "), kit, action, act, offered) : null;
     });
-    const stacks = view.stacks.map((sets, owner) =>
-      `${kit.names[owner]}: ${t("web.hand_size", { count: view.hand_sizes[owner] })} · ${sets.join(" ") || "–"}`);
+    const stacks = view.stacks.map((sets, owner) => kit.h("tr", {},
+      kit.h("th", {}, kit.names[owner]),
+      kit.h("td", {}, t("web.hand_size", { count: view.hand_sizes[owner] })),
+      kit.h("td", {}, view.known_in_hand[owner].length ? t("web.known", { cards: view.known_in_hand[owner].join(" ") }) : ""),
+      kit.h("td", {}, sets.length
+        ? [`${sets.slice(0, -1).join(" ")} `, kit.h("strong", { class: "top", title: t("web.top_set") }, sets[sets.length - 1])]
+        : "–")));
     const series = view.games === 1 ? null : kit.h("p", { class: "label", id: "series" }, view.games === null
       ? t("abluxxen.game_to_target", { number: view.game_number, target: view.series_target })
       : t("abluxxen.game_of", { number: view.game_number, games: view.games }));
@@ -106,7 +111,7 @@ const BOARDS = {
         can.has("draw pile") ? card(t("web.pile", { count: view.pile_size }), kit, "draw pile", act, offered)
           : kit.h("span", {}, t("web.pile", { count: view.pile_size }))),
       view.played ? section(`${kit.names[view.active]} → ${view.victim === null ? "" : kit.names[view.victim]}`, kit, card(view.played, kit)) : null,
-      section(t("web.stacks"), kit, stacks.join("  |  ")),
+      section(t("web.stacks"), kit, kit.h("table", { class: "sheet stacks" }, ...stacks)),
       seat === null ? null : section(t("web.hand"), kit, ...view.hand.map((text) => card(text, kit))),
     ];
   },
