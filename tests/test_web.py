@@ -163,6 +163,9 @@ def test_a_fzzzt_bid_is_the_cards_picked_from_the_hand(server: Server, page: Pag
     chosen = [picks.nth(index).get_attribute("data-pick") for index in (0, picks.count() - 1)]
     picks.nth(0).click()
     picks.nth(picks.count() - 1).click()
+    page.fill("#table-chat", "thinking about my bid")  # a chat line redraws the table
+    page.press("#table-chat", "Enter")
+    page.wait_for_selector("text=thinking about my bid")
     assert page.get_attribute(f"[data-pick='{chosen[0]}']", "aria-pressed") == "true"
     assert page.get_attribute("#bid", "data-action") is not None
     seq = page.get_attribute("#board", "data-seq")

@@ -329,7 +329,7 @@ function tableScreen(id) {
         controls,
         seatsBar(info, frame)),
       view ? h("div", { class: "panel board", id: "board", "data-seq": frame.seq },
-        renderBoard(info.game, view, mine, frame.legal, act, { t, h, names: seatNames(info) })) : null,
+        renderBoard(info.game, view, mine, frame.legal, act, { t, h, names: seatNames(info), seq: frame.seq })) : null,
       view ? h("div", { class: "panel" }, h("strong", {}, t("web.score_sheet")), scoreSheet(info.game, view, seatNames(info), { t, h })) : null,
       state.replay?.table === id ? replayPanel() : null),
     h("div", {}, chatPanel({ table: id }, state.logs.table[id] ?? []),

@@ -130,6 +130,10 @@ const BOARDS = {
   },
 };
 
+/** The cards picked for a bid, kept while the position stays the same: a board redrawn for a
+ * chat line or a seat's news keeps them. */
+const picking = { position: "", picked: new Set() };
+
 /** A sealed bid is any set of cards from the hand: the player picks cards, then bids them;
  * the button carries the move only while the picked cards make a legal bid. */
 function pickToBid(hand, legal, act, kit, offered) {
@@ -139,7 +143,9 @@ function pickToBid(hand, legal, act, kit, offered) {
     offered.add(action);
   }
   if (!bids.size) return hand.map((text) => card(text, kit));
-  const picked = new Set();
+  const position = `${kit.seq}:${hand.join(" ")}`;
+  if (picking.position !== position) Object.assign(picking, { position, picked: new Set() });
+  const { picked } = picking;
   const button = kit.h("button", { id: "bid", class: "primary", disabled: true }, kit.t("web.verb.bid"));
   button.addEventListener("click", () => button.dataset.action && act(button.dataset.action));
   const update = () => {
@@ -149,16 +155,21 @@ function pickToBid(hand, legal, act, kit, offered) {
     else delete button.dataset.action;
   };
   const cards = hand.map((text) => {
-    const pick = kit.h("button", { class: `card ${text[0]}`, "data-pick": text, "aria-pressed": "false" }, text);
+    const pick = kit.h("button", { class: `card ${text[0]}`, "data-pick": text }, text);
+    const show = () => {
+      pick.classList.toggle("picked", picked.has(text));
+      pick.setAttribute("aria-pressed", String(picked.has(text)));
+    };
     pick.addEventListener("click", () => {
       if (picked.has(text)) picked.delete(text);
       else picked.add(text);
-      pick.classList.toggle("picked", picked.has(text));
-      pick.setAttribute("aria-pressed", String(picked.has(text)));
+      show();
       update();
     });
+    show();
     return pick;
   });
+  update();
   return [...cards, button];
 }
 
