@@ -221,7 +221,6 @@ class AbluxxenState(State):
         super().__init__(game, seed)
         self._players = game.players
         self._game_index = 0
-        self._totals: tuple[int, ...] = (0,) * game.players
         self._past_games: tuple[GameSummary, ...] = ()
         self._set_up_game(game.start_player or 0)
         if game.start_player is None:
@@ -354,9 +353,16 @@ class AbluxxenState(State):
 
     def totals(self) -> tuple[int, ...]:
         """The scores of the series: the games played, and the one going on."""
+        finished = self._finished_totals()
         if self._phase == PHASE_END:
-            return self._totals
-        return tuple(total + self.score(seat) for seat, total in enumerate(self._totals))
+            return finished
+        return tuple(total + self.score(seat) for seat, total in enumerate(finished))
+
+    def _finished_totals(self) -> tuple[int, ...]:
+        return tuple(
+            sum(summary.points[seat] for summary in self._past_games)
+            for seat in range(self._players)
+        )
 
     def segment(self) -> int:
         return self._game_index
@@ -661,9 +667,8 @@ class AbluxxenState(State):
         self._begin_turn()
 
     def _finish(self) -> None:
-        """The game is over: its scores join the series, and the next game is dealt."""
+        """The game is over: its scores join the series, and the next game is set up."""
         points = tuple(self.score(seat) for seat in range(self._players))
-        self._totals = tuple(map(sum, zip(self._totals, points, strict=True)))
         summary = GameSummary(self._game_index + 1, self._starter, points)
         self._past_games = (*self._past_games, summary)
         if self._series_goes_on():
@@ -676,7 +681,7 @@ class AbluxxenState(State):
     def _series_goes_on(self) -> bool:
         target, games = self.game.series_target, self.game.games
         if target is not None:
-            return max(self._totals) < target
+            return max(self._finished_totals()) < target
         assert games is not None
         return len(self._past_games) < games
 

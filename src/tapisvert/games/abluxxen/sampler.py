@@ -66,9 +66,6 @@ def sample_state(
     state._game_index = observation.game_number - 1
     state._starter = observation.starter
     state._past_games = observation.past_games
-    state._totals = tuple(
-        sum(summary.points[seat] for summary in observation.past_games) for seat in range(players)
-    )
     state._phase = PHASE_NAMES.index(observation.phase)
     state._player = observation.current_player
     assert len(state._pile) == KINDS
