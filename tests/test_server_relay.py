@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from pathlib import Path
 
+import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tapisvert.server.relay import CLOSE, FRAME, HEADER, MESSAGE, Records
+from tapisvert.server.relay import CLOSE, FRAME, HEADER, MESSAGE, Records, Relay
 
 from server_support import Server, sqlite_url
 
@@ -44,3 +46,22 @@ def test_a_server_whose_port_is_taken_stops_and_says_why(tmp_path: Path) -> None
         with pytest.raises(RuntimeError, match="the server stopped"):
             server.start()
     assert "a relay stopped" in (tmp_path / "server.log").read_text()
+
+
+def test_a_relay_whose_server_does_not_answer_says_so_in_the_callers_language(
+    tmp_path: Path,
+) -> None:
+    relay = Relay(tmp_path / "bus.sock", tmp_path / "no-server.sock")
+
+    async def ask(language: str) -> httpx.Response:
+        transport = httpx.ASGITransport(app=relay)
+        async with httpx.AsyncClient(transport=transport, base_url="http://relay") as client:
+            return await client.get("/api/rooms", headers={"accept-language": language})
+
+    answer = asyncio.run(ask("fr-FR,fr;q=0.9"))
+    assert answer.status_code == 502
+    assert answer.json() == {
+        "code": "unreachable",
+        "message": "le serveur ne répond pas ; réessayez dans un instant",
+    }
+    assert asyncio.run(ask("de")).json()["message"].startswith("the server is not answering")

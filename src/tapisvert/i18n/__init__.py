@@ -47,6 +47,15 @@ def default_language() -> str:
     return DEFAULT_LANGUAGE
 
 
+def accepted_language(header: str | None) -> str:
+    """The first of our languages an HTTP ``Accept-Language`` header names, else English."""
+    for part in (header or "").split(","):
+        code = part.strip()[:2].lower()
+        if code in LANGUAGES:
+            return code
+    return DEFAULT_LANGUAGE
+
+
 def translate(key: str, language: str = DEFAULT_LANGUAGE, **arguments: object) -> str:
     """Render ``key`` in ``language``; :class:`Message` arguments are rendered recursively."""
     template = catalogue(language).get(key)

@@ -16,7 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalogue
+from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catalogue
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError
@@ -119,9 +119,8 @@ def create_app(
 
     @app.exception_handler(ServerError)
     async def refused(request: Request, error: ServerError) -> JSONResponse:
-        language = _language(request.headers.get("accept-language"))
-        body = {"code": error.code, "message": error.render(language)}
-        return JSONResponse(body, status_code=error.status)
+        language = accepted_language(request.headers.get("accept-language"))
+        return JSONResponse(error.body(language), status_code=error.status)
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -210,7 +209,7 @@ def create_app(
 
     @app.post("/api/chat")
     async def chat(body: ChatText, user: Me, request: Request) -> ServerMessage:
-        language = _language(request.headers.get("accept-language"))
+        language = accepted_language(request.headers.get("accept-language"))
         return await _chat(lobby, user, language, body.text, body.room, body.table)
 
     @app.get("/api/tables/{table_id}/record")
@@ -266,14 +265,6 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
         finally:
             lobby.disconnect(connection)
     link.close()
-
-
-def _language(header: str | None) -> str:
-    for part in (header or "").split(","):
-        code = part.strip()[:2].lower()
-        if code in LANGUAGES:
-            return code
-    return DEFAULT_LANGUAGE
 
 
 async def _greet(lobby: Lobby, link: Link) -> Connection | None:

@@ -13,6 +13,10 @@ class ServerError(TapisvertError):
         self.status = status
         super().__init__(f"server.error.{code}", **arguments)
 
+    def body(self, language: str) -> dict[str, str]:
+        """The refusal as an HTTP response's JSON body."""
+        return {"code": self.code, "message": self.render(language)}
+
     @classmethod
     def wrapping(cls, code: str, error: TapisvertError) -> ServerError:
         """A refusal that explains itself with an engine error's message."""

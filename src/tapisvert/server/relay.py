@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import socket
 import struct
@@ -28,6 +29,8 @@ from typing import Any, cast
 import httpx
 from starlette.types import Receive, Scope, Send
 
+from tapisvert.i18n import accepted_language
+from tapisvert.server.errors import ServerError
 from tapisvert.server.links import BACKLOG_LIMIT, AsgiLink, accept
 
 HEADER = struct.Struct("!IIB")
@@ -38,8 +41,8 @@ HOP_HEADERS = frozenset(
     {b"connection", b"keep-alive", b"transfer-encoding", b"upgrade", b"te", b"trailer"}
 )
 """Headers about one HTTP hop, not passed on."""
-OWN_HEADERS = frozenset({b"date", b"server"})
-"""Response headers the relay's own HTTP server writes."""
+DROPPED_RESPONSE_HEADERS = HOP_HEADERS | {b"date", b"server"}
+"""Hop headers, and those the relay's own HTTP server writes."""
 
 
 class Records:
@@ -262,8 +265,12 @@ class Relay:
         try:
             response = await self._http.send(request, stream=True)
         except httpx.TransportError:
-            await send({"type": "http.response.start", "status": 502, "headers": []})
-            await send({"type": "http.response.body", "body": b"the server is not answering"})
+            refusal = ServerError("unreachable", status=502)
+            accepted = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
+            answer = json.dumps(refusal.body(accepted_language(accepted))).encode()
+            start = {"type": "http.response.start", "status": refusal.status}
+            await send({**start, "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": answer})
             return
         try:
             await send(
@@ -273,7 +280,7 @@ class Relay:
                     "headers": [
                         (name, value)
                         for name, value in response.headers.raw
-                        if name.lower() not in HOP_HEADERS | OWN_HEADERS
+                        if name.lower() not in DROPPED_RESPONSE_HEADERS
                     ],
                 }
             )
