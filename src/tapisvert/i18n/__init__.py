@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 LANGUAGES: tuple[str, ...] = ("en", "fr")
 DEFAULT_LANGUAGE = "en"
@@ -23,19 +24,35 @@ def catalogue(language: str) -> Mapping[str, str]:
     """The flat key → template table of one language."""
     if language not in LANGUAGES:
         raise ValueError(f"unknown language {language!r}; choose one of {', '.join(LANGUAGES)}")
-    raw = tomllib.loads(files(__package__).joinpath(f"{language}.toml").read_text("utf-8"))
     flat: dict[str, str] = {}
 
-    def walk(prefix: str, table: Mapping[str, object]) -> None:
+    def walk(prefix: str, table: Mapping[str, object], source: str) -> None:
         for key, value in table.items():
             name = f"{prefix}.{key}" if prefix else key
             if isinstance(value, Mapping):
-                walk(name, value)
+                walk(name, value, source)
+            elif name in flat:
+                raise ValueError(f"{source}: {name!r} is defined in another catalogue file too")
             else:
                 flat[name] = str(value)
 
-    walk("", raw)
+    for source in _catalogue_files(language):
+        walk("", tomllib.loads(source.read_text("utf-8")), source.name)
     return flat
+
+
+def _catalogue_files(language: str) -> list[Traversable]:
+    """``en.toml``, then the catalogues of single areas, such as ``web.en.toml``.
+
+    An area of many texts (the web pages, one game's board) keeps a file of its own, so
+    that its texts are found, reviewed and translated together.
+    """
+    folder = files(__package__)
+    areas = sorted(
+        (entry for entry in folder.iterdir() if entry.name.endswith(f".{language}.toml")),
+        key=lambda entry: entry.name,
+    )
+    return [folder.joinpath(f"{language}.toml"), *areas]
 
 
 def default_language() -> str:
