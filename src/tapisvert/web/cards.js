@@ -1,0 +1,57 @@
+// Card faces, backs and the small controls every board uses. A face is drawn from a game's own
+// description of a card: a tone (colour), a rank, a symbol, so that no suit is told by colour alone.
+import { html, useState } from "./ui.js";
+import { t, tn } from "./i18n.js";
+
+/**
+ * One card. `face`: { tone, rank, symbol, name, detail } from the game's board module; with
+ * `onPlay` it is a button (a legal move), raised and outlined; `winner` marks a trick's winner.
+ */
+export function Card({ face, onPlay = null, action = null, small = false, winner = false, picked = null,
+  caption = null, extra = null }) {
+  const classes = ["card", `tone-${face.tone}`, small ? "small" : "", onPlay ? "playable" : "",
+    winner ? "winner" : "", picked ? "picked" : "", face.wide ? "wide" : ""].filter(Boolean).join(" ");
+  const body = html`
+    <span class="corner">${face.rank}${face.symbol ? html`<span class="symbol" aria-hidden="true">${face.symbol}</span>` : null}</span>
+    ${face.center !== undefined ? html`<span class="center" aria-hidden="true">${face.center}</span>`
+      : face.symbol ? html`<span class="center" aria-hidden="true">${face.symbol}</span>` : null}
+    ${face.detail ? html`<span class="detail">${face.detail}</span>` : null}
+    ${extra}`;
+  const label = caption ? `${face.name} — ${caption}` : face.name;
+  if (onPlay) {
+    return html`<button class=${classes} data-action=${action} data-pick=${picked === null ? null : face.code}
+      aria-pressed=${picked === null ? null : String(picked)} aria-label=${label} title=${label}
+      onClick=${onPlay}>${body}</button>`;
+  }
+  return html`<span class=${classes} role="img" aria-label=${label} title=${label}>${body}</span>`;
+}
+
+/** A hand seen from behind: a few backs and the count in words. */
+export function Backs({ count }) {
+  const shown = Math.min(count, 8);
+  return html`<span class="backs" aria-label=${tn("web.cards", count)}>
+    ${Array.from({ length: shown }, (_, index) => html`<span key=${index} class="back" aria-hidden="true"></span>`)}
+    <span class="count">${tn("web.cards", count)}</span></span>`;
+}
+
+/**
+ * A number to choose among the legal ones, then a button: one compact control instead of a
+ * button per value. `choices`: [{ value, action }]; `extra` may add a toggle (Luz's bead).
+ */
+export function NumberChoice({ id, label, verb, choices, act }) {
+  const values = choices.map((choice) => choice.value);
+  const [value, setValue] = useState(values[0]);
+  const chosen = choices.find((choice) => choice.value === value) ?? choices[0];
+  return html`<form class="row number-choice" onSubmit=${(event) => { event.preventDefault(); act(chosen.action); }}>
+    <label>${label} <select id=${id} value=${String(chosen.value)}
+      onChange=${(event) => setValue(values.find((each) => String(each) === event.target.value))}>
+      ${values.map((each) => html`<option value=${String(each)}>${each}</option>`)}</select></label>
+    <button class="primary" type="submit" data-action=${chosen.action}>${verb}</button>
+  </form>`;
+}
+
+/** The words of a list of seats: "Ana, Bob and Eve". */
+export function listNames(names) {
+  if (names.length < 2) return names.join("");
+  return t("web.and", { first: names.slice(0, -1).join(", "), last: names[names.length - 1] });
+}

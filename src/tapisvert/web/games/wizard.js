@@ -1,0 +1,166 @@
+// Wizard's board: the trump, the trick in the middle, bids and tricks at each seat, the hand.
+import { html } from "../ui.js";
+import { Card, NumberChoice } from "../cards.js";
+import { t } from "../i18n.js";
+
+const SUITS = { B: ["blue", "◆"], R: ["red", "♥"], G: ["green", "♣"], Y: ["yellow", "★"] };
+
+function face(code) {
+  if (code === "W") return { code, tone: "wizard", rank: "W", center: "✦", name: t("wizard.board.wizard"), detail: t("wizard.board.wizard") };
+  if (code === "J") return { code, tone: "jester", rank: "J", center: "☺", name: t("wizard.board.jester"), detail: t("wizard.board.jester") };
+  const [tone, symbol] = SUITS[code[0]];
+  const rank = code.slice(1);
+  return { code, tone, rank, symbol, name: cardName(code) };
+}
+
+function suitName(letter) {
+  return t(`suit.${SUITS[letter][0]}`);
+}
+
+function cardName(code) {
+  if (code === "W") return t("wizard.board.wizard");
+  if (code === "J") return t("wizard.board.jester");
+  return t("wizard.board.card", { rank: code.slice(1), suit: suitName(code[0]) });
+}
+
+/** The cards of the round so far, trick by trick, each with who played it. */
+function plays(tricks, current, leader, players) {
+  const done = tricks.map((trick, number) => trick.cards.map((card, order) =>
+    ({ seat: (trick.leader + order) % players, card, trick: number, winner: trick.winner })));
+  const open = (current ?? []).map((card, order) => ({ seat: (leader + order) % players, card, trick: tricks.length }));
+  return [...done.flat(), ...open];
+}
+
+function roundPlays(view) {
+  return plays(view.completed_tricks, view.trick, view.leader, view.players);
+}
+
+function lastTrick(view) {
+  const done = view.completed_tricks.length ? view.completed_tricks
+    : view.past_rounds.length ? view.past_rounds[view.past_rounds.length - 1].played : [];
+  if (!done.length) return null;
+  const trick = done[done.length - 1];
+  return { cards: trick.cards.map((card, order) => ({ seat: (trick.leader + order) % view.players, card })),
+    winner: trick.winner };
+}
+
+function describe(before, after, { names }) {
+  const lines = [];
+  const newRound = after.round_index !== before.round_index;
+  const finished = newRound ? after.past_rounds[after.past_rounds.length - 1] : null;
+  after.bids.forEach((bid, seat) => {
+    if (!newRound && bid !== null && bid !== before.bids[seat]) lines.push(t("wizard.board.log_bid", { name: names[seat], bid }));
+  });
+  if (!newRound && after.trump !== before.trump && after.trump) {
+    lines.push(t("wizard.board.log_trump", { name: names[after.dealer], suit: suitName(after.trump) }));
+  }
+  const seen = roundPlays(before);
+  const now = finished ? plays(finished.played, [], 0, after.players) : roundPlays(after);
+  for (const play of now.slice(seen.length)) {
+    lines.push(t("wizard.board.log_play", { name: names[play.seat], card: cardName(play.card) }));
+    const trick = finished ? finished.played[play.trick] : after.completed_tricks[play.trick];
+    if (trick && trick.cards.length === after.players && play === now.filter((each) => each.trick === play.trick).at(-1)) {
+      lines.push(t("wizard.board.log_wins", { name: names[trick.winner] }));
+    }
+  }
+  if (finished) {
+    lines.push(t("wizard.board.log_round_end", { number: finished.round_number,
+      points: finished.points.map((points, seat) => `${names[seat]} ${signed(points)}`).join(", ") }));
+  }
+  return lines;
+}
+
+function signed(points) {
+  return points > 0 ? `+${points}` : String(points);
+}
+
+function summary(before, after, { names }) {
+  if (after.past_rounds.length <= before.past_rounds.length) return null;
+  const round = after.past_rounds[after.past_rounds.length - 1];
+  return {
+    title: t("wizard.board.summary", { number: round.round_number }),
+    head: ["", t("web.bids"), t("web.tricks"), t("web.points_column"), t("web.total")],
+    rows: names.map((name, seat) => [name, round.bids[seat], round.tricks[seat], signed(round.points[seat]), after.scores[seat]]),
+  };
+}
+
+function seat(view, index) {
+  const markers = view.dealer === index ? [{ key: "dealer", text: "D", title: t("web.dealer") }] : [];
+  const bid = view.bids[index];
+  return {
+    score: view.scores[index],
+    markers,
+    lines: [`${t("web.bids")}: ${bid ?? "–"}`, `${t("web.tricks")}: ${view.tricks_won[index]}`],
+    handSize: view.hand_sizes[index],
+  };
+}
+
+function TrickCards({ cards, winner, names }) {
+  return html`<div class="trick" id="trick" aria-label=${t("web.trick")}>
+    ${cards.map((play) => html`<figure key=${`${play.seat}`} class=${`played${play.seat === winner ? " won" : ""}`}
+      data-seat=${play.seat}>
+      <${Card} face=${face(play.card)} winner=${play.seat === winner} />
+      <figcaption>${names[play.seat]}</figcaption></figure>`)}
+  </div>`;
+}
+
+function center(view, ctx) {
+  const shown = ctx.shownTrick;
+  const current = view.trick.map((card, order) => ({ seat: (view.leader + order) % view.players, card }));
+  const cards = shown ? shown.cards : current;
+  return html`<div class="wizard-center">
+    <div class="row round-line">
+      <strong>${t("web.round", { number: Math.min(view.round_index + 1, view.rounds), rounds: view.rounds })}</strong>
+      <span class="trump">${t("web.trump")}: ${view.trump_card ? html`<${Card} small=${true} face=${face(view.trump_card)} />` : null}
+        <strong>${view.trump ? `${suitName(view.trump)} ${SUITS[view.trump][1]}` : t("web.no_trump")}</strong></span>
+    </div>
+    <${TrickCards} cards=${cards} winner=${shown ? shown.winner : null} names=${ctx.names} />
+    ${shown ? html`<p class="trick-winner" id="trick-winner">${t("wizard.board.wins_trick", { name: ctx.names[shown.winner] })}</p>` : null}
+  </div>`;
+}
+
+function hand(view, ctx) {
+  if (ctx.mine === null) return null;
+  const can = new Set(ctx.legal);
+  const bids = ctx.legal.filter((action) => action.startsWith("bid ")).map((action) => ({ value: Number(action.slice(4)), action }));
+  const trumps = ctx.legal.filter((action) => action.startsWith("trump "));
+  return html`
+    ${bids.length ? html`<${NumberChoice} key=${`bid-${ctx.seq}`} id="bid-value" label=${t("wizard.board.bid_label")}
+      verb=${t("web.verb.bid")} choices=${bids} act=${ctx.act} />` : null}
+    ${trumps.length ? html`<div class="row">${trumps.map((action) => html`<button class="primary" key=${action}
+      data-action=${action} onClick=${() => ctx.act(action)}>${SUITS[action.slice(6)][1]} ${suitName(action.slice(6))}</button>`)}</div>` : null}
+    <div class="hand" id="hand" aria-label=${t("web.hand")}>
+      ${view.hand.map((code, index) => {
+        const action = `play ${code}`;
+        return can.has(action)
+          ? html`<${Card} key=${`${code}-${index}`} face=${face(code)} action=${action} onPlay=${() => ctx.act(action)} />`
+          : html`<${Card} key=${`${code}-${index}`} face=${face(code)} />`;
+      })}
+    </div>`;
+}
+
+function prompt(view, ctx) {
+  if (ctx.legal.some((action) => action.startsWith("bid "))) return t("wizard.board.prompt_bid", { cards: view.hand.length });
+  if (ctx.legal.some((action) => action.startsWith("trump "))) return t("wizard.board.prompt_trump");
+  if (view.trick.length) {
+    const led = view.trick.find((card) => card !== "W" && card !== "J");
+    if (led) return t("wizard.board.prompt_follow", { suit: suitName(led[0]) });
+  }
+  return t("wizard.board.prompt_lead");
+}
+
+function handles(action) {
+  return /^(play|bid|trump) /.test(action);
+}
+
+function sheet(view, { names }) {
+  return html`<table class="sheet">
+    <thead><tr><th scope="col">${t("web.round_column")}</th>${names.map((name) => html`<th scope="col">${name}</th>`)}</tr></thead>
+    <tbody>
+      ${view.past_rounds.map((round) => html`<tr key=${round.round_number}><th scope="row">${round.round_number}</th>
+        ${round.points.map((points, seat) => html`<td title=${t("wizard.board.sheet_cell_title")}>${round.bids[seat]}/${round.tricks[seat]} → ${signed(points)}</td>`)}</tr>`)}
+      <tr class="total"><th scope="row">${t("web.total")}</th>${view.scores.map((score) => html`<td><strong>${score}</strong></td>`)}</tr>
+    </tbody></table>`;
+}
+
+export default { seat, center, hand, prompt, handles, describe, lastTrick, summary, sheet };

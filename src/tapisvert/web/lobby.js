@@ -1,0 +1,146 @@
+// The lobby: rooms, their tables (those waiting for this person marked), a new table with each
+// game's own options as controls, the people here and the room's chat.
+import { html, useState } from "./ui.js";
+import { has, t, tn } from "./i18n.js";
+import { changed, myTurns, openTable, send, state } from "./store.js";
+import { ChatPanel } from "./chat.js";
+
+export function Lobby() {
+  const info = state.roomInfo;
+  const tables = info ? info.tables : [];
+  const mine = Object.values(state.tables).filter((table) => table.status !== "finished"
+    && table.seats.some((seat) => seat.kind === "human" && seat.name === state.user));
+  return html`
+    <div class="columns">
+      <div>
+        ${mine.length ? html`<section class="panel" id="my-tables">
+          <h2 class="small">${t("web.my_tables")}</h2>
+          <ul class="tables">${mine.map((table) => html`<${TableLine} key=${table.table} table=${table} />`)}</ul>
+        </section>` : null}
+        <section class="panel">
+          <nav class="row" aria-label=${t("web.rooms")}>
+            <strong>${t("web.rooms")}</strong>
+            ${state.rooms.map((room) => html`<button key=${room} class=${room === state.room ? "primary" : ""}
+              aria-current=${room === state.room ? "true" : null} onClick=${() => enter(room)}>${roomName(room)}</button>`)}
+          </nav>
+          <h2 class="small">${t("web.tables")}</h2>
+          ${tables.length ? html`<ul class="tables">${tables.map((table) => html`<${TableLine} key=${table.table} table=${table} />`)}</ul>`
+            : html`<p>${t("web.no_tables")}</p>`}
+        </section>
+        <${NewTable} />
+      </div>
+      <div>
+        <section class="panel"><strong>${t("web.people")}</strong> ${info ? info.people.join(", ") : ""}</section>
+        <${ChatPanel} place=${{ room: state.room }} lines=${state.logs.room} title=${t("web.chat")} />
+      </div>
+    </div>`;
+}
+
+function roomName(room) {
+  return has(`${room}.name`) ? t(`${room}.name`) : t("web.room_main");
+}
+
+function enter(room) {
+  state.room = room;
+  localStorage.setItem("room", room);
+  state.logs.room = [];
+  send({ type: "enter", room });
+  changed();
+}
+
+function TableLine({ table }) {
+  const waiting = myTurns().includes(table.table);
+  const seats = table.seats.map((seat) => seat.name ?? t("web.empty_seat")).join(", ");
+  const free = table.status === "open" && table.seats.some((seat) => seat.kind === "empty");
+  return html`
+    <li class=${`row${waiting ? " waiting" : ""}`} data-table=${table.table}>
+      <strong>#${table.table} ${t(`${table.game}.name`)}</strong>
+      <span>${tn("web.players_count", table.players)} · ${t(`web.status_${table.status}`)} · ${seats}</span>
+      ${waiting ? html`<span class="badge">${t("web.your_turn")}</span>` : null}
+      ${free ? html`<button class="primary" onClick=${() => { send({ type: "join", table: table.table });
+        location.hash = `table=${table.table}`; }}>${t("web.join")}</button>` : null}
+      <button onClick=${() => openTable(table.table)}>${t("web.open_table")}</button>
+    </li>`;
+}
+
+const CLOCKS = [0, 15, 30, 60, 120];
+
+/** The form keeps what the person chose while frames arrive: it is the component's own state. */
+function NewTable() {
+  const [game, setGame] = useState(state.games[0].name);
+  const spec = state.games.find((each) => each.name === game);
+  const [players, setPlayers] = useState(Math.min(4, spec.max_players));
+  const [clock, setClock] = useState(0);
+  const [options, setOptions] = useState({});
+  const choose = (name) => { setGame(name); setOptions({});
+    const next = state.games.find((each) => each.name === name);
+    setPlayers((count) => Math.max(next.min_players, Math.min(next.max_players, count))); };
+  const create = (event) => {
+    event.preventDefault();
+    send({ type: "create", room: state.room, game, players, options, clock: clock || null }, (answer) => {
+      if (answer.type === "ack" && answer.table) location.hash = `table=${answer.table}`;
+    });
+  };
+  const counts = [];
+  for (let count = spec.min_players; count <= spec.max_players; count++) counts.push(count);
+  return html`
+    <form class="panel" id="new-table" onSubmit=${create}>
+      <h2 class="small">${t("web.new_table")}</h2>
+      <div class="row">
+        <label>${t("web.game")} <select id="new-game" value=${game} onChange=${(event) => choose(event.target.value)}>
+          ${state.games.map((each) => html`<option value=${each.name}>${t(`${each.name}.name`)}</option>`)}</select></label>
+        <label>${t("web.players")} <select id="new-players" value=${players} onChange=${(event) => setPlayers(Number(event.target.value))}>
+          ${counts.map((count) => html`<option value=${count}>${count}</option>`)}</select></label>
+        <label>${t("web.clock")} <select id="new-clock" value=${clock} onChange=${(event) => setClock(Number(event.target.value))}>
+          ${CLOCKS.map((seconds) => html`<option value=${seconds}>${seconds ? tn("web.seconds", seconds) : t("web.clock_none")}</option>`)}</select></label>
+      </div>
+      <fieldset class="options"><legend>${t("web.options")}</legend>
+        ${spec.options.map((option) => html`<${OptionControl} key=${`${game}.${option.name}`} game=${game}
+          option=${option} players=${players} value=${options[option.name]}
+          onChange=${(value) => setOptions((now) => { const next = { ...now };
+            if (value === undefined) delete next[option.name]; else next[option.name] = value; return next; })} />`)}
+      </fieldset>
+      <button class="primary" type="submit" id="create">${t("web.create")}</button>
+    </form>`;
+}
+
+/** One option of a game, drawn after its spec's kind; `undefined` leaves the game's default. */
+export function OptionControl({ game, option, players, value, onChange }) {
+  const id = `option-${option.name}`;
+  const label = html`<span>${t(option.label)}</span>`;
+  const fallback = option.default === null || option.default === undefined ? "" : String(option.default);
+  switch (option.kind) {
+    case "bool": {
+      const checked = value === undefined ? Boolean(option.default) : value === "true";
+      return html`<label class="option check" for=${id}><input type="checkbox" id=${id} data-option=${option.name}
+        checked=${checked} onChange=${(event) => onChange(event.target.checked === Boolean(option.default)
+          ? undefined : String(event.target.checked))} /> ${label}</label>`;
+    }
+    case "seat": {
+      const seats = [];
+      for (let seat = 1; seat <= players; seat++) seats.push(seat);
+      return html`<label class="option" for=${id}>${label} <select id=${id} data-option=${option.name}
+        value=${value ?? ""} onChange=${(event) => onChange(event.target.value || undefined)}>
+        <option value="">${t("web.option_random")}</option>
+        ${seats.map((seat) => html`<option value=${String(seat - 1)}>${t("web.seat", { number: seat })}</option>`)}
+      </select></label>`;
+    }
+    case "choice":
+      return html`<label class="option" for=${id}>${label} <select id=${id} data-option=${option.name}
+        value=${value ?? fallback} onChange=${(event) => onChange(event.target.value === fallback ? undefined : event.target.value)}>
+        ${option.choices.map((choice) => html`<option value=${choice}>${choiceName(game, option, choice)}</option>`)}
+      </select></label>`;
+    case "int":
+      return html`<label class="option" for=${id}>${label} <input type="number" id=${id} data-option=${option.name}
+        min=${option.min ?? null} max=${option.max ?? null} value=${value ?? ""} placeholder=${fallback || t("web.option_none")}
+        onInput=${(event) => onChange(event.target.value === "" ? undefined : event.target.value)} /></label>`;
+    default:
+      return html`<label class="option" for=${id}>${label} <input id=${id} data-option=${option.name} value=${value ?? ""}
+        placeholder=${fallback} onInput=${(event) => onChange(event.target.value.trim() || undefined)} /></label>`;
+  }
+}
+
+function choiceName(game, option, choice) {
+  const key = `${game}.choice.${option.name}.${choice}`;
+  return has(key) ? t(key) : choice;
+}

@@ -1,0 +1,252 @@
+// What the page knows: the session, the lobby, the tables followed and their latest views. The
+// socket's frames update it; components read it and re-render when it says it changed.
+import { language, loadTexts, t } from "./i18n.js";
+
+export const state = {
+  token: localStorage.getItem("token"),
+  user: localStorage.getItem("user"),
+  socket: null,
+  connected: false,
+  room: localStorage.getItem("room") || "main",
+  rooms: [],
+  roomInfo: null,
+  tables: {},        // table id -> table info
+  views: {},         // table id -> latest view frame, merged
+  logs: { room: [], table: {} },   // chat, notices and moves in words
+  games: [],         // the games' specs, from /api/games
+  boards: {},        // game name -> its board module
+  notice: null,      // { text, kind }: a refusal or a message for the person
+  replay: null,
+  rematches: {},     // finished table id -> the rematch table id
+  held: {},          // table id -> { trick, until }: a completed trick shown before it is gathered
+  summaries: {},     // table id -> the summary of the round or deal that just ended
+  sound: localStorage.getItem("sound") === "on",
+  requests: 0,
+  pending: {},       // request id -> what to do with its answer
+};
+
+const listeners = new Set();
+export function subscribe(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+export function changed() {
+  for (const listener of listeners) listener();
+}
+
+export function tell(text, kind = "error") {
+  state.notice = { text, kind, at: Date.now() };
+  changed();
+  clearTimeout(tell.timer);
+  tell.timer = setTimeout(() => { state.notice = null; changed(); }, kind === "error" ? 8000 : 4000);
+}
+
+export async function api(path, body) {
+  const response = await fetch(path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "Content-Type": "application/json", "Accept-Language": language(),
+      ...(state.token ? { Authorization: `Bearer ${state.token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.message || response.statusText);
+  return data;
+}
+
+/** Send a message; `then` runs with the server's answer to it (an ack or an error). */
+export function send(message, then = null) {
+  if (state.socket?.readyState !== WebSocket.OPEN) return;
+  const id = `r${++state.requests}`;
+  if (then) state.pending[id] = then;
+  state.socket.send(JSON.stringify({ id, ...message }));
+}
+
+/** The board module of a game, `games/<name>.js`: a new game adds a file. */
+export async function board(game) {
+  if (!state.boards[game]) {
+    state.boards[game] = (await import(`./games/${game}.js`)).default;
+    changed();
+  }
+  return state.boards[game];
+}
+
+export async function start() {
+  await loadTexts(chosenLanguage());
+  state.games = await api("/api/games");
+  await Promise.all(state.games.map((spec) => board(spec.name)));
+  window.addEventListener("hashchange", changed);
+  if (state.token) connect();
+  changed();
+}
+function chosenLanguage() {
+  const chosen = localStorage.getItem("lang") || (navigator.language || "en").slice(0, 2);
+  return ["en", "fr"].includes(chosen) ? chosen : "en";
+}
+
+export async function switchLanguage() {
+  localStorage.setItem("lang", language() === "en" ? "fr" : "en");
+  await loadTexts(chosenLanguage());
+  state.logs = { room: [], table: {} };
+  if (state.socket) state.socket.close();  // the server speaks the new language after hello
+  changed();
+}
+
+export function signedIn(session) {
+  state.token = session.token;
+  state.user = session.user;
+  localStorage.setItem("token", session.token);
+  localStorage.setItem("user", session.user);
+  connect();
+}
+
+export function signOut() {
+  localStorage.removeItem("token");
+  Object.assign(state, { token: null, user: null, views: {}, tables: {}, roomInfo: null });
+  state.socket?.close();
+  state.socket = null;
+  location.hash = "";
+  changed();
+}
+
+function connect() {
+  const socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  state.socket = socket;
+  socket.onopen = () => socket.send(JSON.stringify({ type: "hello", version: 1, token: state.token,
+    language: language() }));
+  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.onclose = () => {
+    state.connected = false;
+    if (state.socket === socket && state.token) setTimeout(connect, 1000);
+    changed();
+  };
+}
+
+export function currentTable() {
+  const match = location.hash.match(/^#table=(\d+)$/);
+  return match ? Number(match[1]) : null;
+}
+
+export function openTable(id) {
+  if (state.views[id]?.seat == null && !isSeated(id)) send({ type: "watch", table: id });
+  location.hash = `table=${id}`;
+}
+
+export function isSeated(id) {
+  return (state.tables[id]?.seats ?? []).some((seat) => seat.kind === "human" && seat.name === state.user);
+}
+
+/** The tables where this person sits and the game waits for them. */
+export function myTurns() {
+  return Object.values(state.views).filter((frame) =>
+    frame.seat !== null && frame.to_act === frame.seat && !frame.result).map((frame) => frame.table);
+}
+
+function receive(frame) {
+  const answer = frame.id && state.pending[frame.id];
+  if (answer) delete state.pending[frame.id];
+  switch (frame.type) {
+    case "welcome":
+      state.connected = true;
+      state.rooms = frame.rooms;
+      send({ type: "enter", room: state.room });
+      if (currentTable() && !state.views[currentTable()]) send({ type: "watch", table: currentTable() });
+      break;
+    case "error":
+      if (frame.code === "bad_token" || frame.code === "hello_first") signOut();
+      tell(frame.message);
+      break;
+    case "room":
+      state.roomInfo = frame;
+      for (const table of frame.tables) state.tables[table.table] = table;
+      break;
+    case "table":
+      tableNews(frame);
+      break;
+    case "view":
+      viewNews(frame);
+      break;
+    case "chat": case "notice": case "people":
+      if (frame.type === "notice" && frame.rematch) state.rematches[frame.table] = frame.rematch;
+      note(frame.table, frame.type === "chat"
+        ? { kind: "chat", sender: frame.sender, text: frame.text }
+        : { kind: "notice", text: frame.type === "people" ? frame.people.join(", ") : frame.text });
+      break;
+  }
+  if (answer) answer(frame);
+  changed();
+}
+
+function tableNews(frame) {
+  if (frame.status === "closed") {
+    delete state.tables[frame.table];
+  } else {
+    state.tables[frame.table] = frame;
+  }
+  const room = state.roomInfo;
+  if (room && frame.room === room.room) {
+    const others = room.tables.filter((table) => table.table !== frame.table);
+    room.tables = frame.status === "closed" ? others : [...others, frame].sort((a, b) => a.table - b.table);
+  }
+}
+
+/** How long a completed trick stays on the table, its winner marked, before it is gathered. */
+const HOLD_TRICK_MS = 1500;
+
+function viewNews(frame) {
+  const previous = state.views[frame.table];
+  if (!frame.full && previous) frame.view = { ...previous.view, ...frame.view };
+  const info = state.tables[frame.table];
+  const module = info && state.boards[info.game];
+  if (previous && module && frame.seq > previous.seq) {
+    const ctx = context(info);
+    for (const text of module.describe(previous.view, frame.view, ctx)) {
+      note(frame.table, { kind: "move", text });
+    }
+    const trick = module.lastTrick?.(frame.view);
+    if (trick && JSON.stringify(trick) !== JSON.stringify(module.lastTrick(previous.view))) {
+      state.held[frame.table] = { trick, until: Date.now() + HOLD_TRICK_MS };
+    }
+    const summary = module.summary?.(previous.view, frame.view, ctx);
+    if (summary) state.summaries[frame.table] = summary;
+  }
+  const wasMyTurn = previous && previous.to_act === previous.seat;
+  if (frame.seat !== null && frame.to_act === frame.seat && !wasMyTurn) attention();
+  state.views[frame.table] = frame;
+}
+
+/** What a board module needs to put a position into words. */
+export function context(info) {
+  return { names: seatNames(info), t, seats: info.seats };
+}
+
+export function seatNames(info) {
+  return info.seats.map((seat, index) => seat.name ?? t("web.seat", { number: index + 1 }));
+}
+
+function note(table, line) {
+  const lines = table ? (state.logs.table[table] ??= []) : state.logs.room;
+  lines.push({ ...line, key: lines.length });
+  if (lines.length > 500) lines.splice(0, lines.length - 500);
+}
+
+/** It is this person's turn: a sound if they asked for one (the tab title follows the state). */
+function attention() {
+  if (!state.sound) return;
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const volume = audio.createGain();
+    tone.frequency.value = 660;
+    volume.gain.setValueAtTime(0.08, audio.currentTime);
+    volume.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.35);
+    tone.connect(volume).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.35);
+  } catch { /* a browser that allows no sound before a click plays none */ }
+}
+
+export function toggleSound() {
+  state.sound = !state.sound;
+  localStorage.setItem("sound", state.sound ? "on" : "off");
+  changed();
+}

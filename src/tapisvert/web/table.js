@@ -1,0 +1,303 @@
+// A table: the seats around the felt with the person at the bottom, the game's board in the
+// middle, the hand and the moves pinned below, the log of moves and chat beside. The game's own
+// parts come from its board module (games/<name>.js); this file names no game.
+import { html, useEffect, useState } from "./ui.js";
+import { has, t, tn } from "./i18n.js";
+import { api, changed, context, send, state, tell } from "./store.js";
+import { Backs } from "./cards.js";
+import { ChatPanel } from "./chat.js";
+
+const LEVELS = ["random", "easy", "medium", "hard"];
+
+export function TableScreen({ id }) {
+  const info = state.tables[id];
+  const frame = state.views[id];
+  const [showLast, setShowLast] = useState(false);
+  useHeldTrickTimer(id);
+  if (!info) {
+    return html`<section class="panel"><p>${t("web.table_unknown", { table: id })}</p>
+      <a class="button" href="#">${t("web.back")}</a></section>`;
+  }
+  const module = state.boards[info.game];
+  const mine = frame?.seat ?? null;
+  const ctx = tableContext(info, frame, module);
+  const replaying = state.replay?.table === id;
+  return html`
+    <div class="table-screen">
+      <section class="panel table-head">
+        <div class="row">
+          <a class="button" href="#" id="back">${t("web.back")}</a>
+          <h1>#${id} ${t(`${info.game}.name`)}</h1>
+          <${Options} info=${info} />
+        </div>
+        <div class="row">
+          <span id="status" role="status">${statusText(info, frame, ctx)}</span>
+          ${frame?.deadline && !frame.result ? html`<${Countdown} deadline=${frame.deadline} />` : null}
+          ${module.lastTrick && frame ? html`<button id="last-trick" aria-pressed=${String(showLast)}
+            disabled=${!module.lastTrick(frame.view)} onClick=${() => setShowLast(!showLast)}>${t("web.last_trick")}</button>` : null}
+          ${info.status !== "finished" && mine !== null ? html`<button id="leave" onClick=${() => {
+            send({ type: "leave", table: id }); location.hash = ""; }}>${t("web.leave")}</button>` : null}
+        </div>
+      </section>
+      ${info.status === "open" ? html`<${Seating} info=${info} />` : null}
+      ${frame && !replaying ? html`<${Felt} info=${info} frame=${frame} module=${module} ctx=${ctx} showLast=${showLast} />` : null}
+      ${replaying ? html`<${Replay} info=${info} module=${module} />` : null}
+      <div class="columns below">
+        <${ChatPanel} place=${{ table: id }} lines=${state.logs.table[id] ?? []} title=${t("web.table_log")} />
+        ${frame && module.sheet ? html`<section class="panel sheet-panel"><h2 class="small">${t("web.score_sheet")}</h2>
+          ${module.sheet(frame.view, ctx)}</section>` : null}
+      </div>
+    </div>`;
+}
+
+/** Re-render when a held trick is due to be gathered. */
+function useHeldTrickTimer(id) {
+  const held = state.held?.[id];
+  useEffect(() => {
+    if (!held) return undefined;
+    const timer = setTimeout(() => { delete state.held[id]; changed(); }, Math.max(0, held.until - Date.now()));
+    return () => clearTimeout(timer);
+  }, [held]);
+}
+
+function tableContext(info, frame, module) {
+  const base = context(info);
+  const mine = frame?.seat ?? null;
+  const legal = frame?.legal ?? [];
+  const act = (action) => send({ type: "act", table: info.table, seq: frame.seq, action });
+  return { ...base, tn, mine, legal, act, module, held: state.held?.[info.table]?.trick ?? null,
+    reveal: null, options: info.options, seq: frame?.seq ?? 0 };
+}
+
+function statusText(info, frame, ctx) {
+  if (!frame) return t(`web.status_${info.status}`);
+  if (frame.result) return t("web.winner", { names: winners(ctx.names, frame.result).join(", ") });
+  if (frame.to_act === null) return t("web.status_playing");
+  if (frame.to_act === ctx.mine) return t("web.your_turn");
+  return t("web.waiting_for", { name: ctx.names[frame.to_act] });
+}
+
+function winners(names, result) {
+  const best = Math.max(...result);
+  return names.filter((_, index) => result[index] === best);
+}
+
+function Options({ info }) {
+  const spec = state.games.find((each) => each.name === info.game);
+  const chosen = (spec?.options ?? []).filter((option) => info.options[option.name] !== undefined
+    && info.options[option.name] !== option.default);
+  return html`<span class="chips" id="table-options">
+    <span class="chip">${tn("web.players_count", info.players)}</span>
+    ${info.clock ? html`<span class="chip">${tn("web.seconds_per_move", info.clock)}</span>` : null}
+    ${chosen.map((option) => html`<span class="chip" key=${option.name}>${t(option.label)}: ${optionValue(info, option)}</span>`)}
+  </span>`;
+}
+
+function optionValue(info, option) {
+  const value = info.options[option.name];
+  if (value === true) return t("web.yes");
+  if (value === false) return t("web.no");
+  if (option.kind === "seat") return t("web.seat", { number: Number(value) + 1 });
+  const key = `${info.game}.choice.${option.name}.${value}`;
+  return has(key) ? t(key) : String(value);
+}
+
+function Countdown({ deadline }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(timer);
+  }, []);
+  const left = Math.max(0, Math.ceil(deadline - now / 1000));
+  return html`<span class=${`clock${left <= 10 ? " short" : ""}`} role="timer" aria-live="off">
+    ${t("web.deadline", { seconds: left })}</span>`;
+}
+
+/** Before the start: who sits where, a seat to take, a bot to put in an empty seat. */
+function Seating({ info }) {
+  const seated = info.seats.some((seat) => seat.kind === "human" && seat.name === state.user);
+  const full = info.seats.every((seat) => seat.kind !== "empty");
+  const [level, setLevel] = useState("easy");
+  return html`<section class="panel seating">
+    <h2 class="small">${t("web.seating")}</h2>
+    <ol class="seat-list">
+      ${info.seats.map((seat, index) => html`<li key=${index} class="row">
+        <span>${t("web.seat", { number: index + 1 })}:</span>
+        ${seat.kind === "empty" ? html`<em>${t("web.empty_seat")}</em>
+            ${seated ? null : html`<button onClick=${() => send({ type: "join", table: info.table, seat: index })}>${t("web.sit_here")}</button>`}
+            <button onClick=${() => send({ type: "bot", table: info.table, level, seat: index })}>${t("web.bot_here", { level: t(`web.level.${level}`) })}</button>`
+          : html`<strong>${seat.name}</strong> ${seat.kind === "bot" ? html`<span class="chip">${t(`web.level.${seat.level}`)}</span>` : null}`}
+      </li>`)}
+    </ol>
+    <div class="row">
+      <label>${t("web.bot_level")} <select id="bot-level" value=${level} onChange=${(event) => setLevel(event.target.value)}>
+        ${LEVELS.map((each) => html`<option value=${each}>${t(`web.level.${each}`)}</option>`)}</select></label>
+      <button id="add-bot" onClick=${() => send({ type: "bot", table: info.table, level })} disabled=${full}>${t("web.add_bot")}</button>
+      ${seated ? null : html`<button class="primary" onClick=${() => send({ type: "join", table: info.table })}>${t("web.join")}</button>`}
+      <button class="primary" id="start" onClick=${() => send({ type: "start", table: info.table })}>${t("web.start")}</button>
+    </div>
+    <p class="hint">${full ? t("web.start_hint") : t("web.seats_hint")}</p>
+  </section>`;
+}
+
+/** The felt: the other seats across the top, the board, and this person's seat and hand below. */
+function Felt({ info, frame, module, ctx, showLast }) {
+  const view = frame.view;
+  const count = info.seats.length;
+  const bottom = ctx.mine ?? 0;
+  const others = [];
+  for (let step = 1; step < count; step++) others.push((bottom + step) % count);
+  const summary = state.summaries?.[info.table];
+  const trick = showLast ? module.lastTrick(view) : ctx.held;
+  return html`
+    <section class="felt" aria-label=${t("web.table")}>
+      <div class="others">
+        ${others.map((index) => html`<${SeatPlate} key=${index} index=${index} info=${info} frame=${frame} module=${module} ctx=${ctx} />`)}
+      </div>
+      <div class="board" id="board" data-seq=${frame.seq}>
+        ${summary ? html`<${Summary} table=${info.table} summary=${summary} />` : null}
+        ${module.center(view, { ...ctx, shownTrick: trick, showingLast: showLast })}
+      </div>
+      ${ctx.mine === null ? html`<div class="others bottom"><${SeatPlate} index=${bottom} info=${info} frame=${frame} module=${module} ctx=${ctx} /></div>` : null}
+    </section>
+    ${ctx.mine !== null ? html`<${Dock} info=${info} frame=${frame} module=${module} ctx=${ctx} />` : null}
+    ${frame.result ? html`<${EndScreen} info=${info} frame=${frame} module=${module} ctx=${ctx} />` : null}`;
+}
+
+/** One seat: name, level, markers, score, the game's details, the hand as backs, the clock. */
+function SeatPlate({ index, info, frame, module, ctx, own = false }) {
+  const seat = info.seats[index];
+  const details = module.seat(frame.view, index, ctx);
+  const turn = frame.to_act === index;
+  return html`<div class=${`seat${turn ? " turn" : ""}${own ? " own" : ""}`} data-seat=${index}>
+    <div class="seat-name">
+      ${(details.markers ?? []).map((marker) => html`<span class="marker" key=${marker.key} title=${marker.title}
+        aria-label=${marker.title}>${marker.text}</span>`)}
+      <strong>${ctx.names[index]}</strong>
+      ${index === ctx.mine ? html` <span class="you">(${t("web.you")})</span>` : null}
+      ${seat.kind === "bot" ? html` <span class="chip">${t(`web.level.${seat.level}`)}</span>` : null}
+      ${seat.replaced ? html` <span class="away">${t("web.away")}</span>` : null}
+      ${seat.kind === "human" && !seat.present ? html` <span class="away">${t("web.offline")}</span>` : null}
+      ${turn && frame.deadline && !frame.result ? html` <${Countdown} deadline=${frame.deadline} />` : null}
+    </div>
+    <div class="seat-facts">
+      ${details.score !== undefined ? html`<span class="score">${t("web.points", { points: details.score })}</span>` : null}
+      ${(details.lines ?? []).map((line) => html`<span key=${line}>${line}</span>`)}
+      ${details.handSize !== undefined && index !== ctx.mine ? html`<${Backs} count=${details.handSize} />` : null}
+    </div>
+    ${details.area ?? null}
+  </div>`;
+}
+
+/** This person's seat, what to do now, the hand and the moves: pinned at the bottom. */
+function Dock({ info, frame, module, ctx }) {
+  const myTurn = frame.to_act === ctx.mine && !frame.result;
+  const rest = ctx.legal.filter((action) => !module.handles(action));
+  return html`<section class=${`dock${myTurn ? " my-turn" : ""}`} id="dock" aria-label=${t("web.your_place")}>
+    <${SeatPlate} index=${ctx.mine} info=${info} frame=${frame} module=${module} ctx=${ctx} own=${true} />
+    <p class="prompt" id="prompt">${myTurn ? module.prompt(frame.view, ctx) : frame.result ? "" : statusText(info, frame, ctx)}</p>
+    ${module.hand(frame.view, ctx)}
+    ${rest.length ? html`<${ActionBar} actions=${rest} act=${ctx.act} />` : null}
+  </section>`;
+}
+
+/** Moves the board does not draw itself, as buttons grouped by verb. */
+function ActionBar({ actions, act }) {
+  const groups = new Map();
+  for (const action of actions) {
+    const verb = action.split(" ")[0];
+    if (!groups.has(verb)) groups.set(verb, []);
+    groups.get(verb).push(action);
+  }
+  return html`<div class="actions" id="actions">
+    ${[...groups].map(([verb, list]) => html`<div class="row" key=${verb}>
+      <span class="verb">${t(`web.verb.${verb}`)}</span>
+      ${list.map((action) => html`<button key=${action} class="primary" data-action=${action} onClick=${() => act(action)}>
+        ${action.split(" ").slice(1).join(" ") || t(`web.verb.${verb}`)}</button>`)}
+    </div>`)}
+  </div>`;
+}
+
+/** The summary of a finished round or deal, until the person closes it or the next one comes. */
+function Summary({ table, summary }) {
+  return html`<div class="summary panel" id="summary" role="region" aria-label=${summary.title}>
+    <div class="row"><h2 class="small">${summary.title}</h2>
+      <button class="close" onClick=${() => { delete state.summaries[table]; changed(); }}>${t("web.close")}</button></div>
+    <table class="sheet">
+      <thead><tr>${summary.head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
+      <tbody>${summary.rows.map((row) => html`<tr>${row.map((cell, index) => index
+        ? html`<td>${cell}</td>` : html`<th scope="row">${cell}</th>`)}</tr>`)}</tbody>
+    </table>
+  </div>`;
+}
+
+/** The end: places, totals, a rematch and the replay. */
+function EndScreen({ info, frame, ctx }) {
+  const order = frame.result.map((points, index) => ({ points, index }))
+    .sort((a, b) => b.points - a.points);
+  const place = (points) => 1 + frame.result.filter((other) => other > points).length;
+  const rematch = state.rematches[info.table];
+  const seated = frame.seat !== null;
+  return html`<section class="panel end" id="end" aria-labelledby="end-heading">
+    <h2 id="end-heading">${t("web.game_over")}</h2>
+    <ol class="ranking">
+      ${order.map(({ points, index }) => html`<li key=${index} class=${place(points) === 1 ? "first" : ""}>
+        <span class="place">${t("web.place", { place: place(points) })}</span>
+        <strong>${ctx.names[index]}</strong> <span>${t("web.points", { points })}</span></li>`)}
+    </ol>
+    <div class="row">
+      ${rematch ? html`<a class="button primary" id="rematch-link" href=${`#table=${rematch}`}>${t("web.rematch_open", { table: rematch })}</a>`
+        : seated ? html`<button class="primary" id="rematch" onClick=${() => send({ type: "rematch", table: info.table }, (answer) => {
+          if (answer.type === "ack" && answer.table) { state.rematches[info.table] = answer.table; location.hash = `table=${answer.table}`; }
+        })}>${t("web.rematch")}</button>` : null}
+      <button id="replay" onClick=${() => openReplay(info.table)}>${t("web.replay")}</button>
+      <a class="button" href="#">${t("web.back")}</a>
+    </div>
+  </section>`;
+}
+
+async function openReplay(id) {
+  try {
+    state.replay = { table: id, steps: await api(`/api/tables/${id}/replay`), index: 0 };
+    changed();
+  } catch (error) { tell(error.message); }
+}
+
+/** A finished game step by step, every hand shown: by move, by trick and by round. */
+function Replay({ info, module }) {
+  const replay = state.replay;
+  const steps = replay.steps;
+  const step = steps[replay.index];
+  const ctx = { ...context(info), tn, mine: null, legal: [], act: () => {}, module, held: null,
+    reveal: step.seats ?? null, options: info.options, seq: replay.index };
+  const go = (index) => { replay.index = Math.max(0, Math.min(steps.length - 1, index)); changed(); };
+  const trickKey = (index) => JSON.stringify(module.lastTrick?.(steps[index].view) ?? null);
+  const segmentOf = (index) => steps[index].segment ?? 0;
+  const seek = (direction, same) => {
+    let index = replay.index + direction;
+    while (index > 0 && index < steps.length - 1 && same(index)) index += direction;
+    go(index);
+  };
+  const before = replay.index > 0 ? steps[replay.index - 1].view : null;
+  const words = before ? module.describe(before, step.view, ctx) : [];
+  const frame = { seq: replay.index, view: step.view, to_act: step.view.current_player ?? null, seat: null, legal: [] };
+  return html`<section class="panel" id="replay-panel">
+    <div class="row replay-controls">
+      <h2 class="small">${t("web.replay")}</h2>
+      <span>${t("web.step", { number: replay.index + 1, count: steps.length })}</span>
+      <button onClick=${() => seek(-1, (index) => segmentOf(index) === segmentOf(replay.index))}>${t("web.previous_round")}</button>
+      <button onClick=${() => seek(-1, (index) => trickKey(index) === trickKey(replay.index))}>${t("web.previous_trick")}</button>
+      <button id="replay-previous" onClick=${() => go(replay.index - 1)}>${t("web.previous")}</button>
+      <button id="replay-next" onClick=${() => go(replay.index + 1)}>${t("web.next")}</button>
+      <button id="replay-next-trick" onClick=${() => seek(1, (index) => trickKey(index) === trickKey(replay.index))}>${t("web.next_trick")}</button>
+      <button onClick=${() => seek(1, (index) => segmentOf(index) === segmentOf(replay.index))}>${t("web.next_round")}</button>
+      <button onClick=${() => { state.replay = null; changed(); }}>${t("web.close")}</button>
+    </div>
+    <p class="replay-words" id="replay-words">${words.join(" ") || (step.actor ? `${step.actor}: ${step.action}` : t("web.replay_start"))}</p>
+    <div class="felt replay">
+      <div class="others">${info.seats.map((_, index) => html`<${SeatPlate} key=${index} index=${index} info=${info}
+        frame=${frame} module=${module} ctx=${ctx} />`)}</div>
+      <div class="board">${module.center(step.view, { ...ctx, shownTrick: null })}</div>
+    </div>
+  </section>`;
+}
