@@ -61,9 +61,13 @@ export function send(message, then = null) {
   state.socket.send(JSON.stringify({ id, ...message }));
 }
 
-/** The board module of a game, `games/<name>.js`: a new game adds a file. */
+/** The board of a game, `games/<name>.js` and its `games/<name>.css`: a new game adds files. */
 export async function board(game) {
   if (!state.boards[game]) {
+    const sheet = document.createElement("link");
+    sheet.rel = "stylesheet";
+    sheet.href = `/games/${game}.css`;
+    document.head.append(sheet);
     state.boards[game] = (await import(`./games/${game}.js`)).default;
     changed();
   }
