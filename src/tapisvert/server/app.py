@@ -16,7 +16,9 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from tapisvert.core.registry import games as game_names
 from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catalogue
+from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError
@@ -225,6 +227,16 @@ def create_app(
         if language not in LANGUAGES:
             raise ServerError("no_such_language", status=404, languages=", ".join(LANGUAGES))
         return dict(catalogue(language))
+
+    @app.get("/api/rules/{game}")
+    async def rules(game: str, request: Request, language: str | None = None) -> dict[str, str]:
+        """A game's rules for players, as HTML, in ``language`` (else the Accept-Language)."""
+        chosen = language or accepted_language(request.headers.get("accept-language"))
+        if chosen not in LANGUAGES:
+            raise ServerError("no_such_language", status=404, languages=", ".join(LANGUAGES))
+        if game not in game_names():
+            raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+        return {"game": game, "language": chosen, "html": rules_html(game, chosen)}
 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(table_id: int) -> list[dict[str, Any]]:
