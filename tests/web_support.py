@@ -1,0 +1,185 @@
+"""The web app in Debian's chromium, driven by Playwright against the real server.
+
+Fixtures and helpers shared by the browser tests: a test module imports the fixtures it uses
+(``from web_support import browser, page, server``). A page fails its test on any script error
+and on any text missing from the catalogues.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from server_support import Server, serving
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+needs_chromium = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Debian's chromium is missing: run scripts/setup --test"
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Bots think 0.05 s: fast enough for whole games, slow enough to see each move."""
+    with serving(tmp_path_factory.mktemp("web"), **{"bot-delay": 0.05}) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+def watched_page(browser: Browser, **context: object) -> tuple[Page, list[str]]:
+    """A new page whose script errors and missing catalogue texts are collected."""
+    opened = browser.new_context(**context).new_page()  # type: ignore[arg-type]
+    problems: list[str] = []
+    opened.on("pageerror", lambda error: problems.append(str(error)))
+    opened.on(
+        "console",
+        lambda message: problems.append(message.text)
+        if message.type == "error" or "missing catalogue key" in message.text
+        else None,
+    )
+    return opened, problems
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    opened, problems = watched_page(browser, viewport=DESKTOP)
+    yield opened
+    opened.context.close()
+    assert not problems, problems
+
+
+@pytest.fixture
+def phone(browser: Browser) -> Iterator[Page]:
+    opened, problems = watched_page(browser, viewport=PHONE, is_mobile=True, has_touch=True)
+    yield opened
+    opened.context.close()
+    assert not problems, problems
+
+
+def sign_in(page: Page, server: Server, name: str) -> None:
+    page.goto(server.url)
+    page.fill("#name", name)
+    page.click("#guest")
+    page.wait_for_selector("#create")
+
+
+def create_table(page: Page, game: str, players: int, options: dict[str, str] | None = None) -> int:
+    """Fill the new-table form as a person does; answer the new table's number."""
+    page.select_option("#new-game", game)
+    page.select_option("#new-players", str(players))
+    for name, value in (options or {}).items():
+        control = page.locator(f"[data-option='{name}']")
+        if control.get_attribute("type") == "checkbox":
+            control.set_checked(value == "true")
+        elif control.evaluate("element => element.tagName") == "SELECT":
+            control.select_option(value)
+        else:
+            control.fill(value)
+    page.click("#create")
+    page.wait_for_selector("#add-bot")
+    return int(page.evaluate("location.hash").split("=")[1])
+
+
+def add_bots(page: Page, count: int) -> None:
+    for number in range(count):
+        page.click("#add-bot")
+        page.wait_for_function(
+            f"document.querySelectorAll('.seat-list .chip').length >= {number + 1}"
+        )
+
+
+def start_table(page: Page, game: str, players: int, options: dict[str, str] | None = None) -> int:
+    """A new table with this person in seat 1 and bots in the others, started."""
+    table = create_table(page, game, players, options)
+    add_bots(page, players - 1)
+    page.click("#start")
+    page.wait_for_selector("#board")
+    return table
+
+
+def board_seq(page: Page) -> str | None:
+    return page.get_attribute("#board", "data-seq")
+
+
+def play_one_move(page: Page, rng: random.Random) -> bool:
+    """Make one of this seat's moves through the page's own controls, as a person would:
+    pick cards where a move is made of picked cards, choose a number, click a card or a
+    button; wait until the table shows the next position. False when there was none to make."""
+    picks = page.locator("#dock [data-pick]")
+    if picks.count() and rng.random() < 0.6:
+        picks.nth(rng.randrange(picks.count())).click()
+        return False
+    choices = page.locator("#dock .number-choice select")
+    if choices.count():
+        options = choices.first.locator("option").all_inner_texts()
+        choices.first.select_option(label=rng.choice(options))
+    moves = page.locator("#dock [data-action]:not([disabled])")
+    count = moves.count()
+    if not count:
+        page.wait_for_timeout(30)
+        return False
+    seq = board_seq(page)
+    moves.nth(rng.randrange(count)).click()
+    page.wait_for_function(
+        f"document.querySelector('#board')?.dataset.seq !== '{seq}' || !!document.querySelector('#notice')",
+        timeout=15_000,
+    )
+    return True
+
+
+def finished(page: Page) -> bool:
+    return bool(page.locator("#end").count())
+
+
+def play_to_the_end(page: Page, rng: random.Random, limit: int = 5_000) -> int:
+    """Play this seat's moves until the end screen shows; answer how many were made."""
+    moves = 0
+    for _ in range(limit):
+        if finished(page):
+            return moves
+        moves += play_one_move(page, rng)
+    raise AssertionError(f"the game did not end after {moves} moves")
+
+
+def open_replay_and_step(page: Page) -> None:
+    """The replay opens from the end screen and steps forward, telling each move in words."""
+    page.click("#replay")
+    page.wait_for_selector("#replay-panel")
+    first = page.inner_text("#replay-words")
+    page.click("#replay-next")
+    page.click("#replay-next")
+    assert page.inner_text("#replay-words") != first
+
+
+def no_horizontal_overflow(page: Page) -> int:
+    """How many pixels the document is wider than the viewport (0 when it fits)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def screenshot(page: Page, name: str, full_page: bool = False) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
