@@ -1,4 +1,4 @@
-"""The worked examples W1–W15 of rules/wizard.md, one test each."""
+"""The worked examples W1–W15 of the Wizard rules specification, one test each."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Abluxxen (Linko!) as a state machine (``rules/abluxxen.md``).
+"""Abluxxen (Linko!) as a state machine (for players: ``rules.en.md``, ``rules.fr.md``).
 
 A turn: the active seat plays a set; unless its hand is now empty, each opponent whose
 top set has the same size and a lower value is abluxxed in turn from its left — in the

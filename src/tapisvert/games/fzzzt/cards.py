@@ -1,8 +1,8 @@
 """Fzzzt!'s 56 cards, in ONE replaceable data table.
 
-PROVISIONAL: the official card list was not found. The values follow rules/fzzzt.md
-section 1 (a secondary source plus this project's reconstruction of the starting robots
-of mechanics 3 and 4). Change ``CARDS`` and nothing else when the real list turns up.
+PROVISIONAL: the official card list was not found. The values come from
+a secondary source, plus this project's reconstruction of the starting robots of
+mechanics 3 and 4. Change ``CARDS`` and nothing else when the real list turns up.
 
 Symbols are bits: nut ``N``, bolt ``B``, gear ``G``, oil ``O``.
 """

@@ -1,4 +1,4 @@
-"""Fzzzt!'s rules as a state machine (``rules/fzzzt.md``).
+"""Fzzzt!'s rules as a state machine (for players: ``rules.en.md``, ``rules.fr.md``).
 
 Chance steps: the deal of the mechanic cards (one per seat), each card drawn from a
 personal draw pile (its order is unknown to all, so a draw is a uniform pick from it),

@@ -27,7 +27,7 @@ SUCCESS_POINTS: dict[int, tuple[int, int, int, int]] = {0: (10, 20, 30, 40), 1: 
 """Points for a successful bet, by safety bead (0/1) and deal (1..4).
 
 PROVISIONAL: the real table of the game could not be found; these are the project's
-placeholder values (rules/luz.md, section 6.1). Every score computed with them is
+placeholder values (the table of ``rules.en.md``, "Scoring"). Every score computed with them is
 provisional, and this constant is the one place to change when the table is found.
 """
 FAIL_POINTS_PER_TRICK = 5

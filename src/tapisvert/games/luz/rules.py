@@ -1,4 +1,4 @@
-"""Luz's rules as a state machine (``rules/luz.md``).
+"""Luz's rules as a state machine (for players: ``rules.en.md``, ``rules.fr.md``).
 
 A game is four deals. A deal is one chance step per dealt card (10 per seat; the rest
 is set aside unseen), one bet per seat from the first player on, then ten tricks. A

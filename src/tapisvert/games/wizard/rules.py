@@ -1,4 +1,4 @@
-"""Wizard's rules as a state machine (``rules/wizard.md``).
+"""Wizard's rules as a state machine (for players: ``rules.en.md``, ``rules.fr.md``).
 
 A round is: one chance step per dealt card, one chance step for the turned trump
 card (unless every card is dealt), the dealer's trump choice after a turned Wizard,
