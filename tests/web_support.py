@@ -57,9 +57,11 @@ def watched_page(browser: Browser, **context: object) -> tuple[Page, list[str]]:
     opened.on("pageerror", lambda error: problems.append(str(error)))
     opened.on(
         "console",
-        lambda message: problems.append(message.text)
-        if message.type == "error" or "missing catalogue key" in message.text
-        else None,
+        lambda message: (
+            problems.append(message.text)
+            if message.type == "error" or "missing catalogue key" in message.text
+            else None
+        ),
     )
     return opened, problems
 
@@ -145,7 +147,7 @@ def play_one_move(page: Page, rng: random.Random) -> bool:
     seq = board_seq(page)
     moves.nth(rng.randrange(count)).click()
     page.wait_for_function(
-        f"document.querySelector('#board')?.dataset.seq !== '{seq}' || !!document.querySelector('#notice')",
+        f"document.querySelector('#board')?.dataset.seq !== '{seq}'",
         timeout=15_000,
     )
     return True
