@@ -12,6 +12,7 @@ import tapisvert
 from tapisvert import CHANCE, IllegalActionError, OptionError, load_game
 from tapisvert.bots import make_bot
 from tapisvert.bots.match import game_seeds, play_match
+from tapisvert.core import game_class
 from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.games.wizard import WIZARD, WizardState
 
@@ -157,6 +158,21 @@ def test_heuristic_beats_random_by_a_clear_margin() -> None:
     mean = statistics.fmean(margins)
     half_width = 1.96 * statistics.stdev(margins) / len(margins) ** 0.5
     assert mean - half_width > 200
+
+
+def test_every_option_describes_a_control_its_parser_accepts() -> None:
+    values = {"bool": [True, "false"], "seat": ["P1", "random"], "int": ["7", "none"]}
+    for name in tapisvert.games():
+        cls = game_class(name)
+        for spec in cls.option_specs:
+            for value in [spec.default, *spec.choices, *values.get(spec.kind, [])]:
+                spec.parse(value)
+            if spec.kind == "choice":
+                with pytest.raises(ValueError):
+                    spec.parse("nothing-like-it")
+            if spec.minimum is not None:
+                with pytest.raises(OptionError):
+                    load_game(name, players=cls.max_players, **{spec.name: spec.minimum - 1})
 
 
 def test_catalogues_have_the_same_keys_and_placeholders() -> None:

@@ -12,6 +12,7 @@ import httpx
 import pytest
 import websockets
 
+from tapisvert.i18n import catalogue
 from tapisvert.server import protocol
 
 from server_support import Server, serving
@@ -190,3 +191,44 @@ def test_protocol_schemas_and_games_are_published(server: Server) -> None:
     assert "hard" in games["luz"]["bots"]
     rooms = httpx.get(f"{server.url}/api/rooms").json()
     assert [room["room"] for room in rooms] == ["main", "luz", "abluxxen", "wizard", "fzzzt"]
+
+
+def test_games_describe_the_controls_of_their_options_and_their_card_faces(
+    server: Server,
+) -> None:
+    games = {game["name"]: game for game in httpx.get(f"{server.url}/api/games").json()}
+    english, french = catalogue("en"), catalogue("fr")
+    for game in games.values():
+        assert game["min_players"] <= game["max_players"]
+        for option in game["options"]:
+            assert set(option) == {"name", "kind", "label", "default", "choices", "min", "max"}
+            assert option["kind"] in {"bool", "seat", "int", "choice", "text"}
+            assert option["label"] in english and option["label"] in french
+            if option["kind"] == "choice":
+                assert option["default"] in option["choices"]
+    options = {
+        (game, option["name"]): option for game in games for option in games[game]["options"]
+    }
+    assert options["fzzzt", "unused_starting_robots"]["choices"] == ["shuffle_in", "box"]
+    rounds = options["wizard", "rounds"]
+    assert rounds["kind"] == "text" and rounds["default"] == "all"
+    assert rounds["choices"] == ["all", "first5", "first7", "special6"]
+    assert options["wizard", "canadian"] | {"label": ""} == {
+        "name": "canadian", "kind": "bool", "label": "", "default": False,
+        "choices": [], "min": None, "max": None,
+    }  # fmt: skip
+    assert options["wizard", "first_dealer"]["kind"] == "seat"
+    assert options["luz", "bet_bead_supply"]["kind"] == "int"
+    assert options["luz", "bet_bead_supply"]["min"] == 0
+    assert options["abluxxen", "series_target"]["min"] == 1
+    faces = games["fzzzt"]["card_faces"]
+    assert len(faces) == 56
+    assert faces["R07"] == {"kind": "robot", "zap": 1, "points": 1, "symbols": "NBG", "belt": 4}
+    assert faces["P01"] == {
+        "kind": "unit", "zap": 0, "points": 0, "symbols": "NBGO", "belt": 3, "value": 13,
+    }  # fmt: skip
+    assert faces["F1"]["kind"] == "fzzzt" and faces["F1"]["points"] == -1
+    assert {face["kind"] for face in faces.values()} == {
+        "mechanic", "starter", "robot", "upgrade", "fzzzt", "unit",
+    }  # fmt: skip
+    assert games["wizard"]["card_faces"] == {} and games["luz"]["card_faces"] == {}

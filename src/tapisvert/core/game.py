@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
 from tapisvert.core.errors import OptionError
 
@@ -62,14 +62,27 @@ class Observation:
         return observation
 
 
+OptionKind = Literal["bool", "seat", "int", "choice", "text"]
+"""The control a form shows for an option: a switch, a seat (``None``: random), a number
+(``None``: none, unlimited), one of ``choices``, or a text (``choices`` then suggest)."""
+
+
 @dataclass(frozen=True)
 class OptionSpec:
-    """One game option (a variant switch or a parameter) with its default and parser."""
+    """One game option (a variant switch or a parameter) with its default and parser.
+
+    ``kind``, ``choices``, ``minimum`` and ``maximum`` say what a form needs to offer it;
+    the parser, not they, decides what the game accepts.
+    """
 
     name: str
     default: object
     parse: Callable[[object], object]
     description_key: str
+    kind: OptionKind = "text"
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
 
 
 def parse_bool(value: object) -> bool:
@@ -113,6 +126,14 @@ class Game(ABC, Generic[S]):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     option_specs: ClassVar[Sequence[OptionSpec]] = ()
+
+    @classmethod
+    def card_faces(cls) -> dict[str, dict[str, object]]:
+        """What each card shows, by its notation, for a client that draws the cards.
+
+        JSON-ready; empty for a game whose notation says it all (a suit and a value).
+        """
+        return {}
 
     def __init__(self, players: int, **options: object) -> None:
         if not self.min_players <= players <= self.max_players:

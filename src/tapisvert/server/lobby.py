@@ -448,6 +448,7 @@ class Lobby:
         ]
 
     def games(self) -> list[dict[str, Any]]:
+        """Each game with what a form needs: player counts, option controls, card faces."""
         described = []
         for name in games():
             cls = game_class(name)
@@ -457,9 +458,19 @@ class Lobby:
                     "min_players": cls.min_players,
                     "max_players": cls.max_players,
                     "options": [
-                        {"name": spec.name, "default": spec.default} for spec in cls.option_specs
+                        {
+                            "name": spec.name,
+                            "kind": spec.kind,
+                            "label": spec.description_key,
+                            "default": spec.default,
+                            "choices": list(spec.choices),
+                            "min": spec.minimum,
+                            "max": spec.maximum,
+                        }
+                        for spec in cls.option_specs
                     ],
                     "bots": list(LEVELS),
+                    "card_faces": cls.card_faces(),
                 }
             )
         return described

@@ -180,12 +180,21 @@ class AbluxxenGame(Game["AbluxxenState"]):
     min_players = 2
     max_players = 5
     option_specs = (
-        OptionSpec("start_player", None, parse_optional_seat, "abluxxen.option.start_player"),
-        OptionSpec("duel", False, parse_bool, "abluxxen.option.duel"),
-        OptionSpec("dummy_subset_steal", False, parse_bool, "abluxxen.option.dummy_subset"),
-        OptionSpec("tie_break", False, parse_bool, "abluxxen.option.tie_break"),
-        OptionSpec("series", False, parse_bool, "abluxxen.option.series"),
-        OptionSpec("series_target", None, parse_optional_int, "abluxxen.option.series_target"),
+        OptionSpec(
+            "start_player", None, parse_optional_seat, "abluxxen.option.start_player", "seat"
+        ),
+        OptionSpec("duel", False, parse_bool, "abluxxen.option.duel", "bool"),
+        OptionSpec("dummy_subset_steal", False, parse_bool, "abluxxen.option.dummy_subset", "bool"),
+        OptionSpec("tie_break", False, parse_bool, "abluxxen.option.tie_break", "bool"),
+        OptionSpec("series", False, parse_bool, "abluxxen.option.series", "bool"),
+        OptionSpec(
+            "series_target",
+            None,
+            parse_optional_int,
+            "abluxxen.option.series_target",
+            "int",
+            minimum=1,
+        ),
     )
 
     def __init__(self, players: int, **options: object) -> None:

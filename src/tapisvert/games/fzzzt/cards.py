@@ -139,6 +139,24 @@ def conveyor_cards(players: int, unused_starting_robots: str) -> tuple[int, ...]
     return tuple(sorted(cards))
 
 
+def card_faces() -> dict[str, dict[str, object]]:
+    """What each card shows, by its name: kind, zap (bid power), points, production symbols
+    (a unit's: those it needs, and its ``value``) and belt number, for a client to draw it."""
+    faces: dict[str, dict[str, object]] = {}
+    for spec in CARDS:
+        face: dict[str, object] = {
+            "kind": spec.kind.name.lower(),
+            "zap": spec.zap,
+            "points": spec.vp,
+            "symbols": symbol_text(spec.symbols),
+            "belt": spec.belt,
+        }
+        if spec.kind == Kind.UNIT:
+            face["value"] = spec.value
+        faces[spec.name] = face
+    return faces
+
+
 def name(card: int) -> str:
     return CARDS[card].name
 

@@ -37,6 +37,7 @@ from tapisvert.games.fzzzt.cards import (
     SYMBOL_LETTERS,
     UNITS,
     Kind,
+    card_faces,
     card_named,
     conveyor_cards,
     is_robot,
@@ -88,6 +89,10 @@ def place_action(card: int, unit: int) -> Action:
 def chit_action(symbol: int, unit: int) -> Action:
     """Place a symbol chit (VERSUS scoring); ``symbol`` is 0..3 for N, B, G, O."""
     return CHIT_BASE + UNITS.index(unit) * len(SYMBOL_BITS) + symbol
+
+
+UNUSED_STARTING_ROBOTS = ("shuffle_in", "box")
+"""Where the starting robots of the mechanics nobody plays go: the conveyor deck, or away."""
 
 
 def parse_choice(*choices: str) -> Any:
@@ -199,16 +204,30 @@ class FzzztGame(Game["FzzztState"]):
     min_players = 2
     max_players = 4
     option_specs = (
-        OptionSpec("belt_number_counts_front", True, parse_bool, "fzzzt.option.belt_number"),
+        OptionSpec(
+            "belt_number_counts_front", True, parse_bool, "fzzzt.option.belt_number", "bool"
+        ),
         OptionSpec(
             "unused_starting_robots",
             "shuffle_in",
-            parse_choice("shuffle_in", "box"),
+            parse_choice(*UNUSED_STARTING_ROBOTS),
             "fzzzt.option.unused_starting_robots",
+            "choice",
+            UNUSED_STARTING_ROBOTS,
         ),
-        OptionSpec("versus_scoring", False, parse_bool, "fzzzt.option.versus_scoring"),
-        OptionSpec("unlimited_final_placement", False, parse_bool, "fzzzt.option.unlimited_final"),
+        OptionSpec("versus_scoring", False, parse_bool, "fzzzt.option.versus_scoring", "bool"),
+        OptionSpec(
+            "unlimited_final_placement",
+            False,
+            parse_bool,
+            "fzzzt.option.unlimited_final",
+            "bool",
+        ),
     )
+
+    @classmethod
+    def card_faces(cls) -> dict[str, dict[str, object]]:
+        return card_faces()
 
     def __init__(self, players: int, **options: object) -> None:
         super().__init__(players, **options)

@@ -176,9 +176,18 @@ class LuzGame(Game["LuzState"]):
     min_players = 3
     max_players = 5
     option_specs = (
-        OptionSpec("first_player", None, parse_optional_seat, "luz.option.first_player"),
-        OptionSpec("first_player_rotates", True, parse_bool, "luz.option.first_player_rotates"),
-        OptionSpec("bet_bead_supply", None, parse_optional_int, "luz.option.bet_bead_supply"),
+        OptionSpec("first_player", None, parse_optional_seat, "luz.option.first_player", "seat"),
+        OptionSpec(
+            "first_player_rotates", True, parse_bool, "luz.option.first_player_rotates", "bool"
+        ),
+        OptionSpec(
+            "bet_bead_supply",
+            None,
+            parse_optional_int,
+            "luz.option.bet_bead_supply",
+            "int",
+            minimum=0,
+        ),
     )
 
     def __init__(self, players: int, **options: object) -> None:

@@ -201,10 +201,12 @@ class WizardGame(Game["WizardState"]):
     min_players = 3
     max_players = 6
     option_specs = (
-        OptionSpec("canadian", False, parse_bool, "wizard.option.canadian"),
-        OptionSpec("hidden_bids", False, parse_bool, "wizard.option.hidden_bids"),
-        OptionSpec("rounds", "all", parse_rounds, "wizard.option.rounds"),
-        OptionSpec("first_dealer", None, parse_optional_seat, "wizard.option.first_dealer"),
+        OptionSpec("canadian", False, parse_bool, "wizard.option.canadian", "bool"),
+        OptionSpec("hidden_bids", False, parse_bool, "wizard.option.hidden_bids", "bool"),
+        OptionSpec(
+            "rounds", "all", parse_rounds, "wizard.option.rounds", "text", ("all", *SHORT_GAMES)
+        ),
+        OptionSpec("first_dealer", None, parse_optional_seat, "wizard.option.first_dealer", "seat"),
     )
 
     def __init__(self, players: int, **options: object) -> None:
