@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -118,7 +119,7 @@ def test_a_table_set_up_and_played_through_chat_commands(server: Server) -> None
             assert bot["type"] == "ack"
             await first.send(type="chat", table=table, text="/who")
             people = await first.expect(of_type("people", table=table))
-            assert people["people"] == ["P1 cmd-ana", "P2 cmd-bob", "P3 bot-random"]
+            assert people["people"] == ["P1 cmd-ana", "P2 cmd-bob", "P3 bot random"]
             await first.send(type="chat", table=table, text="/help")
             help_text = (await first.expect(of_type("notice", key="server.help")))["text"]
             assert all(f"/{name}" in help_text for name in ("join", "start", "option", "bot"))
@@ -232,3 +233,22 @@ def test_games_describe_the_controls_of_their_options_and_their_card_faces(
         "mechanic", "starter", "robot", "upgrade", "fzzzt", "unit",
     }  # fmt: skip
     assert games["wizard"]["card_faces"] == {} and games["luz"]["card_faces"] == {}
+
+
+def test_bots_of_one_level_have_distinct_names_that_survive_a_restart(tmp_path: Path) -> None:
+    with serving(tmp_path) as server:
+        ana = server.guest("names-ana")
+        table = server.call(ana, "POST", "/api/tables", game="wizard", players=5).json()["table"]
+        for level in ("hard", "easy", "hard"):
+            server.call(ana, "POST", f"/api/tables/{table}/bots", level=level).raise_for_status()
+
+        def names() -> list[str | None]:
+            info = httpx.get(f"{server.url}/api/tables/{table}").json()
+            return [seat["name"] for seat in info["seats"]]
+
+        assert names() == ["names-ana", "bot hard", "bot easy", "bot hard 2", None]
+        server.stop()
+        server.start()
+        assert names() == ["names-ana", "bot hard", "bot easy", "bot hard 2", None]
+        server.call(ana, "POST", f"/api/tables/{table}/bots", level="HARD").raise_for_status()
+        assert names()[-1] == "bot hard 3"

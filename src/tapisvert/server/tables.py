@@ -184,9 +184,22 @@ class GameTable:
         except OptionError as error:
             raise ServerError.wrapping("bad_bot", error) from None
         index = self._free_seat(seat)
-        self.seats[index] = Seat("bot", name=f"bot-{level.lower()}", level=level.lower())
+        level = level.lower()
+        self.seats[index] = Seat("bot", name=self._bot_name(level), level=level)
         await self._changed()
         return index
+
+    def _bot_name(self, level: str) -> str:
+        """``bot hard``, then ``bot hard 2``…: each seat's name says who it is.
+
+        A person's name has no space, so no person is taken for a bot.
+        """
+        taken = {seat.name for seat in self.seats}
+        name = f"bot {level}"
+        number = 2
+        while name in taken:
+            name, number = f"bot {level} {number}", number + 1
+        return name
 
     async def set_option(self, user_id: int, name: str, value: str) -> None:
         self._require_open(user_id)
