@@ -54,7 +54,7 @@ def watched_page(browser: Browser, **context: object) -> tuple[Page, list[str]]:
     """A new page whose script errors and missing catalogue texts are collected."""
     opened = browser.new_context(**context).new_page()  # type: ignore[arg-type]
     problems: list[str] = []
-    opened.on("pageerror", lambda error: problems.append(str(error)))
+    opened.on("pageerror", lambda error: problems.append(f"{error}\n{error.stack}"))
     opened.on(
         "console",
         lambda message: (
@@ -71,7 +71,7 @@ def page(browser: Browser) -> Iterator[Page]:
     opened, problems = watched_page(browser, viewport=DESKTOP)
     yield opened
     opened.context.close()
-    assert not problems, problems
+    assert not problems, sorted(set(problems))[:20]
 
 
 @pytest.fixture
@@ -79,7 +79,7 @@ def phone(browser: Browser) -> Iterator[Page]:
     opened, problems = watched_page(browser, viewport=PHONE, is_mobile=True, has_touch=True)
     yield opened
     opened.context.close()
-    assert not problems, problems
+    assert not problems, sorted(set(problems))[:20]
 
 
 def sign_in(page: Page, server: Server, name: str) -> None:

@@ -12,10 +12,11 @@ function App() {
   const [, setVersion] = useState(0);
   useEffect(() => subscribe(() => setVersion((version) => version + 1)), []);
   const waiting = myTurns();
+  const ready = state.games.length > 0;
   useEffect(() => {
-    document.title = waiting.length ? `● ${t("web.title_your_turn")} — tapisvert` : t("web.title");
+    if (ready) document.title = waiting.length ? `● ${t("web.title_your_turn")} — tapisvert` : t("web.title");
   });
-  if (!state.games.length) return null;
+  if (!ready) return null;
   const table = currentTable();
   return html`
     <header id="bar">

@@ -78,7 +78,11 @@ export async function start() {
   await loadTexts(chosenLanguage());
   state.games = await api("/api/games");
   await Promise.all(state.games.map((spec) => board(spec.name)));
-  window.addEventListener("hashchange", changed);
+  window.addEventListener("hashchange", () => {
+    const table = currentTable();
+    if (table && !state.views[table]) send({ type: "watch", table });
+    changed();
+  });
   if (state.token) connect();
   changed();
 }
@@ -131,12 +135,7 @@ export function currentTable() {
 }
 
 export function openTable(id) {
-  if (state.views[id]?.seat == null && !isSeated(id)) send({ type: "watch", table: id });
   location.hash = `table=${id}`;
-}
-
-export function isSeated(id) {
-  return (state.tables[id]?.seats ?? []).some((seat) => seat.kind === "human" && seat.name === state.user);
 }
 
 /** The tables where this person sits and the game waits for them. */
