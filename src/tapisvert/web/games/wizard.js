@@ -17,6 +17,13 @@ function suitName(letter) {
   return t(`suit.${SUITS[letter][0]}`);
 }
 
+/** The trump in words: a suit, no trump ("-"), or not chosen yet (null). */
+function trumpWords(view) {
+  if (view.trump === null) return view.trump_card ? t("wizard.board.trump_to_choose") : "";
+  if (view.trump === "-") return t("web.no_trump");
+  return `${suitName(view.trump)} ${SUITS[view.trump][1]}`;
+}
+
 function cardName(code) {
   if (code === "W") return t("wizard.board.wizard");
   if (code === "J") return t("wizard.board.jester");
@@ -51,7 +58,7 @@ function describe(before, after, { names }) {
   after.bids.forEach((bid, seat) => {
     if (!newRound && bid !== null && bid !== before.bids[seat]) lines.push(t("wizard.board.log_bid", { name: names[seat], bid }));
   });
-  if (!newRound && after.trump !== before.trump && after.trump) {
+  if (!newRound && after.trump !== before.trump && after.trump && after.trump_card === "W") {
     lines.push(t("wizard.board.log_trump", { name: names[after.dealer], suit: suitName(after.trump) }));
   }
   const seen = roundPlays(before);
@@ -112,7 +119,7 @@ function center(view, ctx) {
     <div class="row round-line">
       <strong>${t("web.round", { number: Math.min(view.round_index + 1, view.rounds), rounds: view.rounds })}</strong>
       <span class="trump">${t("web.trump")}: ${view.trump_card ? html`<${Card} small=${true} face=${face(view.trump_card)} />` : null}
-        <strong>${view.trump ? `${suitName(view.trump)} ${SUITS[view.trump][1]}` : t("web.no_trump")}</strong></span>
+        <strong>${trumpWords(view)}</strong></span>
     </div>
     <${TrickCards} cards=${cards} winner=${shown ? shown.winner : null} names=${ctx.names} />
     ${shown ? html`<p class="trick-winner" id="trick-winner">${t("wizard.board.wins_trick", { name: ctx.names[shown.winner] })}</p>` : null}
