@@ -252,3 +252,53 @@ def test_bots_of_one_level_have_distinct_names_that_survive_a_restart(tmp_path: 
         assert names() == ["names-ana", "bot hard", "bot easy", "bot hard 2", None]
         server.call(ana, "POST", f"/api/tables/{table}/bots", level="HARD").raise_for_status()
         assert names()[-1] == "bot hard 3"
+
+
+def test_a_room_and_a_table_tell_their_recent_chat_to_whoever_comes_or_comes_back(
+    server: Server,
+) -> None:
+    ana, bob = server.guest("memo-ana"), server.guest("memo-bob")
+    table = server.call(ana, "POST", "/api/tables", game="luz", players=3).json()["table"]
+    for number in range(53):
+        server.call(ana, "POST", "/api/chat", room="fzzzt", text=f"room {number}")
+    for number in range(3):
+        server.call(ana, "POST", "/api/chat", table=table, text=f"table {number}")
+    for _ in range(2):
+        server.call(ana, "POST", f"/api/tables/{table}/bots", level="random").raise_for_status()
+    server.call(ana, "POST", f"/api/tables/{table}/start").raise_for_status()
+
+    def recalled(frames: list[Frame]) -> list[Frame]:
+        return [frame for frame in frames if frame.get("history")]
+
+    async def scenario() -> None:
+        async with link(server, bob, "fr") as reader:
+            room = await reader.answer(type="enter", room="fzzzt")
+            assert room["type"] == "room" and len(reader.seen) == 2  # welcome, then the answer
+            lines = [await reader.expect(lambda frame: True) for _ in range(50)]
+            assert [line["text"] for line in lines] == [f"room {n}" for n in range(3, 53)]
+            assert all(line["type"] == "chat" and line["history"] for line in lines)
+
+            await reader.answer(type="watch", table=table)
+            told = recalled(reader.seen)[50:]
+            chat = [frame["text"] for frame in told if frame["type"] == "chat"]
+            assert chat == ["table 0", "table 1", "table 2"]
+            assert told[-1]["key"] == "server.notice.started"
+            assert told[-1]["text"] == "la partie commence"  # in the reader's language
+            await server_chat(ana, table, "now")
+            live = await reader.expect(of_type("chat", table=table))
+            assert live["text"] == "now" and live["history"] is False
+
+            async with link(server, ana) as back:  # a reload: hello again
+                await back.expect(of_type("view", table=table))
+                told = recalled(back.seen)
+                assert [frame["text"] for frame in told if frame["type"] == "chat"] == [
+                    "table 0", "table 1", "table 2", "now",
+                ]  # fmt: skip
+                assert [frame["text"] for frame in told if frame["type"] == "notice"][-1] == (
+                    "the game starts"
+                )
+
+    async def server_chat(token: str, table: int, text: str) -> None:
+        await asyncio.to_thread(server.call, token, "POST", "/api/chat", table=table, text=text)
+
+    asyncio.run(scenario())

@@ -355,7 +355,9 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
                 return None  # the mover's view of the new position carries the id
             return Ack(id=request_id, table=table, seq=new_seq)
         case protocol.EnterRoom(room=room):
-            return lobby.enter(connection, room)
+            connection.send(lobby.enter(connection, room).model_copy(update={"id": request_id}))
+            connection.recall(lobby.room_history[room])
+            return None
         case protocol.Chat(text=text, room=room, table=table):
             answer = await _chat(lobby, user, connection.language, text, room, table)
             return (

@@ -11,7 +11,7 @@ import random
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +36,7 @@ from tapisvert.server.pubsub import (
     table_channel,
 )
 from tapisvert.server.storage import Storage, TableRow
-from tapisvert.server.tables import GameTable, Seat
+from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat
 
 ROOMS = ("main", "luz", "abluxxen", "wizard", "fzzzt")
 NAME = re.compile(r"^[\w.-]{1,32}$")
@@ -90,6 +90,14 @@ class Connection:
     def send(self, message: ServerMessage) -> None:
         """A frame for this connection alone: an answer, or the view it asked for."""
         self._enqueue(message.model_dump_json())
+
+    def recall(self, history: Iterable[Said]) -> None:
+        """What a room or a table said before this connection came, marked as history."""
+        for said in history:
+            if isinstance(said, ChatLine):
+                self.send(said.model_copy(update={"history": True}))
+            else:
+                self._enqueue(self.lobby.render_notice({**said, "history": True}, self.language))
 
     def _enqueue(self, frame: str) -> None:
         if self.closed:
@@ -159,6 +167,9 @@ class Lobby:
         self.names: dict[int, str] = {}
         self.connections: dict[int, set[Connection]] = {}
         self.rooms: dict[str, dict[int, int]] = {room: {} for room in ROOMS}
+        self.room_history: dict[str, deque[Said]] = {
+            room: deque(maxlen=CHAT_HISTORY) for room in ROOMS
+        }
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- life -------------------------------------------------------------------------
@@ -280,10 +291,15 @@ class Lobby:
             table.went_away(user_id)
 
     def follow(self, connection: Connection, table: GameTable, seat: int | None) -> None:
+        """Hear the table and one seat's views (``None``: a spectator's), from the table's
+        news and history on; a connection that already heard the table gets no history."""
         connection.stop_following(table.id, seat_only=True)
+        arriving = table_channel(table.id) not in connection.channels
         connection.listen(table_channel(table.id))
         connection.listen(seat_channel(table.id, seat))
         connection.send(table.info())
+        if arriving:
+            connection.recall(table.history)
         if table.state is not None:
             connection.deliver(table.view_frame(seat))
 
@@ -398,7 +414,14 @@ class Lobby:
             self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
 
     def tell(self, table: GameTable, key: str, **arguments: Any) -> None:
-        notice = {"type": "notice", "table": table.id, "key": key, "arguments": arguments}
+        notice = {
+            "type": "notice",
+            "table": table.id,
+            "key": key,
+            "arguments": arguments,
+            "history": False,
+        }
+        table.history.append(notice)
         self.pubsub.publish(table_channel(table.id), notice)
 
     def render_notice(self, notice: dict[str, Any], language: str) -> str:
@@ -414,9 +437,10 @@ class Lobby:
     def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
         line = ChatLine(room=room, table=table_id, sender=user.name, text=text)
         if table_id is not None:
-            self.table(table_id)
+            self.table(table_id).history.append(line)
             self.pubsub.publish(table_channel(table_id), line.model_dump_json())
         elif room is not None and room in self.rooms:
+            self.room_history[room].append(line)
             self.pubsub.publish(room_channel(room), line.model_dump_json())
         else:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))

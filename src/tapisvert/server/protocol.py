@@ -220,6 +220,8 @@ class ChatLine(ServerMessage):
     table: int | None = None
     sender: str
     text: str
+    history: bool = False
+    """Said before this client came: the recent lines, sent on entering, following, hello."""
 
 
 class Notice(ServerMessage):
@@ -231,6 +233,8 @@ class Notice(ServerMessage):
     table: int | None = None
     key: str
     text: str
+    history: bool = False
+    """Told before this client came (see ``ChatLine.history``)."""
 
 
 class People(ServerMessage):

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,7 +25,7 @@ from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
 from tapisvert.server.errors import ServerError
-from tapisvert.server.protocol import SeatView, TableInfo
+from tapisvert.server.protocol import ChatLine, SeatView, TableInfo
 from tapisvert.server.pubsub import seat_channel
 from tapisvert.server.storage import LoggedAction, TableRow
 
@@ -33,6 +34,11 @@ if TYPE_CHECKING:
 
 INLINE_BOTS = frozenset({"random", "easy", "heuristic"})
 """Bots quick enough to choose on the event loop; the others think in a thread."""
+CHAT_HISTORY = 50
+"""Chat lines and notices a room or a table keeps for those who come later or reconnect."""
+
+Said = ChatLine | dict[str, Any]
+"""A chat line, or a notice (rendered in each reader's language when it is sent)."""
 
 
 @dataclass
@@ -67,6 +73,8 @@ class GameTable:
         self._timer: asyncio.TimerHandle | None = None
         self._sent: dict[int | None, dict[str, Any]] = {}
         """The observation last sent to each seat's channel: the next frame sends the changes."""
+        self.history: deque[Said] = deque(maxlen=CHAT_HISTORY)
+        """The latest chat lines and notices, for those who come later or reconnect."""
 
     # -- what may be told -------------------------------------------------------------
 
