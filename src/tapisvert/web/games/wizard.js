@@ -1,7 +1,7 @@
 // Wizard's board: the trump, the trick in the middle, bids and tricks at each seat, the hand.
 import { html } from "../ui.js";
 import { Card, NumberChoice } from "../cards.js";
-import { t } from "../i18n.js";
+import { t, tn } from "../i18n.js";
 
 const SUITS = { B: ["blue", "◆"], R: ["red", "♥"], G: ["green", "♣"], Y: ["yellow", "★"] };
 
@@ -147,7 +147,7 @@ function hand(view, ctx) {
 }
 
 function prompt(view, ctx) {
-  if (ctx.legal.some((action) => action.startsWith("bid "))) return t("wizard.board.prompt_bid", { cards: view.hand.length });
+  if (ctx.legal.some((action) => action.startsWith("bid "))) return tn("wizard.board.prompt_bid", view.hand.length);
   if (ctx.legal.some((action) => action.startsWith("trump "))) return t("wizard.board.prompt_trump");
   if (view.trick.length) {
     const led = view.trick.find((card) => card !== "W" && card !== "J");
