@@ -110,9 +110,8 @@ def test_a_table_set_up_and_played_through_chat_commands(server: Server) -> None
             listed = await second.expect(of_type("table", table=table))
             assert listed["seats"][0]["name"] == "cmd-ana" and listed["status"] == "open"
 
-            assert (await second.answer(type="chat", room="wizard", text=f"/join {table}"))[
-                "type"
-            ] == "ack"
+            joined = await second.answer(type="chat", room="wizard", text=f"/join {table}")
+            assert joined["type"] == "ack" and joined["table"] == table  # the table to open
             option = await first.answer(type="chat", table=table, text="/option rounds first5")
             assert option["type"] == "ack"
             bot = await first.answer(type="chat", table=table, text="/bot add random")
@@ -300,5 +299,47 @@ def test_a_room_and_a_table_tell_their_recent_chat_to_whoever_comes_or_comes_bac
 
     async def server_chat(token: str, table: int, text: str) -> None:
         await asyncio.to_thread(server.call, token, "POST", "/api/chat", table=table, text=text)
+
+    asyncio.run(scenario())
+
+
+def test_each_command_gets_an_answer_that_fits_where_it_was_typed(server: Server) -> None:
+    ana = server.guest("words-ana")
+    table = server.call(ana, "POST", "/api/tables", game="wizard", players=3).json()["table"]
+
+    async def scenario() -> None:
+        async with link(server, ana) as typist:
+
+            async def typed(text: str, **place: Any) -> Frame:
+                return await typist.answer(type="chat", text=text, **place)
+
+            for place in ({"room": "main"}, {"table": table}):
+                unknown = await typed("/frobnicate now", **place)
+                assert unknown["code"] == "bad_command"
+                assert "'/frobnicate'" in unknown["message"] and "/help" in unknown["message"]
+                assert "now" not in unknown["message"]
+                helped = await typed("/HELP", **place)
+                assert helped["key"] == "server.help" and "/join" in helped["text"]
+                assert helped.get("table") == place.get("table")
+                who = await typed("/who", **place)
+                assert who["type"] == "people"
+            for command in ("/start", "/leave", "/option rounds 3", "/bot add easy"):
+                elsewhere = await typed(command, room="main")
+                assert elsewhere["code"] == "not_at_table", command
+            for command, usage in [
+                ("/option rounds", "/option NAME VALUE"),
+                ("/bot easy", "/bot add LEVEL"),
+                ("/start now", "/start"),
+                ("/join 1 2", "/join [N]"),
+            ]:
+                refused = await typed(command, table=table)
+                assert refused["code"] == "command_usage" and usage in refused["message"], command
+            assert (await typed("/join", room="main"))["code"] == "command_usage"
+            assert (await typed("/join x", room="main"))["code"] == "not_a_number"
+            assert (await typed("/join 99999", room="main"))["code"] == "no_such_table"
+            joined = await typed(f"/join {table}", room="main")
+            assert joined == {"type": "ack", "id": joined["id"], "table": table, "seq": None}
+            assert (await typed("/bot add easy", table=table))["table"] == table
+            assert (await typed("/option rounds first5", table=table))["type"] == "ack"
 
     asyncio.run(scenario())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tapisvert.i18n import translate
+from tapisvert.i18n import message, translate
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
 from tapisvert.server.protocol import Ack, Notice, ServerMessage
@@ -30,9 +30,9 @@ async def run_command(
 ) -> ServerMessage:
     """Run one command line and return the answer for the person who typed it."""
     words = text[1:].split()
-    if not words:
-        raise ServerError("bad_command", command=text, commands=_names())
-    name, arguments = words[0].lower(), words[1:]
+    name, arguments = (words[0].lower(), words[1:]) if words else ("", [])
+    if name not in COMMANDS:
+        raise ServerError("bad_command", command=text.split()[0], commands=_names())
     if name == "help":
         return _help(language, place)
     if name == "who":
@@ -40,29 +40,35 @@ async def run_command(
     if name == "join":
         return await _join(lobby, user, arguments, place)
     table = _table_here(place)
-    if name == "leave":
+    if name == "leave" and not arguments:
         await lobby.leave(user, table)
-    elif name == "start":
+    elif name == "start" and not arguments:
         await lobby.table(table).start(user.id)
     elif name == "option" and len(arguments) == 2:
         await lobby.table(table).set_option(user.id, arguments[0], arguments[1])
     elif name == "bot" and len(arguments) == 2 and arguments[0].lower() == "add":
         await lobby.table(table).add_bot(user.id, arguments[1], None)
     else:
-        raise ServerError("bad_command", command=text, commands=_names())
+        raise _usage(name)
     return Ack(table=table)
 
 
 async def _join(lobby: Lobby, user: User, arguments: list[str], place: Place) -> ServerMessage:
+    """``/join [N]`` at a table, ``/join TABLE [N]`` in a room; the ack names the table."""
     numbers = [_number(argument) for argument in arguments]
     if place.table is not None and len(numbers) <= 1:
         table, seat = place.table, (numbers[0] - 1 if numbers else None)
     elif place.table is None and 1 <= len(numbers) <= 2:
         table, seat = numbers[0], (numbers[1] - 1 if len(numbers) == 2 else None)
     else:
-        raise ServerError("bad_command", command="/join " + " ".join(arguments), commands=_names())
+        raise _usage("join")
     await lobby.join(user, table, seat)
     return Ack(table=table)
+
+
+def _usage(name: str) -> ServerError:
+    """A known command with the wrong words: how it is written, from its help line."""
+    return ServerError("command_usage", usage=message(f"server.help.{name}"))
 
 
 def _number(text: str) -> int:
