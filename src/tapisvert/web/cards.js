@@ -50,6 +50,20 @@ export function NumberChoice({ id, label, verb, choices, act }) {
   </form>`;
 }
 
+/**
+ * Stable keys for the cards of a hand: the code, and its rank among equal codes (two Wizards
+ * are `W` and `W#2`). A card keeps its element when another leaves the hand, so it is not
+ * dealt again.
+ */
+export function cardKeys(codes) {
+  const seen = new Map();
+  return codes.map((code) => {
+    const count = (seen.get(code) ?? 0) + 1;
+    seen.set(code, count);
+    return count === 1 ? code : `${code}#${count}`;
+  });
+}
+
 /** The words of a list of seats: "Ana, Bob and Eve". */
 export function listNames(names) {
   if (names.length < 2) return names.join("");

@@ -19,12 +19,12 @@ export function RulesButton() {
   return html`
     <button id="rules" onClick=${open}>${t("web.rules_title")}</button>
     <dialog ref=${dialog} class="rules" aria-labelledby="rules-heading">
-      <div class="row">
+      <div class="row rules-head">
         <h2 id="rules-heading">${t("web.rules_title")}</h2>
         <label>${t("web.game")} <select value=${game ?? ""} onChange=${(event) => setGame(event.target.value)}>
           ${state.games.map((spec) => html`<option value=${spec.name}>${t(`${spec.name}.name`)}</option>`)}
         </select></label>
-        <button class="close" onClick=${() => dialog.current.close()}>${t("web.close")}</button>
+        <button class="primary" onClick=${() => dialog.current.close()}>${t("web.close")}</button>
       </div>
       <article dangerouslySetInnerHTML=${{ __html: page?.html ?? "" }}></article>
     </dialog>`;

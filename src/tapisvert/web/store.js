@@ -23,6 +23,7 @@ export const state = {
   sound: localStorage.getItem("sound") === "on",
   requests: 0,
   pending: {},       // request id -> what to do with its answer
+  histories: new Set(),  // the places whose recent lines came since the last hello
 };
 
 const listeners = new Set();
@@ -154,6 +155,8 @@ function receive(frame) {
   switch (frame.type) {
     case "welcome":
       state.connected = true;
+      state.notice = null;
+      state.histories = new Set();
       state.rooms = frame.rooms;
       send({ type: "enter", room: state.room });
       if (currentTable() && !state.views[currentTable()]) send({ type: "watch", table: currentTable() });
@@ -173,6 +176,7 @@ function receive(frame) {
       viewNews(frame);
       break;
     case "chat": case "notice": case "people":
+      if (frame.history) freshHistory(frame.table ?? `room:${frame.room}`);
       if (frame.type === "notice" && frame.rematch) state.rematches[frame.table] = frame.rematch;
       note(frame.table, frame.type === "chat"
         ? { kind: "chat", sender: frame.sender, text: frame.text }
@@ -228,6 +232,15 @@ export function context(info) {
 
 export function seatNames(info) {
   return info.seats.map((seat, index) => seat.name ?? t("web.seat", { number: index + 1 }));
+}
+
+/** The server resends a place's recent lines after each hello: they replace what the page
+ * kept, so that a reconnection shows no line twice. */
+function freshHistory(place) {
+  if (state.histories.has(place)) return;
+  state.histories.add(place);
+  if (typeof place === "number") state.logs.table[place] = [];
+  else state.logs.room = [];
 }
 
 function note(table, line) {

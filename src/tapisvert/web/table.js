@@ -37,6 +37,8 @@ export function TableScreen({ id }) {
             disabled=${!module.lastTrick(frame.view)} onClick=${() => setShowLast(!showLast)}>${t("web.last_trick")}</button>` : null}
           ${info.status !== "finished" && mine !== null ? html`<button id="leave" onClick=${() => {
             send({ type: "leave", table: id }); location.hash = ""; }}>${t("web.leave")}</button>` : null}
+          ${mine === null && ownSeat(info) >= 0 && info.status === "playing" ? html`<button class="primary" id="take-back"
+            onClick=${() => send({ type: "join", table: id, seat: ownSeat(info) })}>${t("web.take_back_seat")}</button>` : null}
         </div>
       </section>
       ${info.status === "open" ? html`<${Seating} info=${info} />` : null}
@@ -48,6 +50,11 @@ export function TableScreen({ id }) {
           ${module.sheet(frame.view, ctx)}</section>` : null}
       </div>
     </div>`;
+}
+
+/** The seat this person left at a game still going on (-1: none): they may take it back. */
+function ownSeat(info) {
+  return info.seats.findIndex((seat) => seat.kind === "human" && seat.name === state.user);
 }
 
 /** Re-render when a held trick is due to be gathered. */
@@ -279,6 +286,8 @@ function Replay({ info, module }) {
     go(index);
   };
   const before = replay.index > 0 ? steps[replay.index - 1].view : null;
+  const completed = before && trickKey(replay.index) !== trickKey(replay.index - 1)
+    ? module.lastTrick(step.view) : null;
   const words = before ? module.describe(before, step.view, ctx) : [];
   const frame = { seq: replay.index, view: step.view, to_act: step.view.current_player ?? null, seat: null, legal: [] };
   return html`<section class="panel" id="replay-panel">
@@ -297,7 +306,7 @@ function Replay({ info, module }) {
     <div class="felt replay">
       <div class="others">${info.seats.map((_, index) => html`<${SeatPlate} key=${index} index=${index} info=${info}
         frame=${frame} module=${module} ctx=${ctx} />`)}</div>
-      <div class="board">${module.center(step.view, { ...ctx, shownTrick: null })}</div>
+      <div class="board">${module.center(step.view, { ...ctx, shownTrick: completed })}</div>
     </div>
   </section>`;
 }

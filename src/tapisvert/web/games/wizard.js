@@ -1,6 +1,6 @@
 // Wizard's board: the trump, the trick in the middle, bids and tricks at each seat, the hand.
 import { html } from "../ui.js";
-import { Card, NumberChoice } from "../cards.js";
+import { Card, NumberChoice, cardKeys } from "../cards.js";
 import { t, tn } from "../i18n.js";
 
 const SUITS = { B: ["blue", "◆"], R: ["red", "♥"], G: ["green", "♣"], Y: ["yellow", "★"] };
@@ -137,11 +137,12 @@ function hand(view, ctx) {
     ${trumps.length ? html`<div class="row">${trumps.map((action) => html`<button class="primary" key=${action}
       data-action=${action} onClick=${() => ctx.act(action)}>${SUITS[action.slice(6)][1]} ${suitName(action.slice(6))}</button>`)}</div>` : null}
     <div class="hand" id="hand" aria-label=${t("web.hand")}>
-      ${view.hand.map((code, index) => {
+      ${cardKeys(view.hand).map((key, index) => {
+        const code = view.hand[index];
         const action = `play ${code}`;
         return can.has(action)
-          ? html`<${Card} key=${`${code}-${index}`} face=${face(code)} action=${action} onPlay=${() => ctx.act(action)} />`
-          : html`<${Card} key=${`${code}-${index}`} face=${face(code)} />`;
+          ? html`<${Card} key=${key} face=${face(code)} action=${action} onPlay=${() => ctx.act(action)} />`
+          : html`<${Card} key=${key} face=${face(code)} />`;
       })}
     </div>`;
 }
