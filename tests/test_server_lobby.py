@@ -140,8 +140,10 @@ def test_a_table_set_up_and_played_through_chat_commands(server: Server) -> None
             assert too_late["code"] == "already_started"
 
             await second.send(type="chat", table=table, text="/leave")
-            away = await first.expect(of_type("notice", key="server.notice.replaced"))
-            assert "cmd-bob" in away["text"]
+            away = await first.expect(of_type("notice", key="server.notice.left_game"))
+            assert (
+                away["text"] == "cmd-bob leaves the game: a bot plays for them until they come back"
+            )
             await second.send(type="chat", table=table, text="/join 2")
             back = await first.expect(of_type("notice", key="server.notice.back"))
             assert "cmd-bob" in back["text"]
@@ -341,5 +343,29 @@ def test_each_command_gets_an_answer_that_fits_where_it_was_typed(server: Server
             assert joined == {"type": "ack", "id": joined["id"], "table": table, "seq": None}
             assert (await typed("/bot add easy", table=table))["table"] == table
             assert (await typed("/option rounds first5", table=table))["type"] == "ack"
+
+    asyncio.run(scenario())
+
+
+def test_the_table_is_told_who_sits_leaves_and_which_bot_comes(server: Server) -> None:
+    ana, bob, eve = (server.guest(f"news-{name}") for name in ("ana", "bob", "eve"))
+    table = server.call(ana, "POST", "/api/tables", game="luz", players=3).json()["table"]
+
+    def told(frame: Frame) -> bool:
+        return frame["type"] == "notice" and not frame["history"]
+
+    async def scenario() -> None:
+        async with link(server, eve, "fr") as watcher:
+            await watcher.answer(type="watch", table=table)
+            sat = [frame for frame in watcher.seen if frame["type"] == "notice"]
+            assert [frame["text"] for frame in sat] == ["news-ana s'assied à la place 1"]
+            server.call(bob, "POST", f"/api/tables/{table}/join", seat=2).raise_for_status()
+            assert (await watcher.expect(told))["text"] == "news-bob s'assied à la place 3"
+            server.call(bob, "POST", f"/api/tables/{table}/leave").raise_for_status()
+            assert (await watcher.expect(told))["text"] == "news-bob quitte la table"
+            server.call(ana, "POST", f"/api/tables/{table}/bots", level="medium")
+            bot = await watcher.expect(told)
+            assert bot["key"] == "server.notice.bot_added"
+            assert bot["text"] == "news-ana installe bot medium à la place 2"
 
     asyncio.run(scenario())

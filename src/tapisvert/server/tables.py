@@ -183,6 +183,7 @@ class GameTable:
         index = self._free_seat(seat)
         self.seats[index] = Seat("human", user_id, name)
         await self._changed()
+        self.lobby.tell(self, "server.notice.sat", name=name, seat=index + 1)
         return index
 
     async def add_bot(self, user_id: int, level: str, seat: int | None) -> int:
@@ -193,8 +194,10 @@ class GameTable:
             raise ServerError.wrapping("bad_bot", error) from None
         index = self._free_seat(seat)
         level = level.lower()
-        self.seats[index] = Seat("bot", name=self._bot_name(level), level=level)
+        bot = self.seats[index] = Seat("bot", name=self._bot_name(level), level=level)
         await self._changed()
+        name = self.lobby.user_name(user_id)
+        self.lobby.tell(self, "server.notice.bot_added", name=name, bot=bot.name, seat=index + 1)
         return index
 
     def _bot_name(self, level: str) -> str:
@@ -224,13 +227,16 @@ class GameTable:
         seat = self.seat_of(user_id)
         if seat is None:
             raise ServerError("not_seated", status=409)
+        name = self.seats[seat].name
         if self.status == "open":
             self.seats[seat] = Seat()
         elif self.status == "playing":
             self.seats[seat].replaced = True
-            self.lobby.tell(self, "server.notice.replaced", name=self.seats[seat].name)
         await self._changed()
-        if self.status == "playing":
+        if self.status == "open":
+            self.lobby.tell(self, "server.notice.left", name=name)
+        elif self.status == "playing":
+            self.lobby.tell(self, "server.notice.left_game", name=name)
             self._next_turn()
 
     async def start(self, user_id: int) -> None:
