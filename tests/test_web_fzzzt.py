@@ -1,0 +1,103 @@
+"""Fzzzt! in the browser, read as a person reads it: the belt with the card up for auction, a
+bid made of the cards picked from the hand, the revealed bids of each auction, the cards' power
+and points on their faces, the final scoring, the replay; and the table on a phone."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from playwright.sync_api import Page
+
+from server_support import Server
+from web_support import (  # noqa: F401 (fixtures)
+    board_seq,
+    browser,
+    needs_chromium,
+    no_horizontal_overflow,
+    open_replay_and_step,
+    page,
+    phone,
+    play_to_the_end,
+    server,
+    sign_in,
+    start_table,
+)
+
+pytestmark = needs_chromium
+
+
+def bid_with_picked_cards(page: Page, sent: list[dict[str, object]]) -> list[str]:
+    """Pick the first and the last card of the hand, chat, then Bid: the move sent is exactly
+    those cards, and the picks outlive the redrawn board."""
+    page.wait_for_selector("#bid")
+    picks = page.locator("#dock [data-pick]")
+    assert picks.count() >= 2
+    assert page.is_disabled("#bid") and page.get_attribute("#bid", "data-action") is None
+    assert not page.locator("[data-action^='bid ']").count()  # no button per subset of the hand
+    chosen = [str(picks.nth(index).get_attribute("data-pick")) for index in (0, picks.count() - 1)]
+    picks.nth(0).click()
+    picks.nth(picks.count() - 1).click()
+    page.fill("#table-chat", "thinking about my bid")
+    page.press("#table-chat", "Enter")
+    page.wait_for_selector("text=thinking about my bid")
+    assert page.get_attribute(f"[data-pick='{chosen[0]}']", "aria-pressed") == "true"
+    assert page.get_attribute("#bid", "data-action") is not None
+    seq = board_seq(page)
+    page.click("#bid")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.seq !== '{seq}'")
+    bids = [str(frame["action"]) for frame in sent if frame.get("type") == "act"]
+    assert sorted(bids[-1].split()[1:]) == sorted(chosen)
+    return chosen
+
+
+def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Page) -> None:
+    sent: list[dict[str, object]] = []
+    page.on(
+        "websocket",
+        lambda socket: socket.on("framesent", lambda payload: sent.append(json.loads(payload))),
+    )
+    sign_in(page, server, "fz-ana")
+    table = start_table(page, "fzzzt", 3)
+    page.wait_for_selector("#bid")
+
+    up = page.locator("#belt [aria-current='true']")
+    assert up.count() == 1 and "Up for auction" in up.inner_text()
+    assert up.locator(".card").count() == 1
+    assert "Up for auction" in page.inner_text("#dock")
+
+    bid_with_picked_cards(page, sent)
+    page.wait_for_selector("#auction-result")
+    result = page.inner_text("#auction-result")
+    assert "Auction 1" in result and " wins " in result and "with power" in result
+    assert sum(name in result for name in ("fz-ana", "bot easy", "bot easy 2")) >= 2
+    page.wait_for_selector(".log >> text=/wins .* with power \\d+/")
+
+    play_to_the_end(page, random.Random(11))
+    end = page.inner_text("#end")
+    assert "fz-ana" in end and "bot easy 2" in end
+    assert "Final scoring" in page.inner_text("#summary")
+    assert "Total" in page.inner_text(".sheet-panel")
+
+    # Every Fzzzt! card won stays with its owner: its face shows power 3 and −1 point.
+    fzzzt = page.locator(".fz-area [aria-label^='Fzzzt! card']").first
+    assert fzzzt.inner_text()
+    assert fzzzt.locator(".fz-zap").inner_text().strip() == "3"
+    assert "".join(fzzzt.locator(".fz-vp").inner_text().split()) == "−1★"
+    assert "power 3, −1 point" in str(fzzzt.get_attribute("aria-label"))
+
+    open_replay_and_step(page)
+    assert page.locator("#replay-panel #belt").count() == 1
+    steps = page.evaluate(f"fetch('/api/tables/{table}/replay').then((answer) => answer.json())")
+    if steps[2].get("seats"):  # a replay that carries every seat's view shows every hand
+        hands = page.locator("#replay-panel .fz-area .fz-label", has_text="Hand")
+        assert hands.count() == 3
+
+
+def test_fzzzt_fits_a_phone_with_the_bid_in_the_dock(server: Server, phone: Page) -> None:
+    sign_in(phone, server, "fz-phone")
+    start_table(phone, "fzzzt", 4)
+    phone.wait_for_selector("#dock #bid")
+    assert no_horizontal_overflow(phone) == 0
+    assert phone.locator("#dock #hand [data-pick]").count() == 4
+    assert "power" in phone.inner_text("#dock #bid-power").lower()
