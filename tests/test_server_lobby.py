@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -369,3 +370,60 @@ def test_the_table_is_told_who_sits_leaves_and_which_bot_comes(server: Server) -
             assert bot["text"] == "news-ana installe bot medium à la place 2"
 
     asyncio.run(scenario())
+
+
+def test_an_open_table_nobody_is_at_is_closed_for_good(tmp_path: Path) -> None:
+    with serving(tmp_path, **{"abandoned-after": 1.0}) as server:
+        ana, bob = server.guest("gone-ana"), server.guest("gone-bob")
+
+        def create() -> int:
+            created = server.call(ana, "POST", "/api/tables", room="luz", game="luz", players=3)
+            return int(created.json()["table"])
+
+        def exists(table: int) -> bool:
+            return httpx.get(f"{server.url}/api/tables/{table}").status_code == 200
+
+        async def scenario() -> tuple[int, int]:
+            async with link(server, bob) as lobby:
+                await lobby.answer(type="enter", room="luz")
+                left = create()  # its creator leaves it: nobody is seated
+                server.call(ana, "POST", f"/api/tables/{left}/bots", level="easy")
+                server.call(ana, "POST", f"/api/tables/{left}/leave").raise_for_status()
+                watched = create()  # created over HTTP: its creator is not connected
+                await lobby.answer(type="watch", table=watched)
+                async with link(server, ana):
+                    kept = create()  # its creator is connected
+                    closed = await lobby.expect(of_type("table", table=left), seconds=5)
+                    while closed["status"] != "closed":
+                        closed = await lobby.expect(of_type("table", table=left), seconds=5)
+                    assert closed["room"] == "luz"
+                    await asyncio.sleep(1.5)
+                    assert exists(watched) and exists(kept)
+                    assert not exists(left)
+                    gone = await asyncio.to_thread(server.call, bob, "GET", f"/api/tables/{left}")
+                    assert gone.json()["code"] == "no_such_table"
+                    room = await lobby.answer(type="enter", room="luz")
+                    assert left not in {info["table"] for info in room["tables"]}
+                await lobby.expect(
+                    lambda frame: frame.get("table") == kept and frame.get("status") == "closed"
+                )
+                await lobby.answer(type="leave", table=watched)
+                await lobby.expect(
+                    lambda frame: frame.get("table") == watched and frame.get("status") == "closed"
+                )
+            return left, kept
+
+        left, kept = asyncio.run(scenario())
+        refused = server.call(ana, "POST", f"/api/tables/{left}/join")
+        assert refused.status_code == 404
+        assert httpx.get(f"{server.url}/api/tables/{left}/record").status_code == 404
+        server.settings["abandoned-after"] = 300.0
+        server.stop()
+        server.start()
+        assert not exists(left) and not exists(kept)  # closed for good
+        forgotten = create()
+        server.stop()
+        server.settings["abandoned-after"] = 0.5  # tables restored with nobody at them
+        server.start()
+        time.sleep(1.5)
+        assert not exists(forgotten)

@@ -381,6 +381,7 @@ def serve(
     bot_delay: Annotated[float, typer.Option(help=help_text("bot_delay"))] = 0.6,
     absence_grace: Annotated[float, typer.Option(help=help_text("absence_grace"))] = 60.0,
     rate: Annotated[float, typer.Option(help=help_text("rate"))] = 30.0,
+    abandoned_after: Annotated[float, typer.Option(help=help_text("abandoned_after"))] = 300.0,
     relays: Annotated[
         int,
         typer.Option(
@@ -401,7 +402,9 @@ def serve(
     # millisecond of asking, instead of five; the event loop gets it back as quickly.
     sys.setswitchinterval(0.0005)
     url = database_url or default_database_url()
-    settings = Settings(bot_delay=bot_delay, absence_grace=absence_grace, rate=rate)
+    settings = Settings(
+        bot_delay=bot_delay, absence_grace=absence_grace, rate=rate, abandoned_after=abandoned_after
+    )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     if relays == 0:
         server = create_app(url, settings)

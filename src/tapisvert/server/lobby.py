@@ -59,6 +59,8 @@ class Settings:
     absence_grace: float = 60.0
     """Seconds after a person's last connection closes before a bot plays for them."""
     replacement_level: str = "easy"
+    abandoned_after: float = 300.0
+    """Seconds an open table stays with nobody at it (see ``GameTable.attended``)."""
     rate: float = 30.0
     """Messages a second one connection may send, with bursts of twice as many."""
 
@@ -197,6 +199,8 @@ class Lobby:
                 table._next_turn()
             elif table.status == "finished":
                 self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
+            else:
+                self._review_attendance(table)
 
     async def stop(self) -> None:
         for task in list(self._tasks):
@@ -268,6 +272,7 @@ class Lobby:
             seat = table.seat_of(user.id)
             if seat is not None:
                 self.follow(connection, table, seat)
+                self._review_attendance(table)
                 await table.come_back(user.id)
         return connection
 
@@ -283,6 +288,9 @@ class Lobby:
         if not mine:
             self.connections.pop(connection.user.id, None)
             self._later(self.settings.absence_grace, self._check_absent, connection.user.id)
+            for table in self.tables.values():
+                if table.seat_of(connection.user.id) is not None:
+                    self._review_attendance(table)
 
     def _check_absent(self, user_id: int) -> None:
         if self.is_online(user_id):
@@ -412,6 +420,28 @@ class Lobby:
         self.pubsub.publish(table_channel(table.id), frame)
         if table.status == "finished":
             self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
+        self._review_attendance(table)
+
+    def _review_attendance(self, table: GameTable) -> None:
+        """Start the countdown that closes an open table nobody is at, or stop it."""
+        if table.status == "open" and not table.attended():
+            if table.unattended is None:
+                table.unattended = asyncio.get_running_loop().call_later(
+                    self.settings.abandoned_after, self._abandoned, table
+                )
+        elif table.unattended is not None:
+            table.unattended.cancel()
+            table.unattended = None
+
+    def _abandoned(self, table: GameTable) -> None:
+        self.spawn(self._close(table))
+
+    async def _close(self, table: GameTable) -> None:
+        """Remove an abandoned table for good: from memory, the database and the room."""
+        self.tables.pop(table.id, None)
+        table.status = "closed"
+        await self.storage.save_table(table.row())
+        self.table_changed(table)
 
     def tell(self, table: GameTable, key: str, **arguments: Any) -> None:
         notice = {
@@ -448,7 +478,7 @@ class Lobby:
     async def record(self, table_id: int) -> Record:
         """The record of a finished game; nothing of a running one (its deal is secret)."""
         row = await self.storage.table(table_id)
-        if row is None:
+        if row is None or row.status == "closed":
             raise ServerError("no_such_table", status=404, table=table_id)
         if row.status != "finished":
             raise ServerError("not_finished", status=409)

@@ -177,7 +177,8 @@ class TableInfo(ServerMessage):
     players: int
     options: dict[str, Any]
     clock: float | None
-    status: Literal["open", "playing", "finished"]
+    status: Literal["open", "playing", "finished", "closed"]
+    """``closed``: an open table nobody was at, removed for good."""
     seats: list[SeatView]
     spectators: int
     result: list[float] | None = None

@@ -75,6 +75,8 @@ class GameTable:
         """The observation last sent to each seat's channel: the next frame sends the changes."""
         self.history: deque[Said] = deque(maxlen=CHAT_HISTORY)
         """The latest chat lines and notices, for those who come later or reconnect."""
+        self.unattended: asyncio.TimerHandle | None = None
+        """The countdown that closes this open table while nobody is at it."""
 
     # -- what may be told -------------------------------------------------------------
 
@@ -161,6 +163,12 @@ class GameTable:
             if seat.kind == "human" and seat.user_id == user_id:
                 return index
         return None
+
+    def attended(self) -> bool:
+        """Someone is at the table: a seated person who is connected, or a spectator."""
+        return bool(self.spectators) or any(
+            seat.kind == "human" and self.lobby.is_online(seat.user_id) for seat in self.seats
+        )
 
     def people(self) -> list[str]:
         seated = [f"P{index + 1} {seat.name}" for index, seat in enumerate(self.seats) if seat.name]
