@@ -253,3 +253,116 @@ def flood(link: ClientConnection) -> None:
         "table": None,
         "seq": None,
     }
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "english", "french"),
+    [
+        ("POST", "/api/guest", {"name": ""}, "the name is empty", "le nom est vide"),
+        (
+            "POST",
+            "/api/guest",
+            {"name": "x" * 40},
+            "the name is too long (32 characters at most)",
+            "le nom dépasse 32 caractères",
+        ),
+        ("POST", "/api/guest", None, "the content of the request is missing", None),
+        (
+            "POST",
+            "/api/tables",
+            {"game": "luz", "players": 40},
+            "the number of players must be at most 16",
+            "le nombre de joueurs doit valoir au plus 16",
+        ),
+        (
+            "POST",
+            "/api/tables",
+            {"game": "luz", "players": "many"},
+            "the number of players must be a whole number",
+            None,
+        ),
+        (
+            "POST",
+            "/api/tables",
+            {"game": "luz", "players": 3, "clock": 0.5},
+            "the time per move must be at least 1",
+            "le temps par coup doit valoir au moins 1",
+        ),
+        (
+            "POST",
+            "/api/tables",
+            {"game": "luz", "players": 3, "options": {"deals": [2]}},
+            "the option deals must be a word, a number, true or false",
+            None,
+        ),
+        ("POST", "/api/tables/x/join", {}, "the table number must be a whole number", None),
+        (
+            "GET",
+            "/api/tables/1/record?format=pdf",
+            None,
+            "the format must be one of: 'json', 'text'",
+            None,
+        ),
+    ],
+)
+def test_http_requests_that_do_not_fit_are_explained_in_words(
+    arena: Arena,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None,
+    english: str,
+    french: str | None,
+) -> None:
+    headers = {"Authorization": f"Bearer {arena.tokens['ana']}"}
+    for language, text in (("en", english), ("fr", french)):
+        answer = httpx.request(
+            method,
+            f"{arena.server.url}{path}",
+            json=body,
+            headers={**headers, "Accept-Language": language},
+        )
+        assert answer.status_code == 400
+        assert answer.json()["code"] == "malformed"
+        if text is not None:
+            assert answer.json()["message"] == text
+
+
+@pytest.mark.parametrize(
+    ("message", "english", "french"),
+    [
+        (
+            {"type": "chat", "text": "", "room": "main"},
+            "the message is empty",
+            "le message est vide",
+        ),
+        ({"type": "join", "table": 1, "seat": 16}, "the seat must be at most 15", None),
+        (
+            {"type": "act", "table": 1, "action": "bid 1"},
+            "the position number (seq) is missing",
+            None,
+        ),
+        (
+            {"type": "who", "colour": "red"},
+            "the field colour does not belong in this message",
+            "le champ colour n'a pas sa place dans ce message",
+        ),
+        ({"type": "shout"}, "'shout' is not a type of message; the types are: 'hello'", None),
+        ({"table": 1}, "the message does not say its type", "le message ne dit pas son type"),
+        ([1, 2], "the message must be a JSON object", None),
+    ],
+)
+def test_messages_that_do_not_fit_are_explained_in_words(
+    arena: Arena, message: Any, english: str, french: str | None
+) -> None:
+    for language, text in (("en", english), ("fr", french)):
+        with connect(arena.server.ws_url) as link:
+            hello = {"type": "hello", "version": 1, "token": arena.tokens["ana"]}
+            link.send(json.dumps({**hello, "language": language}))
+            assert json.loads(link.recv(timeout=5))["type"] == "welcome"
+            link.send(json.dumps(message))
+            answer = json.loads(link.recv(timeout=5))
+            while answer["type"] != "error":  # the views of ana's seat come first
+                answer = json.loads(link.recv(timeout=5))
+            assert answer["code"] == "malformed"
+            if text is not None:
+                assert answer["message"].startswith(text)

@@ -21,7 +21,7 @@ from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catal
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
-from tapisvert.server.errors import ServerError
+from tapisvert.server.errors import ServerError, malformed
 from tapisvert.server.links import AsgiLink, Link, accept
 from tapisvert.server.lobby import ROOMS, Connection, Lobby, Settings, User
 from tapisvert.server.protocol import (
@@ -125,8 +125,8 @@ def create_app(
         return JSONResponse(error.body(language), status_code=error.status)
 
     @app.exception_handler(RequestValidationError)
-    async def malformed(request: Request, error: RequestValidationError) -> JSONResponse:
-        return await refused(request, ServerError("malformed", reason=_first_problem(error)))
+    async def malformed_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        return await refused(request, malformed(error.errors()))
 
     @app.post("/api/guest")
     async def guest(body: Credentials) -> Session:
@@ -320,7 +320,7 @@ async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMess
         try:
             message = protocol.incoming.validate_json(text)
         except ValidationError as error:
-            raise ServerError("malformed", reason=_first_problem(error)) from None
+            raise malformed(error.errors(include_url=False)) from None
         request_id = message.id
         if not connection.within_rate():
             raise ServerError("rate_limited", status=429)
@@ -332,15 +332,6 @@ async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMess
         return answer
     except ServerError as error:
         return Error(id=request_id, code=error.code, message=error.render(language))
-
-
-def _first_problem(error: ValidationError | RequestValidationError) -> str:
-    problems = (
-        error.errors(include_url=False) if isinstance(error, ValidationError) else error.errors()
-    )
-    problem = problems[0] if problems else {}
-    where = ".".join(str(part) for part in problem.get("loc", ())) or "message"
-    return f"{where}: {problem.get('msg', 'invalid')}"
 
 
 async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> ServerMessage | None:
