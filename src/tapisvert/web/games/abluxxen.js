@@ -221,7 +221,11 @@ function summary(before, after, { names }) {
 
 function seat(view, index, ctx) {
   const markers = [];
-  if (playing(view) && view.active === index) markers.push({ key: "active", text: paw(), title: text("active_title") });
+  if (playing(view) && view.active === index) {
+    // The paw is a drawing: its words are there as text too, for whoever cannot see it.
+    markers.push({ key: "active", text: html`${paw()}<span class="visually-hidden">${text("active_title")}</span>`,
+      title: text("active_title") });
+  }
   if (playing(view) && view.current_player === index) {
     markers.push({ key: "acting", text: html`<span class="abx-star">★</span>`, title: actingTitle(view, ctx.names) });
   }
