@@ -179,7 +179,7 @@ function SeatPlate({ index, info, frame, module, ctx, own = false }) {
   return html`<div class=${`seat${turn ? " turn" : ""}${own ? " own" : ""}`} data-seat=${index}>
     <div class="seat-name">
       ${(details.markers ?? []).map((marker) => html`<span class="marker" key=${marker.key} title=${marker.title}
-        aria-label=${marker.title}>${marker.text}</span>`)}
+        role="img" aria-label=${marker.title}>${marker.text}</span>`)}
       <strong>${ctx.names[index]}</strong>
       ${index === ctx.mine ? html` <span class="you">(${t("web.you")})</span>` : null}
       ${seat.kind === "bot" ? html` <span class="chip">${t(`web.level.${seat.level}`)}</span>` : null}
@@ -295,10 +295,10 @@ function Replay({ info, module }) {
       <h2 class="small">${t("web.replay")}</h2>
       <span>${t("web.step", { number: replay.index + 1, count: steps.length })}</span>
       <button onClick=${() => seek(-1, (index) => segmentOf(index) === segmentOf(replay.index))}>${t("web.previous_round")}</button>
-      <button onClick=${() => seek(-1, (index) => trickKey(index) === trickKey(replay.index))}>${t("web.previous_trick")}</button>
+      ${module.lastTrick ? html`<button onClick=${() => seek(-1, (index) => trickKey(index) === trickKey(replay.index))}>${t("web.previous_trick")}</button>` : null}
       <button id="replay-previous" onClick=${() => go(replay.index - 1)}>${t("web.previous")}</button>
       <button id="replay-next" onClick=${() => go(replay.index + 1)}>${t("web.next")}</button>
-      <button id="replay-next-trick" onClick=${() => seek(1, (index) => trickKey(index) === trickKey(replay.index))}>${t("web.next_trick")}</button>
+      ${module.lastTrick ? html`<button id="replay-next-trick" onClick=${() => seek(1, (index) => trickKey(index) === trickKey(replay.index))}>${t("web.next_trick")}</button>` : null}
       <button onClick=${() => seek(1, (index) => segmentOf(index) === segmentOf(replay.index))}>${t("web.next_round")}</button>
       <button onClick=${() => { state.replay = null; changed(); }}>${t("web.close")}</button>
     </div>
