@@ -17,7 +17,7 @@ import websockets
 from tapisvert.i18n import catalogue
 from tapisvert.server import protocol
 
-from server_support import Server, serving
+from server_support import Player, Server, serving
 
 Frame = dict[str, Any]
 
@@ -427,3 +427,54 @@ def test_an_open_table_nobody_is_at_is_closed_for_good(tmp_path: Path) -> None:
         server.start()
         time.sleep(1.5)
         assert not exists(forgotten)
+
+
+def test_a_rematch_seats_the_same_players_one_seat_along(server: Server) -> None:
+    ana, bob, eve = (server.guest(f"again-{name}") for name in ("ana", "bob", "eve"))
+    created = server.call(
+        ana, "POST", "/api/tables", game="wizard", players=4, options={"rounds": "1"}, clock=60
+    )
+    table = created.json()["table"]
+    server.call(bob, "POST", f"/api/tables/{table}/join").raise_for_status()
+    for _ in range(2):
+        server.call(ana, "POST", f"/api/tables/{table}/bots", level="easy").raise_for_status()
+    too_soon = server.call(ana, "POST", f"/api/tables/{table}/rematch")
+    assert too_soon.status_code == 409 and too_soon.json()["code"] == "not_over"
+    server.call(ana, "POST", f"/api/tables/{table}/start").raise_for_status()
+    players = [Player(server, token, seed) for seed, token in enumerate((ana, bob))]
+
+    async def finish() -> None:
+        await asyncio.gather(*(player.play({table}) for player in players))
+
+    asyncio.run(asyncio.wait_for(finish(), 60))
+    stranger = server.call(eve, "POST", f"/api/tables/{table}/rematch")
+    assert stranger.status_code == 403 and stranger.json()["code"] == "not_seated"
+
+    async def scenario() -> int:
+        async with link(server, ana) as first, link(server, bob, "fr") as second:
+            asked = await first.answer(type="rematch", table=table)
+            assert asked["type"] == "ack" and asked["table"] not in {None, table}
+            rematch = asked["table"]
+            told = await second.expect(of_type("notice", key="server.notice.rematch"))
+            assert told["rematch"] == rematch and told["table"] == table
+            assert told["text"] == f"again-ana demande une revanche : table {rematch}"
+            followed = [frame for frame in second.seen if of_type("table", table=rematch)(frame)]
+            assert followed and followed[0]["status"] == "open"  # bob follows his new seat
+            again = await second.answer(type="chat", table=table, text="/rematch")
+            assert again["type"] == "ack" and again["table"] == rematch  # the same, no copy
+            return int(rematch)
+
+    rematch = asyncio.run(scenario())
+    over_http = server.call(bob, "POST", f"/api/tables/{table}/rematch").json()
+    assert over_http["table"] == rematch
+    old = httpx.get(f"{server.url}/api/tables/{table}").json()
+    new = httpx.get(f"{server.url}/api/tables/{rematch}").json()
+    assert (new["game"], new["options"], new["clock"]) == ("wizard", old["options"], 60)
+    assert new["room"] == old["room"] and new["status"] == "open" and new["result"] is None
+    assert [(seat["name"], seat["kind"], seat["level"]) for seat in new["seats"]] == [
+        ("bot easy 2", "bot", "easy"),
+        ("again-ana", "human", None),
+        ("again-bob", "human", None),
+        ("bot easy", "bot", "easy"),
+    ]
+    server.call(bob, "POST", f"/api/tables/{rematch}/start").raise_for_status()

@@ -190,6 +190,10 @@ def create_app(
         await lobby.table(table_id).start(user.id)
         return Ack(table=table_id)
 
+    @app.post("/api/tables/{table_id}/rematch")
+    async def rematch(table_id: int, user: Me) -> Ack:
+        return Ack(table=await lobby.rematch(user, table_id))
+
     @app.post("/api/tables/{table_id}/options")
     async def set_option(table_id: int, body: OptionChoice, user: Me) -> Ack:
         await lobby.table(table_id).set_option(user.id, body.name, body.value)
@@ -367,6 +371,8 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
             lobby.watch(connection, table)
         case protocol.TableRequest(type="start", table=table):
             await lobby.table(table).start(user.id)
+        case protocol.TableRequest(type="rematch", table=table):
+            return Ack(id=request_id, table=await lobby.rematch(user, table))
         case protocol.SetOption(table=table, name=name, value=value):
             await lobby.table(table).set_option(user.id, name, value)
         case protocol.AddBot(table=table, level=level, seat=seat):

@@ -14,7 +14,7 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
 from tapisvert.server.protocol import Ack, Notice, ServerMessage
 
-COMMANDS = ("join", "leave", "start", "option", "bot", "who", "help")
+COMMANDS = ("join", "leave", "start", "option", "bot", "rematch", "who", "help")
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ async def run_command(
         await lobby.table(table).set_option(user.id, arguments[0], arguments[1])
     elif name == "bot" and len(arguments) == 2 and arguments[0].lower() == "add":
         await lobby.table(table).add_bot(user.id, arguments[1], None)
+    elif name == "rematch" and not arguments:
+        return Ack(table=await lobby.rematch(user, table))
     else:
         raise _usage(name)
     return Ack(table=table)

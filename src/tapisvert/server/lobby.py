@@ -12,7 +12,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import orjson
@@ -173,6 +173,8 @@ class Lobby:
             room: deque(maxlen=CHAT_HISTORY) for room in ROOMS
         }
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._rematching = asyncio.Lock()
+        """Held while a rematch table is made: a second request waits for it, not a copy."""
 
     # -- life -------------------------------------------------------------------------
 
@@ -311,8 +313,8 @@ class Lobby:
         if table.state is not None:
             connection.deliver(table.view_frame(seat))
 
-    def _follow_all(self, user: User, table: GameTable, seat: int | None) -> None:
-        for connection in self.connections.get(user.id, ()):
+    def _follow_all(self, user_id: int, table: GameTable, seat: int | None) -> None:
+        for connection in self.connections.get(user_id, ()):
             self.follow(connection, table, seat)
 
     def enter(self, connection: Connection, room: str) -> RoomInfo:
@@ -362,28 +364,65 @@ class Lobby:
             load_game(game, players, **options)
         except OptionError as error:
             raise ServerError.wrapping("bad_option", error) from None
+        options = {name: value for name, value in options.items() if value is not None}
+        table = await self._open_table(room, game, options, clock, [Seat() for _ in range(players)])
+        await self.join(user, table.id, 0)
+        return table
+
+    async def _open_table(
+        self, room: str, game: str, options: dict[str, Any], clock: float | None, seats: list[Seat]
+    ) -> GameTable:
+        """A new open table, stored, with these seats; nobody is told of it yet."""
         row = TableRow(
             room=room,
             game=game,
-            players=players,
-            options={name: value for name, value in options.items() if value is not None},
+            players=len(seats),
+            options=options,
             seed=random.SystemRandom().getrandbits(62),
             clock=clock,
             status="open",
-            seats=[vars(Seat()) for _ in range(players)],
+            seats=[asdict(seat) for seat in seats],
         )
         row.id = await self.storage.create_table(row)
         table = GameTable(row, self)
         self.tables[row.id] = table
-        await self.join(user, row.id, 0)
         return table
+
+    async def rematch(self, user: User, table_id: int) -> int:
+        """The table of the rematch of a finished game: the same game, options, clock, bots
+        and people, each seat moved one along (seat 1's player to seat 2…); asked again,
+        the same table. Anybody who sat at the finished table may ask."""
+        table = self.table(table_id)
+        if table.seat_of(user.id) is None:
+            raise ServerError("not_seated", status=403)
+        if table.status != "finished":
+            raise ServerError("not_over", status=409)
+        async with self._rematching:
+            if table.rematch is None:
+                seats = [replace(seat, replaced=False) for seat in table.seats]
+                rematch = await self._open_table(
+                    table.room, table.game.name, table.options, table.clock, seats[-1:] + seats[:-1]
+                )
+                table.rematch = rematch.id
+                self.table_changed(rematch)
+                for index, seat in enumerate(rematch.seats):
+                    if seat.user_id is not None:
+                        self._follow_all(seat.user_id, rematch, index)
+                self.tell(
+                    table,
+                    "server.notice.rematch",
+                    rematch=rematch.id,
+                    name=user.name,
+                    number=rematch.id,
+                )
+        return table.rematch
 
     async def join(self, user: User, table_id: int, seat: int | None) -> int:
         table = self.table(table_id)
         index = await table.join(user.id, user.name, seat)
         if table.spectators.pop(user.id, None) is not None:
             table.lobby.table_changed(table)
-        self._follow_all(user, table, index)
+        self._follow_all(user.id, table, index)
         return index
 
     async def leave(self, user: User, table_id: int) -> None:
@@ -443,13 +482,18 @@ class Lobby:
         await self.storage.save_table(table.row())
         self.table_changed(table)
 
-    def tell(self, table: GameTable, key: str, **arguments: Any) -> None:
+    def tell(
+        self, table: GameTable, key: str, rematch: int | None = None, **arguments: Any
+    ) -> None:
+        """A notice to the table, rendered for each reader; ``rematch``: the table of the
+        rematch it announces, for a link."""
         notice = {
             "type": "notice",
             "table": table.id,
             "key": key,
             "arguments": arguments,
             "history": False,
+            "rematch": rematch,
         }
         table.history.append(notice)
         self.pubsub.publish(table_channel(table.id), notice)

@@ -69,9 +69,10 @@ class Join(ClientMessage):
 
 
 class TableRequest(ClientMessage):
-    """Leave, watch or start a table."""
+    """Leave, watch or start a table, or ask for the rematch of a finished one (its ``ack``
+    names the new table)."""
 
-    type: Literal["leave", "watch", "start"]
+    type: Literal["leave", "watch", "start", "rematch"]
     table: TableId
 
 
@@ -236,6 +237,8 @@ class Notice(ServerMessage):
     text: str
     history: bool = False
     """Told before this client came (see ``ChatLine.history``)."""
+    rematch: int | None = None
+    """The table of the rematch this notice announces."""
 
 
 class People(ServerMessage):

@@ -77,6 +77,8 @@ class GameTable:
         """The latest chat lines and notices, for those who come later or reconnect."""
         self.unattended: asyncio.TimerHandle | None = None
         """The countdown that closes this open table while nobody is at it."""
+        self.rematch: int | None = None
+        """The table of this finished game's rematch, once someone asked for it."""
 
     # -- what may be told -------------------------------------------------------------
 
