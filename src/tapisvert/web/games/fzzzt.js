@@ -96,7 +96,7 @@ function cardWords(code) {
   if (card.kind === "unit") {
     return say("words_unit", { name: cardName(code), symbols: symbolWords(card.symbols), value: card.value, belt: card.belt });
   }
-  return say("words_card", { name: cardName(code), zap: card.zap, points: tn(key("points"), card.vp, { count: signed(card.vp) }),
+  return say("words_card", { name: cardName(code), zap: card.zap, points: tn(key("points"), card.vp, { count: card.vp < 0 ? signed(card.vp) : card.vp }),
     symbols: card.symbols.length ? symbolWords(card.symbols) : say("no_symbols"), belt: card.belt || "–" });
 }
 
@@ -235,6 +235,8 @@ function SeatArea({ view, index, ctx }) {
     ${own ? html`<details class="fz-deck"><summary>${say("your_deck", { cards: tn("web.cards", owned.length) })}</summary>
         <div class="fz-cards">${owned.map((code) => html`<${FzCard} key=${code} code=${code} small=${true} />`)}</div></details>`
       : html`<${Row} label=${say("owns")} codes=${owned} />`}
+    ${view.chits[index].length ? html`<div class="fz-row"><span class="fz-label">${say("chits")}</span>
+      ${view.chits[index].map((letter, at) => html`<span key=${at} class="fz-chit"><${SymbolMark} letter=${letter} /></span>`)}</div>` : null}
     ${view.units[index].length ? html`<div class="fz-units" aria-label=${say("units")}>
       <span class="fz-label">${say("units")}</span>
       ${view.units[index].map((unit) => html`<${Unit} key=${unit.unit} unit=${unit} />`)}</div>` : null}
@@ -259,10 +261,11 @@ function center(view, ctx) {
   return html`<div class="fz fz-center">
     <div class="row fz-round-line">
       <strong>${view.phase === "end" ? say("game_over") : t("web.round", { number: view.round, rounds: roundsInAll(view) })}</strong>
-      ${view.phase === "end" ? null : html`<span>${say("auction_of", { number: Math.min(view.auction + 1, 8), count: 8 })}</span>`}
+      ${view.phase === "end" ? null : html`<span>${view.phase === "production" ? say("production_phase")
+        : say("auction_of", { number: Math.min(view.auction + 1, 8), count: 8 })}</span>`}
       ${view.phase === "end" ? null : html`<span class="chip">${tn(key("conveyor"), view.conveyor_left)}</span>`}
     </div>
-    ${view.phase === "end" ? null : html`<${Belt} belt=${view.belt} up=${up} />`}
+    ${view.belt.every((code) => code === "gone") ? null : html`<${Belt} belt=${view.belt} up=${up} />`}
     ${view.phase === "bid" ? html`<${SealedBids} view=${view} ctx=${ctx} />` : null}
     ${view.phase === "production" ? html`<p class="fz-production">${say("production_now", { name: ctx.names[view.current_player] })}</p>` : null}
     ${view.last_auction ? html`<${AuctionResult} view=${view} ctx=${ctx} />` : null}
@@ -315,8 +318,8 @@ function AuctionResult({ view, ctx }) {
   const number = view.phase === "bid" || view.phase === "draw" || view.phase === "reveal" ? view.auction : 8;
   return html`<section class="fz-result" id="auction-result" key=${`${view.round}-${number}`}
     aria-label=${say("result_title", { number })}>
-    <h3 class="fz-result-title">${say("result_title", { number })}: ${say("log_auction_short",
-      { name: ctx.names[result.winner], card: theCard(result.card), power: power(result.bids[result.winner]) })}</h3>
+    <h3 class="fz-result-title">${say("result_heading", { number, name: ctx.names[result.winner], card: theCard(result.card),
+      power: power(result.bids[result.winner]) })}</h3>
     <div class="fz-result-body">
       <figure class="fz-won"><${FzCard} code=${result.card} winner=${true} /><figcaption>${ctx.names[result.winner]}</figcaption></figure>
       <table class="fz-result-bids">
@@ -352,7 +355,7 @@ function hand(view, ctx) {
   const position = `${view.round}:${view.auction}:${view.phase}:${view.hand.join(" ")}:${view.placed_this_phase.join(" ")}`;
   return html`<div class="fz fz-dock">
     ${bids.length ? html`<${BidPicker} key=${position} view=${view} bids=${bids} act=${ctx.act} />`
-      : html`<div class="hand" id="hand" aria-label=${t("web.hand")}>
+      : ctx.legal.includes("done") ? null : html`<div class="hand" id="hand" aria-label=${t("web.hand")}>
           ${view.hand.map((code) => html`<${FzCard} key=${code} code=${code} />`)}</div>`}
     ${view.bid.length ? html`<div class="fz-row"><span class="fz-label">${say("your_bid", { power: power(view.bid) })}</span>
       <div class="fz-cards">${view.bid.map((code) => html`<${FzCard} key=${code} code=${code} small=${true} />`)}</div></div>` : null}
@@ -485,7 +488,7 @@ function auctionLines(before, after, names) {
         .filter(({ bid, seat }) => bid !== null && seat !== result.winner)
         .map(({ bid, seat }) => say("log_other_bid", { name: names[seat], power: power(bid) }));
       lines.push(say("log_auction", { name: names[result.winner], card: theCard(code), power: power(result.bids[result.winner]) })
-        + (others.length ? `; ${others.join(", ")}` : "")
+        + (others.length ? say("log_others", { bids: others.join(", ") }) : "")
         + (tieOf(after) === null ? "" : ` (${say("tie", { chief: names[tieOf(after)] })})`));
     } else if (code !== "hidden" && winnerOf(code) !== -1) {
       lines.push(say("log_won", { name: names[winnerOf(code)], card: theCard(code) }));
