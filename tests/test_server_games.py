@@ -128,3 +128,31 @@ def test_acknowledged_moves_are_in_the_record(server: Server, tmp_path: Path) ->
     for move in player.acked:
         assert record.actions[move.position] == move.action
         assert record.actors is not None and record.actors[move.position] == f"P{move.seat + 1}"
+
+
+def test_the_replay_of_a_finished_game_shows_every_hand_step_by_step(server: Server) -> None:
+    token = server.guest("replay-ana")
+    table = set_up_table(server, [token], "luz", 3)
+    early = server.http.get(f"{server.url}/api/tables/{table}/replay")
+    assert early.status_code == 409 and early.json()["code"] == "not_finished"
+    player = Player(server, token, 5)
+    asyncio.run(asyncio.wait_for(player.play({table}), 60))
+    answer = server.http.get(f"{server.url}/api/tables/{table}/replay")
+    assert answer.headers["content-encoding"] == "gzip"
+    steps = answer.json()
+    state = server.record(table).new_game().new_initial_state()
+    expected = []
+    for text in [None, *server.record(table).actions]:
+        if text is not None:
+            actor = state.current_player()
+            state.apply_string(text)
+            if actor < 0:
+                continue
+        seats = [state.observation(seat).to_dict() for seat in range(3)]
+        expected.append((state.segment(), json.loads(json.dumps(seats))))
+    assert [(step["segment"], step["seats"]) for step in steps] == expected
+    assert steps[0]["actor"] is None and steps[1]["actor"] in {"P1", "P2", "P3"}
+    assert [step["segment"] for step in steps] == sorted(step["segment"] for step in steps)
+    assert {0, 1, 2, 3} <= {step["segment"] for step in steps}  # Luz has four deals
+    middle = steps[len(steps) // 2]  # each seat saw something else, and not as a spectator
+    assert len({json.dumps(view) for view in [middle["view"], *middle["seats"]]}) == 4

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import gzip
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -243,8 +244,14 @@ def create_app(
         return {"game": game, "language": chosen, "html": rules_html(game, chosen)}
 
     @app.get("/api/tables/{table_id}/replay")
-    async def replay(table_id: int) -> list[dict[str, Any]]:
-        return await lobby.replay(table_id)
+    async def replay(table_id: int, request: Request) -> Response:
+        """Large, and much alike from one step to the next: compressed when the client may."""
+        steps = await lobby.replay(table_id)
+        if "gzip" not in request.headers.get("accept-encoding", ""):
+            return Response(steps, media_type="application/json")
+        compressed = await asyncio.to_thread(gzip.compress, steps, 5)
+        headers = {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+        return Response(compressed, media_type="application/json", headers=headers)
 
     app.add_middleware(SocketEndpoint, lobby=lobby)
     app.mount("/", StaticFiles(directory=WEB, html=True), name="web")

@@ -19,7 +19,7 @@ import orjson
 
 from tapisvert.bots.base import LEVELS
 from tapisvert.core.errors import OptionError
-from tapisvert.core.game import CHANCE
+from tapisvert.core.game import CHANCE, State
 from tapisvert.core.records import Record, actor_label, record_of
 from tapisvert.core.registry import game_class, games, load_game
 from tapisvert.i18n import translate
@@ -531,19 +531,14 @@ class Lobby:
             state.apply_action(entry.action)
         return record_of(state, [seat.get("name") or "?" for seat in row.seats])
 
-    async def replay(self, table_id: int) -> list[dict[str, Any]]:
-        """A finished game step by step: who did what, and what a spectator saw then."""
+    async def replay(self, table_id: int) -> bytes:
+        """A finished game step by step, as JSON (see ``replay_steps``).
+
+        Every seat's view at every step makes it large (megabytes for a long game): it is
+        built in a thread, so that the tables do not wait.
+        """
         record = await self.record(table_id)
-        start = record.new_game().new_initial_state().observation(None).to_dict()
-        return [{"actor": None, "action": None, "view": start}] + [
-            {
-                "actor": actor_label(step.actor),
-                "action": step.text,
-                "view": step.state.observation(None).to_dict(),
-            }
-            for step in record.steps()
-            if step.actor != CHANCE
-        ]
+        return await asyncio.to_thread(lambda: orjson.dumps(replay_steps(record)))
 
     def games(self) -> list[dict[str, Any]]:
         """Each game with what a form needs: player counts, option controls, card faces."""
@@ -572,3 +567,24 @@ class Lobby:
                 }
             )
         return described
+
+
+def replay_steps(record: Record) -> list[dict[str, Any]]:
+    """Who did what, what a spectator saw then, and what each seat saw: the game is over,
+    so every hand may be shown; ``segment`` (the round, the deal) lets a client step by it."""
+
+    def step(actor: str | None, action: str | None, state: State) -> dict[str, Any]:
+        return {
+            "actor": actor,
+            "action": action,
+            "segment": state.segment(),
+            "view": state.observation(None).to_dict(),
+            "seats": [state.observation(seat).to_dict() for seat in range(record.players)],
+        }
+
+    start = step(None, None, record.new_game().new_initial_state())
+    return [start] + [
+        step(actor_label(played.actor), played.text, played.state)
+        for played in record.steps()
+        if played.actor != CHANCE
+    ]
