@@ -159,9 +159,13 @@ def test_every_game_fits_a_phone_with_the_moves_in_sight(
 
 
 def serious_violations(page: Page) -> list[str]:
+    """What axe finds serious or critical on the page at rest (cards fade in as they are
+    dealt: the check waits for the fade, which a reader who asks for less motion never sees)."""
+    page.wait_for_timeout(400)
     results = Axe().run(page)
     return [
-        f"{violation['id']}: {violation['help']} ({len(violation['nodes'])} elements)"
+        f"{violation['id']}: {violation['help']}: "
+        + "; ".join(node["html"][:120] for node in violation["nodes"][:4])
         for violation in results.response["violations"]
         if violation["impact"] in ("serious", "critical")
     ]
@@ -276,8 +280,10 @@ def test_two_browsers_play_each_other_and_a_reload_restores_table_and_chat(
                 before = second.get_attribute("#board", "data-seq")
                 second.reload()
                 second.wait_for_selector("#board")
-                assert second.get_attribute("#board", "data-seq") == before
-                assert "duo-bob (you)" in second.inner_text("#dock")
+                # the same game, at the same move or later (a bot may have moved meanwhile)
+                assert int(str(second.get_attribute("#board", "data-seq"))) >= int(str(before))
+                assert "duo-bob" in second.inner_text("#dock .seat-name")
+                assert second.locator("#dock .seat-name .you").count() == 1
                 second.wait_for_selector("text=hello from bob")
                 reloaded = True
         assert reloaded and finished(first) and finished(second)

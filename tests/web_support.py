@@ -51,7 +51,8 @@ def browser() -> Iterator[Browser]:
 
 
 def watched_page(browser: Browser, **context: object) -> tuple[Page, list[str]]:
-    """A new page whose script errors and missing catalogue texts are collected."""
+    """A new page whose script errors and missing catalogue texts are collected (a refused
+    request, such as a wrong password, is the browser's own log line, not an error)."""
     opened = browser.new_context(**context).new_page()  # type: ignore[arg-type]
     problems: list[str] = []
     opened.on("pageerror", lambda error: problems.append(f"{error}\n{error.stack}"))
@@ -59,7 +60,8 @@ def watched_page(browser: Browser, **context: object) -> tuple[Page, list[str]]:
         "console",
         lambda message: (
             problems.append(message.text)
-            if message.type == "error" or "missing catalogue key" in message.text
+            if (message.type == "error" and not message.text.startswith("Failed to load resource"))
+            or "missing catalogue key" in message.text
             else None
         ),
     )
