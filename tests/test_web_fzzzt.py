@@ -9,8 +9,7 @@ import random
 
 from playwright.sync_api import Page
 
-from server_support import Server
-from web_support import (  # noqa: F401 (fixtures)
+from web_support import (
     board_seq,
     browser,
     needs_chromium,
@@ -24,6 +23,9 @@ from web_support import (  # noqa: F401 (fixtures)
     start_table,
 )
 
+from server_support import Server
+
+__all__ = ["browser", "page", "phone", "server"]  # fixtures
 pytestmark = needs_chromium
 
 
