@@ -25,6 +25,7 @@ from web_support import (
     open_replay_and_step,
     page,
     play_one_move,
+    screenshot,
     server,
     sign_in,
     start_table,
@@ -144,6 +145,7 @@ def check_the_steal_choice(page: Page, socket: Socket, names: list[str]) -> None
     assert f"beats {names[view['victim']]}'s top set" in prompt and "or decline" in prompt
     assert seat_wears(page, ME, "abx-paw") and seat_wears(page, ME, "abx-star")
     assert page.locator("#steals li.pending .abx-number").count() == len(view["in_play"])
+    screenshot(page, "abluxxen")
 
 
 def check_the_victim_choice(page: Page, socket: Socket, names: list[str]) -> None:

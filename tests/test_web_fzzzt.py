@@ -18,6 +18,7 @@ from web_support import (
     page,
     phone,
     play_to_the_end,
+    screenshot,
     server,
     sign_in,
     start_table,
@@ -74,6 +75,7 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     assert "Auction 1" in result and " wins " in result and "with power" in result
     assert sum(name in result for name in ("fz-ana", "bot easy", "bot easy 2")) >= 2
     page.wait_for_selector(".log >> text=/wins .* with power \\d+/")
+    screenshot(page, "fzzzt")
 
     play_to_the_end(page, random.Random(11))
     end = page.inner_text("#end")

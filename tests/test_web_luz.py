@@ -20,6 +20,7 @@ from web_support import (
     open_replay_and_step,
     page,
     play_one_move,
+    screenshot,
     server,
     sign_in,
     start_table,
@@ -76,6 +77,7 @@ def check_a_taken_trick(page: Page) -> bool:
     name = winner.locator("figcaption").inner_text()
     assert page.inner_text("#trick-winner").startswith(f"{name} wins the trick with the ")
     assert winner.locator(".card.winner").count() == 1
+    screenshot(page, "luz")
     return True
 
 

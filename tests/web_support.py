@@ -185,5 +185,7 @@ def no_horizontal_overflow(page: Page) -> int:
 
 
 def screenshot(page: Page, name: str, full_page: bool = False) -> None:
+    """A picture for the README, once the cards just dealt have faded in."""
+    page.wait_for_timeout(400)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
