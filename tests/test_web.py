@@ -23,6 +23,7 @@ from web_support import (
     page,
     phone,
     play_one_move,
+    play_to_the_end,
     screenshot,
     server,
     sign_in,
@@ -304,3 +305,21 @@ def test_a_person_finds_their_table_from_the_lobby(server: Server, page: Page) -
     assert "Your turn" in page.title()
     page.click(f"#my-tables [data-table='{table}'] >> text=Open")
     page.wait_for_selector("#dock.my-turn")
+
+
+def test_the_replay_shows_every_hand_and_a_rematch_seats_the_same_people(
+    server: Server, page: Page
+) -> None:
+    sign_in(page, server, "again-ana")
+    table = start_table(page, "wizard", 3, {"rounds": "2"})
+    play_to_the_end(page, random.Random(9))
+    open_replay_and_step(page)
+    # once the game is over every hand is shown: three seats, cards before each
+    assert page.locator("#replay-panel .seat .hand.revealed").count() == 3
+    assert page.locator("#replay-panel .seat .hand.revealed .card").count() >= 3
+    page.click("#rematch")
+    page.wait_for_function(f"location.hash !== '#table={table}'")
+    page.wait_for_selector(".seat-list")
+    seats = page.locator(".seat-list li").all_inner_texts()
+    assert "again-ana" in seats[1], seats  # one seat along
+    assert sum("bot easy" in seat for seat in seats) == 2

@@ -44,6 +44,7 @@ export function TableScreen({ id }) {
       ${info.status === "open" ? html`<${Seating} info=${info} />` : null}
       ${frame && !replaying ? html`<${Felt} info=${info} frame=${frame} module=${module} ctx=${ctx} showLast=${showLast} />` : null}
       ${replaying ? html`<${Replay} info=${info} module=${module} />` : null}
+      ${frame?.result ? html`<${EndScreen} info=${info} frame=${frame} ctx=${ctx} />` : null}
       <div class="columns below">
         <${ChatPanel} place=${{ table: id }} lines=${state.logs.table[id] ?? []} title=${t("web.table_log")} />
         ${frame && module.sheet ? html`<section class="panel sheet-panel"><h2 class="small">${t("web.score_sheet")}</h2>
@@ -167,8 +168,7 @@ function Felt({ info, frame, module, ctx, showLast }) {
       </div>
       ${ctx.mine === null ? html`<div class="others bottom"><${SeatPlate} index=${bottom} info=${info} frame=${frame} module=${module} ctx=${ctx} /></div>` : null}
     </section>
-    ${ctx.mine !== null ? html`<${Dock} info=${info} frame=${frame} module=${module} ctx=${ctx} />` : null}
-    ${frame.result ? html`<${EndScreen} info=${info} frame=${frame} module=${module} ctx=${ctx} />` : null}`;
+    ${ctx.mine !== null ? html`<${Dock} info=${info} frame=${frame} module=${module} ctx=${ctx} />` : null}`;
 }
 
 /** One seat: name, level, markers, score, the game's details, the hand as backs, the clock. */

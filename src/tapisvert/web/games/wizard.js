@@ -91,14 +91,17 @@ function summary(before, after, { names }) {
   };
 }
 
-function seat(view, index) {
+function seat(view, index, ctx) {
   const markers = view.dealer === index ? [{ key: "dealer", text: "D", title: t("web.dealer") }] : [];
   const bid = view.bids[index];
+  const shown = ctx.reveal?.[index]?.hand;
   return {
     score: view.scores[index],
     markers,
     lines: [`${t("web.bids")}: ${bid ?? "–"}`, `${t("web.tricks")}: ${view.tricks_won[index]}`],
-    handSize: view.hand_sizes[index],
+    handSize: shown ? undefined : view.hand_sizes[index],
+    area: shown ? html`<div class="hand revealed" aria-label=${t("web.hand_of", { name: ctx.names[index] })}>
+      ${cardKeys(shown).map((key, position) => html`<${Card} key=${key} small=${true} face=${face(shown[position])} />`)}</div>` : null,
   };
 }
 
