@@ -14,6 +14,7 @@ import httpx
 import pytest
 import websockets
 
+from tapisvert.games.luz.cards import FAIL_POINTS_PER_TRICK, SUCCESS_POINTS
 from tapisvert.i18n import catalogue
 from tapisvert.server import protocol
 
@@ -235,6 +236,11 @@ def test_games_describe_the_controls_of_their_options_and_their_card_faces(
         "mechanic", "starter", "robot", "upgrade", "fzzzt", "unit",
     }  # fmt: skip
     assert games["wizard"]["card_faces"] == {} and games["luz"]["card_faces"] == {}
+    luz_scoring = games["luz"]["scoring"]
+    assert luz_scoring["success"]["plain"] == list(SUCCESS_POINTS[0])
+    assert luz_scoring["success"]["bead"] == list(SUCCESS_POINTS[1])
+    assert luz_scoring["miss_per_trick"] == FAIL_POINTS_PER_TRICK
+    assert games["wizard"]["scoring"] == {}
 
 
 def test_bots_of_one_level_have_distinct_names_that_survive_a_restart(tmp_path: Path) -> None:

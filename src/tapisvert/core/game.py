@@ -135,6 +135,12 @@ class Game(ABC, Generic[S]):
         """
         return {}
 
+    @classmethod
+    def scoring(cls) -> dict[str, object]:
+        """The game's published scoring tables, JSON-ready, for a client to show beside the
+        score sheet; empty for a game whose scoring the rules say in a sentence."""
+        return {}
+
     def __init__(self, players: int, **options: object) -> None:
         if not self.min_players <= players <= self.max_players:
             raise OptionError(

@@ -564,6 +564,7 @@ class Lobby:
                     ],
                     "bots": list(LEVELS),
                     "card_faces": cls.card_faces(),
+                    "scoring": cls.scoring(),
                 }
             )
         return described

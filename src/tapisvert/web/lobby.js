@@ -122,7 +122,7 @@ export function OptionControl({ game, option, players, value, onChange }) {
       return html`<label class="option" for=${id}>${label} <select id=${id} data-option=${option.name}
         value=${value ?? ""} onChange=${(event) => onChange(event.target.value || undefined)}>
         <option value="">${t("web.option_random")}</option>
-        ${seats.map((seat) => html`<option value=${String(seat - 1)}>${t("web.seat", { number: seat })}</option>`)}
+        ${seats.map((seat) => html`<option value=${`P${seat}`}>${t("web.seat", { number: seat })}</option>`)}
       </select></label>`;
     }
     case "choice":

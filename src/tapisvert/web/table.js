@@ -105,7 +105,7 @@ function optionValue(info, option) {
   const value = info.options[option.name];
   if (value === true) return t("web.yes");
   if (value === false) return t("web.no");
-  if (option.kind === "seat") return t("web.seat", { number: Number(value) + 1 });
+  if (option.kind === "seat") return t("web.seat", { number: typeof value === "number" ? value + 1 : Number(value.slice(1)) });
   const key = `${info.game}.choice.${option.name}.${value}`;
   return has(key) ? t(key) : String(value);
 }

@@ -32,7 +32,9 @@ from tapisvert.core.registry import register_game
 from tapisvert.games.luz.cards import (
     COLOURS,
     DEALS,
+    FAIL_POINTS_PER_TRICK,
     HAND_SIZE,
+    SUCCESS_POINTS,
     card_to_string,
     colour_name,
     colour_of,
@@ -189,6 +191,15 @@ class LuzGame(Game["LuzState"]):
             minimum=0,
         ),
     )
+
+    @classmethod
+    def scoring(cls) -> dict[str, object]:
+        """The table of successes by deal, without and with the safety bead, and what each
+        trick away from the bet costs."""
+        return {
+            "success": {"plain": SUCCESS_POINTS[0], "bead": SUCCESS_POINTS[1]},
+            "miss_per_trick": FAIL_POINTS_PER_TRICK,
+        }
 
     def __init__(self, players: int, **options: object) -> None:
         super().__init__(players, **options)

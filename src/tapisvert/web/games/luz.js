@@ -4,15 +4,21 @@
 import { html, useState } from "../ui.js";
 import { Card } from "../cards.js";
 import { t, tn } from "../i18n.js";
+import { state } from "../store.js";
 
 const COLOURS = { R: ["red", "♥"], Y: ["yellow", "☀"], G: ["green", "♣"], B: ["blue", "◆"], P: ["purple", "☾"] };
 const TRUMP = "Y";
-const DEALS = 4;
-const TRICKS_PER_DEAL = 10;
-// The table of successes, as in games/luz/cards.py (SUCCESS_POINTS, FAIL_POINTS_PER_TRICK):
-// the view does not carry it, and a person must see it before betting.
-const SUCCESS_POINTS = { 0: [10, 20, 30, 40], 1: [5, 10, 15, 20] };
-const FAIL_POINTS_PER_TRICK = 5;
+/** Every card of a hand makes one trick: the hand's slots, played ones included. */
+function tricksPerDeal(view) {
+  return view.hands[0].length;
+}
+
+/** The table of successes, as the game publishes it (GET /api/games): a person looks it up
+ * before betting. One deal a column. */
+function scoring() {
+  const { success, miss_per_trick: missPerTrick } = state.games.find((game) => game.name === "luz").scoring;
+  return { plain: success.plain, bead: success.bead, missPerTrick, deals: success.plain.length };
+}
 
 function colourName(letter) {
   return t(`luz.board.colour.${COLOURS[letter][0]}`);
@@ -91,13 +97,13 @@ function lastTrick(view) {
 function describe(before, after, { names }) {
   const lines = [];
   const first = before.deal_index ?? 0;
-  const last = Math.min(after.deal_index ?? 0, DEALS - 1);
+  const last = Math.min(after.deal_index ?? 0, scoring().deals - 1);
   for (let index = first; index <= last; index++) {
     const was = index === first ? dealRecord(before, index) : dealRecord({}, index);
     const now = dealRecord(after, index);
     if (index > first) {
       const opener = now.finished ? now.finished.first_player : after.first_player;
-      lines.push(t("luz.board.log_deal_start", { number: index + 1, deals: DEALS, name: names[opener] }));
+      lines.push(t("luz.board.log_deal_start", { number: index + 1, deals: scoring().deals, name: names[opener] }));
     }
     const players = names.length;
     const opener = now.finished ? now.finished.first_player : after.first_player;
@@ -141,7 +147,7 @@ function summary(before, after, { names }) {
   if (count <= (before.past_deals?.length ?? 0)) return null;
   const deal = after.past_deals[count - 1];
   return {
-    title: t("luz.board.summary", { number: deal.deal_number, deals: DEALS }),
+    title: t("luz.board.summary", { number: deal.deal_number, deals: scoring().deals }),
     head: ["", t("luz.board.bet"), t("web.tricks"), t("luz.board.outcome"), t("web.points_column"), t("web.total")],
     rows: names.map((name, seat) => {
       const [bet, safety] = deal.bets[seat];
@@ -200,12 +206,12 @@ function center(view, ctx) {
   const playing = view.phase === "play";
   const plays = shown ? shown.cards : (view.trick ?? []);
   const earlierDeal = shown && !view.completed_tricks?.length && view.deal_index > 0;
-  const trickNumber = Math.min((view.completed_tricks?.length ?? 0) + (shown || !playing ? 0 : 1), TRICKS_PER_DEAL);
+  const trickNumber = Math.min((view.completed_tricks?.length ?? 0) + (shown || !playing ? 0 : 1), tricksPerDeal(view));
   const leading = !shown && plays.length > 1 && plays.length < view.players ? winningPlay(plays) : null;
   return html`<div class="luz-center">
     <div class="row round-line">
-      <strong>${view.phase === "end" ? t("luz.board.game_over") : t("luz.board.deal", { number: view.deal_index + 1, deals: DEALS })}</strong>
-      ${playing && trickNumber ? html`<span>${t("luz.board.trick_number", { number: trickNumber, tricks: TRICKS_PER_DEAL })}</span>` : null}
+      <strong>${view.phase === "end" ? t("luz.board.game_over") : t("luz.board.deal", { number: view.deal_index + 1, deals: scoring().deals })}</strong>
+      ${playing && trickNumber ? html`<span>${t("luz.board.trick_number", { number: trickNumber, tricks: tricksPerDeal(view) })}</span>` : null}
     </div>
     <p class="luz-trump" id="trump">
       <${Card} face=${{ code: TRUMP, tone: "yellow", rank: "", symbol: COLOURS[TRUMP][1],
@@ -225,10 +231,10 @@ function center(view, ctx) {
 
 /** What a bet of `bet` would score this deal, with or without the bead, in words. */
 function betHint(bet, bead, dealIndex) {
-  const deal = Math.min(dealIndex, DEALS - 1);
+  const deal = Math.min(dealIndex, scoring().deals - 1);
   return bead
-    ? t("luz.board.bet_hint_bead", { low: bet, high: bet + 1, points: SUCCESS_POINTS[1][deal], fail: FAIL_POINTS_PER_TRICK })
-    : t("luz.board.bet_hint", { bet, points: SUCCESS_POINTS[0][deal], fail: FAIL_POINTS_PER_TRICK });
+    ? t("luz.board.bet_hint_bead", { low: bet, high: bet + 1, points: scoring().bead[deal], fail: scoring().missPerTrick })
+    : t("luz.board.bet_hint", { bet, points: scoring().plain[deal], fail: scoring().missPerTrick });
 }
 
 /** The bet: a number among the legal ones, the safety bead as a toggle, then one button. */
@@ -295,7 +301,7 @@ function hand(view, ctx) {
 
 function prompt(view, ctx) {
   if (ctx.legal.some((action) => action.startsWith("bet "))) {
-    return t("luz.board.prompt_bet", { tricks: TRICKS_PER_DEAL });
+    return t("luz.board.prompt_bet", { tricks: tricksPerDeal(view) });
   }
   const trick = view.trick ?? [];
   if (!trick.length) return t("luz.board.prompt_lead");
@@ -310,7 +316,7 @@ function handles(action) {
 }
 
 function sheet(view, { names }) {
-  const current = Math.min(view.deal_index ?? 0, DEALS - 1);
+  const current = Math.min(view.deal_index ?? 0, scoring().deals - 1);
   return html`<div class="luz-sheet">
     <table class="sheet">
       <thead><tr><th scope="col">${t("luz.board.deal_column")}</th>${names.map((name) => html`<th scope="col">${name}</th>`)}</tr></thead>
@@ -322,12 +328,12 @@ function sheet(view, { names }) {
       </tbody></table>
     <table class="sheet luz-successes" id="successes">
       <caption>${t("luz.board.successes")}</caption>
-      <thead><tr><th scope="col"></th>${SUCCESS_POINTS[0].map((_, deal) => html`<th scope="col"
+      <thead><tr><th scope="col"></th>${scoring().plain.map((_, deal) => html`<th scope="col"
         class=${deal === current && view.phase !== "end" ? "luz-now" : ""}>${t("luz.board.deal_short", { number: deal + 1 })}</th>`)}</tr></thead>
       <tbody>
-        <tr><th scope="row">${t("luz.board.made_plain")}</th>${SUCCESS_POINTS[0].map((points) => html`<td>+${points}</td>`)}</tr>
-        <tr><th scope="row">${t("luz.board.made_bead")}</th>${SUCCESS_POINTS[1].map((points) => html`<td>+${points}</td>`)}</tr>
-        <tr><th scope="row">${t("luz.board.missed_row")}</th><td colspan=${DEALS}>${t("luz.board.missed_points", { points: FAIL_POINTS_PER_TRICK })}</td></tr>
+        <tr><th scope="row">${t("luz.board.made_plain")}</th>${scoring().plain.map((points) => html`<td>+${points}</td>`)}</tr>
+        <tr><th scope="row">${t("luz.board.made_bead")}</th>${scoring().bead.map((points) => html`<td>+${points}</td>`)}</tr>
+        <tr><th scope="row">${t("luz.board.missed_row")}</th><td colspan=${scoring().deals}>${t("luz.board.missed_points", { points: scoring().missPerTrick })}</td></tr>
       </tbody>
     </table>
   </div>`;
