@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page
 from web_support import (
     PHONE,
     browser,
+    create_table,
     finished,
     needs_chromium,
     no_horizontal_overflow,
@@ -323,3 +324,15 @@ def test_the_replay_shows_every_hand_and_a_rematch_seats_the_same_people(
     seats = page.locator(".seat-list li").all_inner_texts()
     assert "again-ana" in seats[1], seats  # one seat along
     assert sum("bot easy" in seat for seat in seats) == 2
+
+
+def test_options_are_chosen_with_controls_and_shown_at_the_table(
+    server: Server, page: Page
+) -> None:
+    sign_in(page, server, "options-ana")
+    page.select_option("#new-game", "luz")
+    assert page.locator("[data-option='first_player'] option").count() == 1 + 4  # random, P1..P4
+    create_table(page, "luz", 3, {"first_player": "P2", "first_player_rotates": "false"})
+    chips = page.inner_text("#table-options")
+    assert "Seat 2" in chips and "3 players" in chips
+    assert page.locator("#table-options .chip").count() == 3  # players, and the two options
