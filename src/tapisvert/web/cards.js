@@ -26,6 +26,19 @@ export function Card({ face, onPlay = null, action = null, small = false, winner
   return html`<span class=${classes} role="img" aria-label=${label} title=${label}>${body}</span>`;
 }
 
+/**
+ * A trick on the table: each card above the name of who played it. A completed trick's winner
+ * is marked; the card winning an open trick so far (`leading`) only outlined.
+ */
+export function Trick({ plays, face, names, winner = null, leading = null }) {
+  const mark = (seat) => (seat === winner ? " won" : seat === leading ? " leading" : "");
+  return html`<div class="trick" id="trick" aria-label=${t("web.trick")}>
+    ${plays.map((play) => html`<figure key=${play.seat} class=${`played${mark(play.seat)}`} data-seat=${play.seat}>
+      <${Card} face=${face(play.card)} winner=${play.seat === winner} />
+      <figcaption>${names[play.seat]}</figcaption></figure>`)}
+  </div>`;
+}
+
 /** A hand seen from behind: a few backs and the count in words. */
 export function Backs({ count }) {
   const shown = Math.min(count, 8);

@@ -2,7 +2,7 @@
 // them with their values, while the person's own cards show only their colour and the values they
 // may still be (the observation's `knowledge`). Yellow, the sun, is trump in every deal.
 import { html, useState } from "../ui.js";
-import { Card } from "../cards.js";
+import { Card, Trick } from "../cards.js";
 import { t, tn } from "../i18n.js";
 import { state } from "../store.js";
 
@@ -189,18 +189,6 @@ function seat(view, index, ctx) {
   return { score: view.scores?.[index], markers, lines, area };
 }
 
-/** The cards of a trick with who played them: the winner of a completed trick is marked, the
- * card winning an open trick so far only outlined. */
-function TrickCards({ plays, winner, leading, names }) {
-  const mark = (seat) => (seat === winner ? " won" : seat === leading ? " leading" : "");
-  return html`<div class="trick" id="trick" aria-label=${t("web.trick")}>
-    ${plays.map((play) => html`<figure key=${play.seat} class=${`played${mark(play.seat)}`}
-      data-seat=${play.seat}>
-      <${Card} face=${face(play.card)} winner=${play.seat === winner} />
-      <figcaption>${names[play.seat]}</figcaption></figure>`)}
-  </div>`;
-}
-
 function center(view, ctx) {
   const shown = ctx.shownTrick;
   const playing = view.phase === "play";
@@ -220,7 +208,7 @@ function center(view, ctx) {
     </p>
     ${view.phase === "bet" ? html`<p class="luz-note">${t("luz.board.betting", { name: ctx.names[view.current_player] ?? "" })}</p>` : null}
     ${earlierDeal ? html`<p class="luz-note">${t("luz.board.last_trick_of", { number: view.deal_index })}</p>` : null}
-    <${TrickCards} plays=${plays} winner=${shown ? shown.winner : null} leading=${leading?.seat} names=${ctx.names} />
+    <${Trick} plays=${plays} face=${face} winner=${shown ? shown.winner : null} leading=${leading?.seat} names=${ctx.names} />
     ${shown ? html`<p class="trick-winner" id="trick-winner">${t("luz.board.wins_trick", { name: ctx.names[shown.winner],
       card: cardName(shown.cards.find((play) => play.seat === shown.winner).card) })}</p>`
       : leading ? html`<p class="luz-note" id="trick-leading">${t("luz.board.winning_so_far", { name: ctx.names[leading.seat],

@@ -1,6 +1,6 @@
 // Wizard's board: the trump, the trick in the middle, bids and tricks at each seat, the hand.
 import { html } from "../ui.js";
-import { Card, NumberChoice, cardKeys } from "../cards.js";
+import { Card, NumberChoice, Trick, cardKeys } from "../cards.js";
 import { t, tn } from "../i18n.js";
 
 const SUITS = { B: ["blue", "◆"], R: ["red", "♥"], G: ["green", "♣"], Y: ["yellow", "★"] };
@@ -105,15 +105,6 @@ function seat(view, index, ctx) {
   };
 }
 
-function TrickCards({ cards, winner, names }) {
-  return html`<div class="trick" id="trick" aria-label=${t("web.trick")}>
-    ${cards.map((play) => html`<figure key=${`${play.seat}`} class=${`played${play.seat === winner ? " won" : ""}`}
-      data-seat=${play.seat}>
-      <${Card} face=${face(play.card)} winner=${play.seat === winner} />
-      <figcaption>${names[play.seat]}</figcaption></figure>`)}
-  </div>`;
-}
-
 function center(view, ctx) {
   const shown = ctx.shownTrick;
   const current = view.trick.map((card, order) => ({ seat: (view.leader + order) % view.players, card }));
@@ -124,7 +115,7 @@ function center(view, ctx) {
       <span class="trump">${t("web.trump")}: ${view.trump_card ? html`<${Card} small=${true} face=${face(view.trump_card)} />` : null}
         <strong>${trumpWords(view)}</strong></span>
     </div>
-    <${TrickCards} cards=${cards} winner=${shown ? shown.winner : null} names=${ctx.names} />
+    <${Trick} plays=${cards} face=${face} winner=${shown ? shown.winner : null} names=${ctx.names} />
     ${shown ? html`<p class="trick-winner" id="trick-winner">${t("wizard.board.wins_trick", { name: ctx.names[shown.winner] })}</p>` : null}
   </div>`;
 }
