@@ -63,6 +63,13 @@ function SignIn() {
         <button id="login" onClick=${attempt("/api/login", true)}>${t("web.login")}</button>
         <button id="register" onClick=${attempt("/api/register", true)}>${t("web.register")}</button>
       </div>
+      <p class="hint">${t("web.sign_in_hint")}</p>
+    </section>
+    <section class="panel games-intro" aria-labelledby="games-heading">
+      <h2 id="games-heading">${t("web.the_games")}</h2>
+      <dl>${state.games.map((spec) => html`<div key=${spec.name}>
+        <dt>${t(`${spec.name}.name`)} <span class="chip">${t("web.players_range", { min: spec.min_players, max: spec.max_players })}</span></dt>
+        <dd>${t(`${spec.name}.board.blurb`)}</dd></div>`)}</dl>
     </section>`;
 }
 

@@ -1,0 +1,43 @@
+"""Every text the web app names literally is in both catalogues (the browser tests catch the
+keys it builds at run time, such as a bot level's)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tapisvert.i18n import LANGUAGES, catalogue
+
+WEB = Path(__file__).resolve().parent.parent / "src" / "tapisvert" / "web"
+LITERAL = re.compile(r"""\b(t|tn)\(\s*["']([a-z_][a-z0-9_.]*)["']""")
+
+
+def literal_keys() -> set[tuple[str, str]]:
+    found = set()
+    for script in WEB.rglob("*.js"):
+        if "vendor" in script.parts:
+            continue
+        for function, key in LITERAL.findall(script.read_text()):
+            found.add((function, key))
+    return found
+
+
+def test_the_scan_finds_the_apps_texts() -> None:
+    keys = {key for _, key in literal_keys()}
+    assert {"web.your_turn", "web.replay", "wizard.board.log_play"} <= keys
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_literal_text_is_in_the_catalogue(language: str) -> None:
+    texts = catalogue(language)
+    missing = []
+    for function, key in sorted(literal_keys()):
+        if function == "t":
+            present = key in texts
+        else:
+            present = f"{key}.one" in texts and f"{key}.other" in texts
+        if not present:
+            missing.append(key)
+    assert not missing, missing
