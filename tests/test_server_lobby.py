@@ -484,3 +484,37 @@ def test_a_rematch_seats_the_same_players_one_seat_along(server: Server) -> None
         ("bot easy", "bot", "easy"),
     ]
     server.call(bob, "POST", f"/api/tables/{rematch}/start").raise_for_status()
+
+
+def test_the_end_is_told_with_names_and_points_and_a_seated_watcher_follows_their_seat(
+    server: Server,
+) -> None:
+    zoe = server.guest("end-zoe")
+    created = server.call(zoe, "POST", "/api/tables", game="wizard", players=3, options={})
+    table = created.json()["table"]
+    server.call(zoe, "POST", f"/api/tables/{table}/options", name="rounds", value="1")
+    for _ in range(2):
+        server.call(zoe, "POST", f"/api/tables/{table}/bots", level="random").raise_for_status()
+    server.call(zoe, "POST", f"/api/tables/{table}/start").raise_for_status()
+
+    async def scenario() -> Frame:
+        async with link(server, zoe, "fr") as seen:
+            await seen.send(type="watch", table=table)  # opening one's own table
+            view = await seen.expect(lambda frame: frame["type"] in ("view", "error"))
+            assert view["type"] == "view", view
+            assert view["seat"] == 0  # the seat's own view, not a spectator's
+            while view["result"] is None:
+                if view["to_act"] == 0 and view["legal"]:
+                    await seen.send(
+                        type="act", table=table, seq=view["seq"], action=view["legal"][0]
+                    )
+                view = await seen.expect(of_type("view", table=table))
+            # the end is told after the last view, so that a log tells the last move first
+            return await seen.expect(of_type("notice", key="server.notice.finished"))
+
+    told = asyncio.run(scenario())
+    result = httpx.get(f"{server.url}/api/tables/{table}").json()["result"]
+    names = ["end-zoe", "bot random", "bot random 2"]
+    scores = ", ".join(f"{name} {points:g}" for name, points in zip(names, result, strict=True))
+    assert told["text"].startswith(f"la partie est terminée : {scores}. Victoire : ")
+    assert ".0" not in told["text"]

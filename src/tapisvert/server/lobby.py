@@ -437,9 +437,12 @@ class Lobby:
             connection.stop_following(table.id)
 
     def watch(self, connection: Connection, table_id: int) -> None:
+        """Follow a table as a spectator; someone seated there follows their own seat."""
         table = self.table(table_id)
-        if table.seat_of(connection.user.id) is not None:
-            raise ServerError("already_seated", status=409, seat=table.seat_of(connection.user.id))
+        seat = table.seat_of(connection.user.id)
+        if seat is not None:
+            self.follow(connection, table, seat)
+            return
         table.spectators[connection.user.id] = table.spectators.get(connection.user.id, 0) + 1
         self.follow(connection, table, None)
         self.table_changed(table)

@@ -341,9 +341,24 @@ class GameTable:
             self.result = state.returns()
             await self.lobby.storage.save_table(self.row())
             self.lobby.table_changed(self)
-            self.lobby.tell(self, "server.notice.finished", result=self.result)
         self._next_turn()
         self.publish_views(moves[0][0] if request is not None else None, request)
+        if self.result is not None and state.is_terminal():
+            # after the last views, so that a log tells the last move before the end
+            self.lobby.tell(self, "server.notice.finished", **self._final_words(self.result))
+
+    def _final_words(self, result: list[float]) -> dict[str, str]:
+        """The final scores by name ("Ana 80, Bob 60") and the winners, for the table's notice."""
+        names = [seat.name or f"P{index + 1}" for index, seat in enumerate(self.seats)]
+        best = max(result)
+        return {
+            "results": ", ".join(
+                f"{name} {points:g}" for name, points in zip(names, result, strict=True)
+            ),
+            "winners": ", ".join(
+                name for name, points in zip(names, result, strict=True) if points == best
+            ),
+        }
 
     def publish_views(self, mover: int | None = None, request: str | None = None) -> None:
         """Each followed seat's changes, and the spectators'; a seat nobody follows is skipped.
