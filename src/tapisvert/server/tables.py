@@ -345,20 +345,18 @@ class GameTable:
         self.publish_views(moves[0][0] if request is not None else None, request)
         if self.result is not None and state.is_terminal():
             # after the last views, so that a log tells the last move before the end
-            self.lobby.tell(self, "server.notice.finished", **self._final_words(self.result))
+            results, winners = self._final_words(self.result)
+            self.lobby.tell(self, "server.notice.finished", results=results, winners=winners)
 
-    def _final_words(self, result: list[float]) -> dict[str, str]:
+    def _final_words(self, result: list[float]) -> tuple[str, str]:
         """The final scores by name ("Ana 80, Bob 60") and the winners, for the table's notice."""
         names = [seat.name or f"P{index + 1}" for index, seat in enumerate(self.seats)]
+        scored = list(zip(names, result, strict=True))
         best = max(result)
-        return {
-            "results": ", ".join(
-                f"{name} {points:g}" for name, points in zip(names, result, strict=True)
-            ),
-            "winners": ", ".join(
-                name for name, points in zip(names, result, strict=True) if points == best
-            ),
-        }
+        return (
+            ", ".join(f"{name} {points:g}" for name, points in scored),
+            ", ".join(name for name, points in scored if points == best),
+        )
 
     def publish_views(self, mover: int | None = None, request: str | None = None) -> None:
         """Each followed seat's changes, and the spectators'; a seat nobody follows is skipped.
