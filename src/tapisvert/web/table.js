@@ -1,7 +1,7 @@
 // A table: the seats around the felt with the person at the bottom, the game's board in the
 // middle, the hand and the moves pinned below, the log of moves and chat beside. The game's own
 // parts come from its board module (games/<name>.js); this file names no game.
-import { html, useEffect, useState } from "./ui.js";
+import { html, useEffect, useRef, useState } from "./ui.js";
 import { has, t, tn } from "./i18n.js";
 import { api, changed, context, send, state, tell } from "./store.js";
 import { Backs } from "./cards.js";
@@ -200,12 +200,36 @@ function SeatPlate({ index, info, frame, module, ctx, own = false }) {
 function Dock({ info, frame, module, ctx }) {
   const myTurn = frame.to_act === ctx.mine && !frame.result;
   const rest = ctx.legal.filter((action) => !module.handles(action));
-  return html`<section class=${`dock${myTurn ? " my-turn" : ""}`} id="dock" aria-label=${t("web.your_place")}>
+  const dock = useRef(null);
+  useEffect(() => { if (myTurn) bringIntoSight(dock.current); }, [myTurn]);
+  return html`<section class=${`dock${myTurn ? " my-turn" : ""}`} id="dock" ref=${dock} aria-label=${t("web.your_place")}>
     <${SeatPlate} index=${ctx.mine} info=${info} frame=${frame} module=${module} ctx=${ctx} own=${true} />
     <p class="prompt" id="prompt">${myTurn ? module.prompt(frame.view, ctx) : frame.result ? "" : statusText(info, frame, ctx)}</p>
     ${module.hand(frame.view, ctx)}
     ${rest.length ? html`<${ActionBar} actions=${rest} act=${ctx.act} />` : null}
   </section>`;
+}
+
+/**
+ * When the person's turn comes, scroll so that the pinned dock sits where it belongs, right
+ * under the board: the last trick or result above it is then in sight too. Not while they type
+ * or choose something, nor when they scrolled themselves a moment ago.
+ */
+function bringIntoSight(dock) {
+  const busy = document.activeElement?.matches("input, select, textarea");
+  if (!dock || busy || Date.now() - lastScrolledByHand < 4000) return;
+  const felt = dock.previousElementSibling;
+  const bottom = felt.getBoundingClientRect().bottom + window.scrollY + dock.offsetHeight;
+  window.scrollTo({ top: Math.max(0, bottom - window.innerHeight + 8), behavior: "smooth" });
+}
+
+let lastScrolledByHand = 0;
+for (const kind of ["wheel", "touchmove", "keydown"]) {
+  window.addEventListener(kind, (event) => {
+    if (kind !== "keydown" || ["PageUp", "PageDown", "ArrowUp", "ArrowDown", "Home", "End", " "].includes(event.key)) {
+      lastScrolledByHand = Date.now();
+    }
+  }, { passive: true });
 }
 
 /** Moves the board does not draw itself, as buttons grouped by verb. */
