@@ -93,12 +93,15 @@ function summary(before, after, { names }) {
 
 function seat(view, index, ctx) {
   const markers = view.dealer === index ? [{ key: "dealer", text: "D", title: t("web.dealer") }] : [];
-  const bid = view.bids[index];
+  // once the game is over, the last round's bids and tricks rather than an empty new round
+  const round = view.phase === "end" && view.past_rounds.length ? view.past_rounds.at(-1) : null;
+  const bid = round ? round.bids[index] : view.bids[index];
+  const tricks = round ? round.tricks[index] : view.tricks_won[index];
   const shown = ctx.reveal?.[index]?.hand;
   return {
     score: view.scores[index],
     markers,
-    lines: [`${t("web.bids")}: ${bid ?? "–"}`, `${t("web.tricks")}: ${view.tricks_won[index]}`],
+    lines: [`${t("web.bids")}: ${bid ?? "–"}`, `${t("web.tricks")}: ${tricks}`],
     handSize: shown ? undefined : view.hand_sizes[index],
     area: shown ? html`<div class="hand revealed" aria-label=${t("web.hand_of", { name: ctx.names[index] })}>
       ${cardKeys(shown).map((key, position) => html`<${Card} key=${key} small=${true} face=${face(shown[position])} />`)}</div>` : null,
@@ -109,12 +112,15 @@ function center(view, ctx) {
   const shown = ctx.shownTrick;
   const current = view.trick.map((card, order) => ({ seat: (view.leader + order) % view.players, card }));
   const cards = shown ? shown.cards : current;
+  // a trick shown before any of this round's is the last one of the round before
+  const earlier = shown && !view.completed_tricks.length ? view.past_rounds.at(-1) : null;
   return html`<div class="wizard-center">
     <div class="row round-line">
       <strong>${t("web.round", { number: Math.min(view.round_index + 1, view.rounds), rounds: view.rounds })}</strong>
       <span class="trump">${t("web.trump")}: ${view.trump_card ? html`<${Card} small=${true} face=${face(view.trump_card)} />` : null}
         <strong>${trumpWords(view)}</strong></span>
     </div>
+    ${earlier ? html`<p class="earlier-trick">${t("wizard.board.last_trick_of_round", { number: earlier.round_number })}</p>` : null}
     <${Trick} plays=${cards} face=${face} winner=${shown ? shown.winner : null} names=${ctx.names} />
     ${shown ? html`<p class="trick-winner" id="trick-winner">${t("wizard.board.wins_trick", { name: ctx.names[shown.winner] })}</p>` : null}
   </div>`;
