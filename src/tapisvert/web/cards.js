@@ -33,7 +33,7 @@ export function Card({ face, onPlay = null, action = null, small = false, winner
 export function Trick({ plays, face, names, winner = null, leading = null }) {
   const mark = (seat) => (seat === winner ? " won" : seat === leading ? " leading" : "");
   return html`<div class="trick" id="trick" aria-label=${t("web.trick")}>
-    ${plays.map((play) => html`<figure key=${play.seat} class=${`played${mark(play.seat)}`} data-seat=${play.seat}>
+    ${plays.map((play) => html`<figure key=${`${play.seat}:${play.card}`} class=${`played${mark(play.seat)}`} data-seat=${play.seat}>
       <${Card} face=${face(play.card)} winner=${play.seat === winner} />
       <figcaption>${names[play.seat]}</figcaption></figure>`)}
   </div>`;
