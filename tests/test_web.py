@@ -336,3 +336,25 @@ def test_options_are_chosen_with_controls_and_shown_at_the_table(
     chips = page.inner_text("#table-options")
     assert "Seat 2" in chips and "3 players" in chips
     assert page.locator("#table-options .chip").count() == 3  # players, and the two options
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_nothing_animates_twice_while_bots_play(server: Server, page: Page, game: str) -> None:
+    """A card played comes down once; nothing else moves when a frame redraws the table: at
+    most one animation per move, however many cards are on the table."""
+    sign_in(page, server, f"calm-{game}")
+    table = bots_only_table(server, game, 3)
+    page.evaluate(f"location.hash = 'table={table}'")
+    page.wait_for_selector("#board")
+    page.wait_for_timeout(1_500)  # the host's clock runs out: bots play every seat
+    page.evaluate(
+        "window.__animations = 0;"
+        "window.__first = Number(document.querySelector('#board').dataset.seq);"
+        "document.addEventListener('animationstart', () => window.__animations++)"
+    )
+    page.wait_for_timeout(4_000)
+    moves = page.evaluate("Number(document.querySelector('#board').dataset.seq) - window.__first")
+    animations = page.evaluate("window.__animations")
+    cards = page.locator(".card").count()
+    assert moves >= 5, f"the bots made only {moves} moves"
+    assert animations <= moves, (animations, moves, cards)
