@@ -94,6 +94,7 @@ function NewTable() {
         <label>${t("web.clock")} <select id="new-clock" value=${clock} onChange=${(event) => setClock(Number(event.target.value))}>
           ${CLOCKS.map((seconds) => html`<option value=${seconds}>${seconds ? tn("web.seconds", seconds) : t("web.clock_none")}</option>`)}</select></label>
       </div>
+      <p class="blurb" id="new-game-blurb">${t(`${game}.board.blurb`)}</p>
       <fieldset class="options"><legend>${t("web.options")}</legend>
         ${spec.options.map((option) => html`<${OptionControl} key=${`${game}.${option.name}`} game=${game}
           option=${option} players=${players} value=${options[option.name]}
