@@ -358,3 +358,17 @@ def test_nothing_animates_twice_while_bots_play(server: Server, page: Page, game
     cards = page.locator(".card").count()
     assert moves >= 5, f"the bots made only {moves} moves"
     assert animations <= moves, (animations, moves, cards)
+
+
+def test_sign_in_end_screen_and_replay_fit_a_phone(server: Server, phone: Page) -> None:
+    phone.goto(server.url)
+    phone.wait_for_selector("#guest")
+    assert no_horizontal_overflow(phone) == 0, "the sign-in page is wider than a phone"
+    phone.fill("#name", "phone-end")
+    phone.click("#guest")
+    phone.wait_for_selector("#create")
+    start_table(phone, "wizard", 3, {"rounds": "2"})
+    play_to_the_end(phone, random.Random(8))
+    assert no_horizontal_overflow(phone) == 0, "the end screen is wider than a phone"
+    open_replay_and_step(phone)
+    assert no_horizontal_overflow(phone) == 0, "the replay is wider than a phone"
