@@ -83,7 +83,11 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     assert "Final scoring" in page.inner_text("#summary")
     assert "Total" in page.inner_text(".sheet-panel")
 
-    # Every Fzzzt! card won stays with its owner: its face shows power 3 and −1 point.
+    # Every Fzzzt! card won stays with its owner: its face shows power 3 and −1 point. (One's
+    # own deck is folded away until opened, as a person would open it.)
+    page.locator("details.fz-deck").evaluate_all(
+        "decks => decks.forEach((deck) => deck.open = true)"
+    )
     fzzzt = page.locator(".fz-area [aria-label^='Fzzzt! card']").first
     assert fzzzt.inner_text()
     assert fzzzt.locator(".fz-zap").inner_text().strip() == "3"
