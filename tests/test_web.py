@@ -372,3 +372,17 @@ def test_sign_in_end_screen_and_replay_fit_a_phone(server: Server, phone: Page) 
     assert no_horizontal_overflow(phone) == 0, "the end screen is wider than a phone"
     open_replay_and_step(phone)
     assert no_horizontal_overflow(phone) == 0, "the replay is wider than a phone"
+
+
+def test_a_person_who_left_a_game_takes_their_seat_back_from_the_lobby(
+    server: Server, page: Page
+) -> None:
+    sign_in(page, server, "leaver-ana")
+    table = start_table(page, "wizard", 3, {"rounds": "first5"})
+    page.click("#leave")
+    page.wait_for_selector(f"#my-tables [data-table='{table}']")
+    page.click(f"#my-tables [data-table='{table}'] >> text=Open")
+    page.click("#take-back")
+    page.wait_for_selector("#dock .seat-name .you")
+    assert "leaver-ana" in page.inner_text("#dock .seat-name")
+    assert not page.locator("#take-back").count()

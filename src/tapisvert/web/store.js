@@ -81,7 +81,8 @@ export async function start() {
   await Promise.all(state.games.map((spec) => board(spec.name)));
   window.addEventListener("hashchange", () => {
     const table = currentTable();
-    if (table && !state.views[table] && !isSeated(table)) send({ type: "watch", table });
+    // the server has a seated person follow their seat, anyone else watch
+    if (table && !state.views[table]) send({ type: "watch", table });
     changed();
   });
   if (state.token) connect();
@@ -137,10 +138,6 @@ export function currentTable() {
 
 export function openTable(id) {
   location.hash = `table=${id}`;
-}
-
-function isSeated(id) {
-  return (state.tables[id]?.seats ?? []).some((seat) => seat.kind === "human" && seat.name === state.user);
 }
 
 /** The tables where this person sits and the game waits for them. */

@@ -35,9 +35,9 @@ export function TableScreen({ id }) {
           ${frame?.deadline && !frame.result ? html`<${Countdown} deadline=${frame.deadline} />` : null}
           ${module.lastTrick && frame ? html`<button id="last-trick" aria-pressed=${String(showLast)}
             disabled=${!module.lastTrick(frame.view)} onClick=${() => setShowLast(!showLast)}>${t("web.last_trick")}</button>` : null}
-          ${info.status !== "finished" && mine !== null ? html`<button id="leave" onClick=${() => {
+          ${info.status !== "finished" && mine !== null && !info.seats[mine].replaced ? html`<button id="leave" onClick=${() => {
             send({ type: "leave", table: id }); location.hash = ""; }}>${t("web.leave")}</button>` : null}
-          ${mine === null && ownSeat(info) >= 0 && info.status === "playing" ? html`<button class="primary" id="take-back"
+          ${info.status === "playing" && info.seats[ownSeat(info)]?.replaced ? html`<button class="primary" id="take-back"
             onClick=${() => send({ type: "join", table: id, seat: ownSeat(info) })}>${t("web.take_back_seat")}</button>` : null}
         </div>
       </section>
@@ -53,7 +53,7 @@ export function TableScreen({ id }) {
     </div>`;
 }
 
-/** The seat this person left at a game still going on (-1: none): they may take it back. */
+/** This person's seat at the table (-1: none); a bot plays it while they are away. */
 function ownSeat(info) {
   return info.seats.findIndex((seat) => seat.kind === "human" && seat.name === state.user);
 }
