@@ -287,6 +287,8 @@ def test_two_browsers_play_each_other_and_a_reload_restores_table_and_chat(
                 assert "duo-bob" in second.inner_text("#dock .seat-name")
                 assert second.locator("#dock .seat-name .you").count() == 1
                 second.wait_for_selector("text=hello from bob")
+                assert second.locator(".chat .log .move").count() >= 5  # the moves told before
+                assert second.locator(".chat .log >> text=hello from bob").count() == 1
                 reloaded = True
         assert reloaded and finished(first) and finished(second)
         assert first.inner_text("#status") == second.inner_text("#status")

@@ -23,7 +23,6 @@ export const state = {
   sound: localStorage.getItem("sound") === "on",
   requests: 0,
   pending: {},       // request id -> what to do with its answer
-  histories: new Set(),  // the places whose recent lines came since the last hello
 };
 
 const listeners = new Set();
@@ -96,7 +95,8 @@ function chosenLanguage() {
 export async function switchLanguage() {
   localStorage.setItem("lang", language() === "en" ? "fr" : "en");
   await loadTexts(chosenLanguage());
-  state.logs = { room: [], table: {} };
+  state.logs = { room: [], table: {} };  // the next lines come in the new language
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith("log:")) sessionStorage.removeItem(key);
   if (state.socket) state.socket.close();  // the server speaks the new language after hello
   changed();
 }
@@ -153,7 +153,6 @@ function receive(frame) {
     case "welcome":
       state.connected = true;
       state.notice = null;
-      state.histories = new Set();
       state.rooms = frame.rooms;
       send({ type: "enter", room: state.room });
       if (currentTable() && !state.views[currentTable()]) send({ type: "watch", table: currentTable() });
@@ -173,11 +172,10 @@ function receive(frame) {
       viewNews(frame);
       break;
     case "chat": case "notice": case "people":
-      if (frame.history) freshHistory(frame.table ?? `room:${frame.room}`);
       if (frame.type === "notice" && frame.rematch) state.rematches[frame.table] = frame.rematch;
       note(frame.table, frame.type === "chat"
         ? { kind: "chat", sender: frame.sender, text: frame.text }
-        : { kind: "notice", text: frame.type === "people" ? frame.people.join(", ") : frame.text });
+        : { kind: "notice", text: frame.type === "people" ? frame.people.join(", ") : frame.text }, frame.history);
       break;
   }
   if (answer) answer(frame);
@@ -231,19 +229,30 @@ export function seatNames(info) {
   return info.seats.map((seat, index) => seat.name ?? t("web.seat", { number: index + 1 }));
 }
 
-/** The server resends a place's recent lines after each hello: they replace what the page
- * kept, so that a reconnection shows no line twice. */
-function freshHistory(place) {
-  if (state.histories.has(place)) return;
-  state.histories.add(place);
-  if (typeof place === "number") state.logs.table[place] = [];
-  else state.logs.room = [];
+let lineKeys = 0;
+
+/**
+ * A table's log lasts as long as the browser tab: a reload finds it again. The moves in words
+ * come from the page itself (the server keeps only chat and notices), so without this a reload
+ * would lose them.
+ */
+export function tableLog(table) {
+  if (!state.logs.table[table]) {
+    const kept = JSON.parse(sessionStorage.getItem(`log:${table}`) ?? "[]");
+    state.logs.table[table] = kept.map((line) => ({ ...line, key: ++lineKeys }));
+  }
+  return state.logs.table[table];
 }
 
-function note(table, line) {
-  const lines = table ? (state.logs.table[table] ??= []) : state.logs.room;
-  lines.push({ ...line, key: lines.length });
+/** Add a line to a table's log or the room's; a line the server resends after a hello
+ * (`history`) is added only if the log does not show it already. */
+function note(table, line, history = false) {
+  const lines = table ? tableLog(table) : state.logs.room;
+  const same = (other) => other.kind === line.kind && other.sender === line.sender && other.text === line.text;
+  if (history && lines.slice(-60).some(same)) return;
+  lines.push({ ...line, key: ++lineKeys });
   if (lines.length > 500) lines.splice(0, lines.length - 500);
+  if (table) sessionStorage.setItem(`log:${table}`, JSON.stringify(lines.map(({ key, ...kept }) => kept)));
 }
 
 /** It is this person's turn: a sound if they asked for one (the tab title follows the state). */

@@ -3,7 +3,7 @@
 // parts come from its board module (games/<name>.js); this file names no game.
 import { html, useEffect, useRef, useState } from "./ui.js";
 import { has, t, tn } from "./i18n.js";
-import { api, changed, context, send, state, tell } from "./store.js";
+import { api, changed, context, send, state, tableLog, tell } from "./store.js";
 import { Backs } from "./cards.js";
 import { ChatPanel } from "./chat.js";
 
@@ -46,7 +46,7 @@ export function TableScreen({ id }) {
       ${replaying ? html`<${Replay} info=${info} module=${module} />` : null}
       ${frame?.result ? html`<${EndScreen} info=${info} frame=${frame} ctx=${ctx} />` : null}
       <div class="columns below">
-        <${ChatPanel} place=${{ table: id }} lines=${state.logs.table[id] ?? []} title=${t("web.table_log")} />
+        <${ChatPanel} place=${{ table: id }} lines=${tableLog(id)} title=${t("web.table_log")} />
         ${frame && module.sheet ? html`<section class="panel sheet-panel"><h2 class="small">${t("web.score_sheet")}</h2>
           ${module.sheet(frame.view, ctx)}</section>` : null}
       </div>
