@@ -30,13 +30,29 @@ export function Card({ face, onPlay = null, action = null, small = false, winner
  * A trick on the table: each card above the name of who played it. A completed trick's winner
  * is marked; the card winning an open trick so far (`leading`) only outlined.
  */
-export function Trick({ plays, face, names, winner = null, leading = null }) {
+export function Trick({ plays, face, names, winner = null, leading = null, id = "trick" }) {
   const mark = (seat) => (seat === winner ? " won" : seat === leading ? " leading" : "");
-  return html`<div class="trick" id="trick" aria-label=${t("web.trick")}>
+  return html`<div class="trick" id=${id} aria-label=${winner === null ? t("web.trick") : t("web.trick_taken")}>
     ${plays.map((play) => html`<figure key=${`${play.seat}:${play.card}`} class=${`played${mark(play.seat)}`} data-seat=${play.seat}>
       <${Card} face=${face(play.card)} winner=${play.seat === winner} />
       <figcaption>${names[play.seat]}</figcaption></figure>`)}
   </div>`;
+}
+
+/**
+ * The middle of a trick game: the trick being played, and a trick just taken beside it while
+ * it is held (its winner marked and `caption` saying who took it), so that neither hides the
+ * other when the next card comes quickly.
+ */
+export function Tricks({ live, taken, face, names, caption, leading = null, earlier = null }) {
+  if (!taken) return html`<${Trick} plays=${live} face=${face} names=${names} leading=${leading} />`;
+  const held = html`<div class="trick-taken">
+    ${earlier ? html`<p class="earlier-trick">${earlier}</p>` : null}
+    <${Trick} plays=${taken.cards} face=${face} names=${names} winner=${taken.winner} />
+    <p class="trick-winner" id="trick-winner">${caption}</p></div>`;
+  if (!live.length) return held;
+  return html`<div class="tricks-pair">${held}
+    <${Trick} id="trick-live" plays=${live} face=${face} names=${names} leading=${leading} /></div>`;
 }
 
 /** A hand seen from behind: a few backs and the count in words. */

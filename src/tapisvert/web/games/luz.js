@@ -2,7 +2,7 @@
 // them with their values, while the person's own cards show only their colour and the values they
 // may still be (the observation's `knowledge`). Yellow, the sun, is trump in every deal.
 import { html, useState } from "../ui.js";
-import { Card, Trick } from "../cards.js";
+import { Card, Tricks } from "../cards.js";
 import { t, tn } from "../i18n.js";
 import { state } from "../store.js";
 
@@ -192,10 +192,10 @@ function seat(view, index, ctx) {
 function center(view, ctx) {
   const shown = ctx.shownTrick;
   const playing = view.phase === "play";
-  const plays = shown ? shown.cards : (view.trick ?? []);
+  const live = view.trick ?? [];
   const earlierDeal = shown && !view.completed_tricks?.length && view.deal_index > 0;
   const trickNumber = Math.min((view.completed_tricks?.length ?? 0) + (shown || !playing ? 0 : 1), tricksPerDeal(view));
-  const leading = !shown && plays.length > 1 && plays.length < view.players ? winningPlay(plays) : null;
+  const leading = !ctx.showingLast && live.length > 1 && live.length < view.players ? winningPlay(live) : null;
   return html`<div class="luz-center">
     <div class="row round-line">
       <strong>${view.phase === "end" ? t("luz.board.game_over") : t("luz.board.deal", { number: view.deal_index + 1, deals: scoring().deals })}</strong>
@@ -207,13 +207,13 @@ function center(view, ctx) {
       <span><strong>${t("luz.board.trump")}</strong> ${t("luz.board.trump_rule")}</span>
     </p>
     ${view.phase === "bet" ? html`<p class="luz-note">${t("luz.board.betting", { name: ctx.names[view.current_player] ?? "" })}</p>` : null}
-    ${earlierDeal ? html`<p class="luz-note">${t("luz.board.last_trick_of", { number: view.deal_index })}</p>` : null}
-    <${Trick} plays=${plays} face=${face} winner=${shown ? shown.winner : null} leading=${leading?.seat} names=${ctx.names} />
-    ${shown ? html`<p class="trick-winner" id="trick-winner">${t("luz.board.wins_trick", { name: ctx.names[shown.winner],
-      card: cardName(shown.cards.find((play) => play.seat === shown.winner).card) })}</p>`
-      : leading ? html`<p class="luz-note" id="trick-leading">${t("luz.board.winning_so_far", { name: ctx.names[leading.seat],
+    <${Tricks} live=${ctx.showingLast ? [] : live} taken=${shown} face=${face} names=${ctx.names} leading=${leading?.seat}
+      caption=${shown ? t("luz.board.wins_trick", { name: ctx.names[shown.winner],
+        card: cardName(shown.cards.find((play) => play.seat === shown.winner).card) }) : null}
+      earlier=${earlierDeal ? t("luz.board.last_trick_of", { number: view.deal_index }) : null} />
+    ${leading ? html`<p class="luz-note" id="trick-leading">${t("luz.board.winning_so_far", { name: ctx.names[leading.seat],
         card: cardName(leading.card) })}</p>`
-      : playing && !plays.length ? html`<p class="luz-note">${t("luz.board.leads", { name: ctx.names[view.current_player] ?? "" })}</p>` : null}
+      : playing && !live.length && !shown ? html`<p class="luz-note">${t("luz.board.leads", { name: ctx.names[view.current_player] ?? "" })}</p>` : null}
   </div>`;
 }
 
@@ -314,6 +314,7 @@ function sheet(view, { names }) {
             <span>${betText(deal.bets[seat])} / ${deal.tricks[seat]}</span> <span>→ ${signed(points)}</span></td>`)}</tr>`)}
         <tr class="total"><th scope="row">${t("web.total")}</th>${(view.scores ?? []).map((score) => html`<td><strong>${score}</strong></td>`)}</tr>
       </tbody></table>
+    <p class="hint sheet-key">${t("luz.board.sheet_key")}</p>
     <table class="sheet luz-successes" id="successes">
       <caption>${t("luz.board.successes")}</caption>
       <thead><tr><th scope="col"></th>${scoring().plain.map((_, deal) => html`<th scope="col"

@@ -1,6 +1,6 @@
 // Wizard's board: the trump, the trick in the middle, bids and tricks at each seat, the hand.
 import { html } from "../ui.js";
-import { Card, NumberChoice, Trick, cardKeys } from "../cards.js";
+import { Card, NumberChoice, Tricks, cardKeys } from "../cards.js";
 import { t, tn } from "../i18n.js";
 
 const SUITS = { B: ["blue", "◆"], R: ["red", "♥"], G: ["green", "♣"], Y: ["yellow", "★"] };
@@ -24,9 +24,10 @@ function trumpWords(view) {
   return `${suitName(view.trump)} ${SUITS[view.trump][1]}`;
 }
 
+/** A card as a sentence names it: "the blue 7", "a Wizard" (there are four of each). */
 function cardName(code) {
-  if (code === "W") return t("wizard.board.wizard");
-  if (code === "J") return t("wizard.board.jester");
+  if (code === "W") return t("wizard.board.a_wizard");
+  if (code === "J") return t("wizard.board.a_jester");
   return t("wizard.board.card", { rank: code.slice(1), suit: suitName(code[0]) });
 }
 
@@ -111,7 +112,6 @@ function seat(view, index, ctx) {
 function center(view, ctx) {
   const shown = ctx.shownTrick;
   const current = view.trick.map((card, order) => ({ seat: (view.leader + order) % view.players, card }));
-  const cards = shown ? shown.cards : current;
   // a trick shown before any of this round's is the last one of the round before
   const earlier = shown && !view.completed_tricks.length ? view.past_rounds.at(-1) : null;
   return html`<div class="wizard-center">
@@ -120,9 +120,9 @@ function center(view, ctx) {
       <span class="trump">${t("web.trump")}: ${view.trump_card ? html`<${Card} small=${true} face=${face(view.trump_card)} />` : null}
         <strong>${trumpWords(view)}</strong></span>
     </div>
-    ${earlier ? html`<p class="earlier-trick">${t("wizard.board.last_trick_of_round", { number: earlier.round_number })}</p>` : null}
-    <${Trick} plays=${cards} face=${face} winner=${shown ? shown.winner : null} names=${ctx.names} />
-    ${shown ? html`<p class="trick-winner" id="trick-winner">${t("wizard.board.wins_trick", { name: ctx.names[shown.winner] })}</p>` : null}
+    <${Tricks} live=${ctx.showingLast ? [] : current} taken=${shown} face=${face} names=${ctx.names}
+      caption=${shown ? t("wizard.board.wins_trick", { name: ctx.names[shown.winner] }) : null}
+      earlier=${earlier ? t("wizard.board.last_trick_of_round", { number: earlier.round_number }) : null} />
   </div>`;
 }
 
@@ -152,7 +152,7 @@ function prompt(view, ctx) {
   if (ctx.legal.some((action) => action.startsWith("trump "))) return t("wizard.board.prompt_trump");
   if (view.trick.length) {
     const led = view.trick.find((card) => card !== "W" && card !== "J");
-    if (led) return t("wizard.board.prompt_follow", { suit: suitName(led[0]) });
+    if (led) return t("wizard.board.prompt_follow", { suit: suitName(led[0]), symbol: SUITS[led[0]][1] });
   }
   return t("wizard.board.prompt_lead");
 }
@@ -168,7 +168,8 @@ function sheet(view, { names }) {
       ${view.past_rounds.map((round) => html`<tr key=${round.round_number}><th scope="row">${round.round_number}</th>
         ${round.points.map((points, seat) => html`<td title=${t("wizard.board.sheet_cell_title")}>${round.bids[seat]}/${round.tricks[seat]} → ${signed(points)}</td>`)}</tr>`)}
       <tr class="total"><th scope="row">${t("web.total")}</th>${view.scores.map((score) => html`<td><strong>${score}</strong></td>`)}</tr>
-    </tbody></table>`;
+    </tbody></table>
+    <p class="hint sheet-key">${t("wizard.board.sheet_key")}</p>`;
 }
 
 export default { seat, center, hand, prompt, handles, describe, lastTrick, summary, sheet };
