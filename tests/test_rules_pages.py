@@ -30,7 +30,7 @@ SECTIONS = {
 # Sentences that must be in a page: the rules players most often ask about.
 MUST_SAY = {
     ("wizard", "en"): ("the first Wizard played", "20 points, plus 10 points for each trick"),
-    ("wizard", "fr"): ("le premier Magicien posé", "20 points, plus 10 points par pli"),
+    ("wizard", "fr"): ("le premier Sorcier posé", "20 points, plus 10 points par pli"),
     ("luz", "en"): ("always trump", "the <strong>highest yellow</strong> card wins", "safety bead"),
     ("luz", "fr"): (
         "toujours atout",
