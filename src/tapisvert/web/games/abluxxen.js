@@ -286,7 +286,21 @@ function center(view, ctx) {
       <span class="abx-caption">${text("dummy")}</span>
       <div class="abx-cards">${cardKeys(view.dummy).map((key, index) => html`<${Card} key=${key} small=${true} face=${face(view.dummy[index])} />`)}</div>
     </div>` : null}
+    <${Legend} />
   </div>`;
+}
+
+/** What the marks on the seats mean, in view: a phone shows no hover titles. */
+function Legend() {
+  return html`<details class="abx-legend" id="abx-legend" open>
+    <summary>${text("legend_title")}</summary>
+    <ul>
+      <li><span class="marker" aria-hidden="true">${paw()}</span> ${text("legend_active")}</li>
+      <li><span class="marker" aria-hidden="true"><span class="abx-star">★</span></span> ${text("legend_acting")}</li>
+      <li><span class="abx-top-label abx-legend-top" aria-hidden="true">${text("top")}</span> ${text("legend_top")}</li>
+      <li>${text("legend_known")}</li>
+    </ul>
+  </details>`;
 }
 
 function DisplayEntry({ entry }) {
