@@ -84,10 +84,23 @@ function cardName(code) {
   return say(`name.${card.kind}`, { code, number: card.mechanic });
 }
 
-/** A card in words, for a sentence: "the robot R07". */
+/** Symbols in one short run: "nut/bolt" for a robot (it supplies one of them), "nut + bolt"
+ * for a unit (it needs them all). */
+function symbolRun(letters, joint) {
+  return letters.map((letter) => say(`symbol.${letter}`)).join(joint);
+}
+
+/** A card in words, for a sentence, with what matters in play and its code in brackets:
+ * "the nut robot ⚡5 ★3 (R21)", "the nut + bolt production unit worth 5 (P08)". */
 function theCard(code) {
   const card = info(code);
-  return say(`the.${card.kind}`, { code, number: card.mechanic });
+  return say(`the.${card.kind}`, { code, number: card.mechanic, zap: card.zap, points: card.vp < 0 ? signed(card.vp) : card.vp,
+    symbols: symbolRun(card.symbols, card.kind === "unit" ? " + " : "/"), value: card.value });
+}
+
+/** A production unit in a short line: "unit nut + bolt (P08)". */
+function unitName(code) {
+  return say("unit_short", { code, symbols: symbolRun(info(code).symbols, " + ") });
 }
 
 /** Everything a card shows, in words: its title and what a screen reader says. */
@@ -173,8 +186,8 @@ function unitScore(unit) {
 
 function unitWords(unit) {
   const { sets, points } = unitScore(unit);
-  return sets ? say("unit_done", { unit: unit.unit, sets, points: signed(points) })
-    : say("unit_missing", { unit: unit.unit, points: signed(points) });
+  return sets ? say("unit_done", { unit: unitName(unit.unit), sets, points: signed(points) })
+    : say("unit_missing", { unit: unitName(unit.unit), points: signed(points) });
 }
 
 /** A seat's score in parts: robots' points, Fzzzt! cards, units; the total is the engine's. */
@@ -415,7 +428,7 @@ function Placer({ view, places, act }) {
           <span>${placed ? unitWords(placed) : ""}</span></div>`;
       })}</div>` : null}
     <div class="row"><button class="primary" id="done" data-action="done" onClick=${() => act("done")}>${say("done")}</button>
-      ${view.placed_this_phase.length ? html`<span>${say("placed_on", { units: view.placed_this_phase.join(", ") })}</span>` : null}</div>
+      ${view.placed_this_phase.length ? html`<span>${say("placed_on", { units: view.placed_this_phase.map(unitName).join(", ") })}</span>` : null}</div>
   </div>`;
 }
 
