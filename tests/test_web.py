@@ -388,3 +388,13 @@ def test_a_person_who_left_a_game_takes_their_seat_back_from_the_lobby(
     page.wait_for_selector("#dock .seat-name .you")
     assert "leaver-ana" in page.inner_text("#dock .seat-name")
     assert not page.locator("#take-back").count()
+
+
+def test_what_is_asked_while_the_page_reconnects_is_sent_once_it_is_back(
+    server: Server, page: Page
+) -> None:
+    sign_in(page, server, "switch-ana")
+    page.click("#language")  # the page reconnects to be answered in French
+    page.click("#create")  # at once, before the server said welcome again
+    page.wait_for_selector("#add-bot")
+    assert "Places" in page.inner_text(".seating")

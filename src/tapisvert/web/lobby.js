@@ -137,7 +137,7 @@ export function OptionControl({ game, option, players, value, onChange }) {
         onInput=${(event) => onChange(event.target.value === "" ? undefined : event.target.value)} /></label>`;
     default:
       return html`<label class="option" for=${id}>${label} <input id=${id} data-option=${option.name} value=${value ?? ""}
-        list=${option.choices?.length ? `${id}-forms` : null} placeholder=${fallback}
+        list=${option.choices?.length ? `${id}-forms` : null} placeholder=${fallback && choiceName(game, option, fallback)}
         onInput=${(event) => onChange(event.target.value.trim() || undefined)} />
         ${option.choices?.length ? html`<datalist id=${`${id}-forms`}>${option.choices.map((choice) =>
           html`<option value=${choice}>${choiceName(game, option, choice)}</option>`)}</datalist>` : null}</label>`;

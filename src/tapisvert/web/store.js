@@ -23,6 +23,7 @@ export const state = {
   sound: localStorage.getItem("sound") === "on",
   requests: 0,
   pending: {},       // request id -> what to do with its answer
+  outbox: [],        // messages written while the page was (re)connecting
 };
 
 const listeners = new Set();
@@ -53,12 +54,18 @@ export async function api(path, body) {
   return data;
 }
 
-/** Send a message; `then` runs with the server's answer to it (an ack or an error). */
+/** Send a message; `then` runs with the server's answer to it (an ack or an error). While the
+ * page is (re)connecting, the message waits and goes once the server has said welcome. */
 export function send(message, then = null) {
-  if (state.socket?.readyState !== WebSocket.OPEN) return;
   const id = `r${++state.requests}`;
   if (then) state.pending[id] = then;
-  state.socket.send(JSON.stringify({ id, ...message }));
+  const text = JSON.stringify({ id, ...message });
+  if (state.connected && state.socket?.readyState === WebSocket.OPEN) {
+    state.socket.send(text);
+    state.socket.unanswered.add(id);
+  } else {
+    state.outbox.push(text);
+  }
 }
 
 /** The board of a game, `games/<name>.js` and its `games/<name>.css`: a new game adds files. */
@@ -97,7 +104,7 @@ export async function switchLanguage() {
   await loadTexts(chosenLanguage());
   state.logs = { room: [], table: {} };  // the next lines come in the new language
   for (const key of Object.keys(sessionStorage)) if (key.startsWith("log:")) sessionStorage.removeItem(key);
-  if (state.socket) state.socket.close();  // the server speaks the new language after hello
+  if (state.socket) reconnect();  // the server speaks the new language after hello
   changed();
 }
 
@@ -111,11 +118,19 @@ export function signedIn(session) {
 
 export function signOut() {
   localStorage.removeItem("token");
-  Object.assign(state, { token: null, user: null, views: {}, tables: {}, roomInfo: null });
+  Object.assign(state, { token: null, user: null, views: {}, tables: {}, roomInfo: null, outbox: [] });
   state.socket?.close();
   state.socket = null;
   location.hash = "";
   changed();
+}
+
+/** A new socket at once; the old one only delivers the answers it still owes, then closes. */
+function reconnect() {
+  const old = state.socket;
+  connect();
+  if (!old.unanswered.size) old.close();
+  else setTimeout(() => old.close(), 10_000);
 }
 
 function connect() {
@@ -123,10 +138,20 @@ function connect() {
   state.socket = socket;
   socket.onopen = () => socket.send(JSON.stringify({ type: "hello", version: 1, token: state.token,
     language: language() }));
-  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.unanswered = new Set();  // ids of the requests sent on this socket, not yet answered
+  socket.onmessage = (event) => {
+    const frame = JSON.parse(event.data);
+    const answer = frame.id && socket.unanswered.delete(frame.id);
+    if (socket === state.socket) receive(frame);
+    else if (answer) {
+      receive(frame);
+      if (!socket.unanswered.size) socket.close();
+    }
+  };
   socket.onclose = () => {
+    if (state.socket !== socket) return;  // replaced by a new socket already
     state.connected = false;
-    if (state.socket === socket && state.token) setTimeout(connect, 1000);
+    if (state.token) setTimeout(connect, 1000);
     changed();
   };
 }
@@ -155,6 +180,10 @@ function receive(frame) {
       state.notice = null;
       state.rooms = frame.rooms;
       send({ type: "enter", room: state.room });
+      for (const text of state.outbox.splice(0)) {
+        state.socket.send(text);
+        state.socket.unanswered.add(JSON.parse(text).id);
+      }
       if (currentTable() && !state.views[currentTable()]) send({ type: "watch", table: currentTable() });
       break;
     case "error":

@@ -97,7 +97,7 @@ function Options({ info }) {
   return html`<span class="chips" id="table-options">
     <span class="chip">${tn("web.players_count", info.players)}</span>
     ${info.clock ? html`<span class="chip">${tn("web.seconds_per_move", info.clock)}</span>` : null}
-    ${chosen.map((option) => html`<span class="chip" key=${option.name}>${t(option.label)}: ${optionValue(info, option)}</span>`)}
+    ${chosen.map((option) => html`<span class="chip" key=${option.name}>${t("web.labelled", { label: t(option.label), value: optionValue(info, option) })}</span>`)}
   </span>`;
 }
 

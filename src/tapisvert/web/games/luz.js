@@ -179,8 +179,8 @@ function seat(view, index, ctx) {
   const bet = view.bets?.[index] ?? null;
   // once the game is over the last deal's bets are in the score sheet, not on the plates
   const lines = view.phase === "end" ? [] : [
-    `${t("luz.board.bet")}: ${bet ? betWords(bet) : "–"}`,
-    `${t("web.tricks")}: ${view.tricks_won?.[index] ?? 0}`,
+    t("web.labelled", { label: t("luz.board.bet"), value: bet ? betWords(bet) : "–" }),
+    t("web.labelled", { label: t("web.tricks"), value: view.tricks_won?.[index] ?? 0 }),
   ];
   if (view.phase === "play" && bet) lines.push(progress(bet, view.tricks_won[index]));
   const cards = shownHand(view, index, ctx);

@@ -102,7 +102,8 @@ function seat(view, index, ctx) {
   return {
     score: view.scores[index],
     markers,
-    lines: [`${t("web.bids")}: ${bid ?? "–"}`, `${t("web.tricks")}: ${tricks}`],
+    lines: [t("web.labelled", { label: t("web.bids"), value: bid ?? "–" }),
+      t("web.labelled", { label: t("web.tricks"), value: tricks })],
     handSize: shown ? undefined : view.hand_sizes[index],
     area: shown ? html`<div class="hand revealed" aria-label=${t("web.hand_of", { name: ctx.names[index] })}>
       ${cardKeys(shown).map((key, position) => html`<${Card} key=${key} small=${true} face=${face(shown[position])} />`)}</div>` : null,
@@ -117,7 +118,7 @@ function center(view, ctx) {
   return html`<div class="wizard-center">
     <div class="row round-line">
       <strong>${t("web.round", { number: Math.min(view.round_index + 1, view.rounds), rounds: view.rounds })}</strong>
-      <span class="trump">${t("web.trump")}: ${view.trump_card ? html`<${Card} small=${true} face=${face(view.trump_card)} />` : null}
+      <span class="trump">${t("web.label", { label: t("web.trump") })} ${view.trump_card ? html`<${Card} small=${true} face=${face(view.trump_card)} />` : null}
         <strong>${trumpWords(view)}</strong></span>
     </div>
     <${Tricks} live=${ctx.showingLast ? [] : current} taken=${shown} face=${face} names=${ctx.names}
