@@ -387,7 +387,7 @@ def test_a_person_who_left_a_game_takes_their_seat_back_from_the_lobby(
     page.click("#take-back")
     page.wait_for_selector("#dock .seat-name .you")
     assert "leaver-ana" in page.inner_text("#dock .seat-name")
-    assert not page.locator("#take-back").count()
+    page.wait_for_selector("#take-back", state="detached")  # the seat is theirs again
 
 
 def test_what_is_asked_while_the_page_reconnects_is_sent_once_it_is_back(
