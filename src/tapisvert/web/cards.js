@@ -45,14 +45,17 @@ export function Trick({ plays, face, names, winner = null, leading = null, id = 
  * other when the next card comes quickly.
  */
 export function Tricks({ live, taken, face, names, caption, leading = null, earlier = null }) {
-  if (!taken) return html`<${Trick} plays=${live} face=${face} names=${names} leading=${leading} />`;
-  const held = html`<div class="trick-taken">
-    ${earlier ? html`<p class="earlier-trick">${earlier}</p>` : null}
-    <${Trick} plays=${taken.cards} face=${face} names=${names} winner=${taken.winner} />
-    <p class="trick-winner" id="trick-winner">${caption}</p></div>`;
-  if (!live.length) return held;
-  return html`<div class="tricks-pair">${held}
-    <${Trick} id="trick-live" plays=${live} face=${face} names=${names} leading=${leading} /></div>`;
+  // keyed parts: the trick being played keeps its cards (and does not deal them again) when a
+  // taken trick comes or goes beside it
+  const both = taken && live.length;
+  return html`<div class=${both ? "tricks tricks-pair" : "tricks"}>
+    ${taken ? html`<div class="trick-taken" key="taken">
+      ${earlier ? html`<p class="earlier-trick">${earlier}</p>` : null}
+      <${Trick} plays=${taken.cards} face=${face} names=${names} winner=${taken.winner} />
+      <p class="trick-winner" id="trick-winner">${caption}</p></div>` : null}
+    ${!taken || live.length ? html`<${Trick} key="live" id=${both ? "trick-live" : "trick"} plays=${live}
+      face=${face} names=${names} leading=${leading} />` : null}
+  </div>`;
 }
 
 /** A hand seen from behind: a few backs and the count in words. */

@@ -102,8 +102,13 @@ function chosenLanguage() {
 export async function switchLanguage() {
   localStorage.setItem("lang", language() === "en" ? "fr" : "en");
   await loadTexts(chosenLanguage());
-  state.logs = { room: [], table: {} };  // the next lines come in the new language
-  for (const key of Object.keys(sessionStorage)) if (key.startsWith("log:")) sessionStorage.removeItem(key);
+  // moves and chat stay as they were told; notices and summaries come again in the new language
+  state.logs.room = state.logs.room.filter((line) => line.kind === "chat");
+  for (const table of Object.keys(state.logs.table)) {
+    state.logs.table[table] = state.logs.table[table].filter((line) => line.kind !== "notice");
+    keepLog(table);
+  }
+  state.summaries = {};
   if (state.socket) reconnect();  // the server speaks the new language after hello
   changed();
 }
@@ -234,6 +239,8 @@ function viewNews(frame) {
   const module = info && state.boards[info.game];
   if (previous && module && frame.seq > previous.seq) {
     const ctx = context(info);
+    // a view after a gap (back at the table, reconnected): what follows happened meanwhile
+    if (frame.full) note(frame.table, { kind: "notice", text: t("web.meanwhile") });
     for (const text of module.describe(previous.view, frame.view, ctx)) {
       note(frame.table, { kind: "move", text });
     }
@@ -281,7 +288,12 @@ function note(table, line, history = false) {
   if (history && lines.slice(-60).some(same)) return;
   lines.push({ ...line, key: ++lineKeys });
   if (lines.length > 500) lines.splice(0, lines.length - 500);
-  if (table) sessionStorage.setItem(`log:${table}`, JSON.stringify(lines.map(({ key, ...kept }) => kept)));
+  if (table) keepLog(table);
+}
+
+function keepLog(table) {
+  const lines = state.logs.table[table];
+  sessionStorage.setItem(`log:${table}`, JSON.stringify(lines.map(({ key, ...kept }) => kept)));
 }
 
 /** It is this person's turn: a sound if they asked for one (the tab title follows the state). */

@@ -97,8 +97,13 @@ function Options({ info }) {
   return html`<span class="chips" id="table-options">
     <span class="chip">${tn("web.players_count", info.players)}</span>
     ${info.clock ? html`<span class="chip">${tn("web.seconds_per_move", info.clock)}</span>` : null}
-    ${chosen.map((option) => html`<span class="chip" key=${option.name}>${t("web.labelled", { label: t(option.label), value: optionValue(info, option) })}</span>`)}
+    ${chosen.map((option) => html`<span class="chip" key=${option.name}>${t("web.labelled", { label: shortLabel(t(option.label)), value: optionValue(info, option) })}</span>`)}
   </span>`;
+}
+
+/** An option's label up to its explanation ("Hidden bids: they are shown…" → "Hidden bids"). */
+function shortLabel(label) {
+  return label.split(/\s?:\s/)[0];
 }
 
 function optionValue(info, option) {
@@ -249,8 +254,16 @@ function ActionBar({ actions, act }) {
   </div>`;
 }
 
-/** The summary of a finished round or deal, until the person closes it or the next one comes. */
+const SUMMARY_MS = 12_000;
+
+/** The summary of a finished round or deal, for a while or until the person closes it. */
 function Summary({ table, summary }) {
+  useEffect(() => {  // the score sheet keeps it; the board is needed for the next round
+    const timer = setTimeout(() => {
+      if (state.summaries[table] === summary) { delete state.summaries[table]; changed(); }
+    }, SUMMARY_MS);
+    return () => clearTimeout(timer);
+  }, [summary]);
   return html`<div class="summary panel" id="summary" role="region" aria-label=${summary.title}>
     <div class="row"><h2 class="small">${summary.title}</h2>
       <button class="close" onClick=${() => { delete state.summaries[table]; changed(); }}>${t("web.close")}</button></div>

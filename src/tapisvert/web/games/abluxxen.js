@@ -312,7 +312,8 @@ function DisplayEntry({ entry }) {
 function TurnPanel({ view, ctx }) {
   const turn = turnOf(view);
   if (!turn || turn.game !== view.game_number) {
-    return playing(view) ? html`<div class="abx-turn" id="turn"><p>${text("turn_next", { name: ctx.names[view.active] })}</p></div>` : null;
+    return playing(view) ? html`<div class="abx-turn" id="turn"><p>${view.active === ctx.mine
+      ? text("turn_yours") : text("turn_next", { name: ctx.names[view.active] })}</p></div>` : null;
   }
   const names = ctx.names;
   const current = view.played !== null;

@@ -194,7 +194,8 @@ function center(view, ctx) {
   const playing = view.phase === "play";
   const live = view.trick ?? [];
   const earlierDeal = shown && !view.completed_tricks?.length && view.deal_index > 0;
-  const trickNumber = Math.min((view.completed_tricks?.length ?? 0) + (shown || !playing ? 0 : 1), tricksPerDeal(view));
+  // the trick being played, or the one just taken while it is held and the next has no card yet
+  const trickNumber = Math.min((view.completed_tricks?.length ?? 0) + (playing && (live.length || !shown) ? 1 : 0), tricksPerDeal(view));
   const leading = !ctx.showingLast && live.length > 1 && live.length < view.players ? winningPlay(live) : null;
   return html`<div class="luz-center">
     <div class="row round-line">
