@@ -101,9 +101,10 @@ function Options({ info }) {
   </span>`;
 }
 
-/** An option's label up to its explanation ("Hidden bids: they are shown…" → "Hidden bids"). */
+/** An option's label up to its explanation ("Hidden bids: they are shown…" → "Hidden bids",
+ * "Rounds to play (or your own list…)" → "Rounds to play"). */
 function shortLabel(label) {
-  return label.split(/\s?:\s/)[0];
+  return label.split(/\s?:\s|\s\(/)[0];
 }
 
 function optionValue(info, option) {
