@@ -42,9 +42,9 @@ export function TableScreen({ id }) {
         </div>
       </section>
       ${info.status === "open" ? html`<${Seating} info=${info} />` : null}
+      ${frame?.result ? html`<${EndScreen} info=${info} frame=${frame} ctx=${ctx} />` : null}
       ${frame && !replaying ? html`<${Felt} info=${info} frame=${frame} module=${module} ctx=${ctx} showLast=${showLast} />` : null}
       ${replaying ? html`<${Replay} info=${info} module=${module} />` : null}
-      ${frame?.result ? html`<${EndScreen} info=${info} frame=${frame} ctx=${ctx} />` : null}
       <div class="columns below">
         <${ChatPanel} place=${{ table: id }} lines=${tableLog(id)} title=${t("web.table_log")} />
         ${frame && module.sheet ? html`<section class="panel sheet-panel"><h2 class="small">${t("web.score_sheet")}</h2>
@@ -196,7 +196,7 @@ function SeatPlate({ index, info, frame, module, ctx, own = false }) {
     <div class="seat-facts">
       ${details.score !== undefined ? html`<span class="score">${t("web.points", { points: details.score })}</span>` : null}
       ${(details.lines ?? []).map((line) => html`<span key=${line}>${line}</span>`)}
-      ${details.handSize !== undefined && index !== ctx.mine ? html`<${Backs} count=${details.handSize} />` : null}
+      ${details.handSize > 0 && index !== ctx.mine ? html`<${Backs} count=${details.handSize} />` : null}
     </div>
     ${details.area ?? null}
   </div>`;
@@ -208,7 +208,8 @@ function Dock({ info, frame, module, ctx }) {
   const rest = ctx.legal.filter((action) => !module.handles(action));
   const dock = useRef(null);
   useEffect(() => { if (myTurn) bringIntoSight(dock.current); }, [myTurn]);
-  return html`<section class=${`dock${myTurn ? " my-turn" : ""}`} id="dock" ref=${dock} aria-label=${t("web.your_place")}>
+  return html`<section class=${`dock${myTurn ? " my-turn" : ""}${frame.result ? " over" : ""}`} id="dock" ref=${dock}
+    aria-label=${t("web.your_place")}>
     <${SeatPlate} index=${ctx.mine} info=${info} frame=${frame} module=${module} ctx=${ctx} own=${true} />
     <p class="prompt" id="prompt">${myTurn ? module.prompt(frame.view, ctx) : frame.result ? "" : statusText(info, frame, ctx)}</p>
     ${module.hand(frame.view, ctx)}
