@@ -28,6 +28,7 @@ VIEW_KEYS = {
     "full",
     "view",
     "result",
+    "winners",
 }
 OTHER_TYPES = {"welcome", "table", "ack", "notice", "chat", "people", "room", "error"}
 

@@ -214,6 +214,8 @@ class View(ServerMessage):
     full: bool
     view: dict[str, Any]
     result: list[float] | None = None
+    winners: list[int] | None = None
+    """Once the game is over, its winners as the game decides them (tie-breaks included)."""
 
 
 class ChatLine(ServerMessage):

@@ -157,6 +157,7 @@ class GameTable:
             "full": since is None,
             "view": shown,
             "result": self.result,
+            "winners": None if self.result is None else state.winners(),
         }
         return orjson.dumps(frame).decode()
 
@@ -343,19 +344,19 @@ class GameTable:
             self.lobby.table_changed(self)
         self._next_turn()
         self.publish_views(moves[0][0] if request is not None else None, request)
-        if self.result is not None and state.is_terminal():
+        if state.is_terminal():
             # after the last views, so that a log tells the last move before the end
-            results, winners = self._final_words(self.result)
+            results, winners = self._final_words(state)
             self.lobby.tell(self, "server.notice.finished", results=results, winners=winners)
 
-    def _final_words(self, result: list[float]) -> tuple[str, str]:
-        """The final scores by name ("Ana 80, Bob 60") and the winners, for the table's notice."""
+    def _final_words(self, state: State) -> tuple[str, str]:
+        """The final scores by name ("Ana 80, Bob 60") and the winners as the game decides
+        them (its tie-breaks included), for the table's notice."""
         names = [seat.name or f"P{index + 1}" for index, seat in enumerate(self.seats)]
-        scored = list(zip(names, result, strict=True))
-        best = max(result)
+        scored = zip(names, state.returns(), strict=True)
         return (
             ", ".join(f"{name} {points:g}" for name, points in scored),
-            ", ".join(name for name, points in scored if points == best),
+            ", ".join(names[seat] for seat in state.winners()),
         )
 
     def publish_views(self, mover: int | None = None, request: str | None = None) -> None:

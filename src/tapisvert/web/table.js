@@ -20,7 +20,7 @@ export function TableScreen({ id }) {
   }
   const module = state.boards[info.game];
   const mine = frame?.seat ?? null;
-  const ctx = tableContext(info, frame, module);
+  const ctx = tableContext(info, frame);
   const replaying = state.replay?.table === id;
   return html`
     <div class="table-screen">
@@ -60,7 +60,7 @@ function ownSeat(info) {
 
 /** Re-render when a held trick is due to be gathered. */
 function useHeldTrickTimer(id) {
-  const held = state.held?.[id];
+  const held = state.held[id];
   useEffect(() => {
     if (!held) return undefined;
     const timer = setTimeout(() => { delete state.held[id]; changed(); }, Math.max(0, held.until - Date.now()));
@@ -68,26 +68,20 @@ function useHeldTrickTimer(id) {
   }, [held]);
 }
 
-function tableContext(info, frame, module) {
-  const base = context(info);
-  const mine = frame?.seat ?? null;
-  const legal = frame?.legal ?? [];
-  const act = (action) => send({ type: "act", table: info.table, seq: frame.seq, action });
-  return { ...base, tn, mine, legal, act, module, held: state.held?.[info.table]?.trick ?? null,
-    reveal: null, options: info.options, seq: frame?.seq ?? 0 };
+/** What a board is given: the seats' names, this person's seat, their legal moves and a way
+ * to make one; `reveal` (every seat's view) only in a replay. */
+function tableContext(info, frame) {
+  return { ...context(info), mine: frame?.seat ?? null, legal: frame?.legal ?? [],
+    act: (action) => send({ type: "act", table: info.table, seq: frame.seq, action }),
+    reveal: null, seq: frame?.seq ?? 0 };
 }
 
 function statusText(info, frame, ctx) {
   if (!frame) return t(`web.status_${info.status}`);
-  if (frame.result) return t("web.winner", { names: winners(ctx.names, frame.result).join(", ") });
+  if (frame.result) return t("web.winner", { names: frame.winners.map((seat) => ctx.names[seat]).join(", ") });
   if (frame.to_act === null) return t("web.status_playing");
   if (frame.to_act === ctx.mine) return t("web.your_turn");
   return t("web.waiting_for", { name: ctx.names[frame.to_act] });
-}
-
-function winners(names, result) {
-  const best = Math.max(...result);
-  return names.filter((_, index) => result[index] === best);
 }
 
 function Options({ info }) {
@@ -162,7 +156,7 @@ function Felt({ info, frame, module, ctx, showLast }) {
   const others = [];
   for (let step = 1; step < count; step++) others.push((bottom + step) % count);
   const summary = state.summaries?.[info.table];
-  const trick = showLast ? module.lastTrick(view) : ctx.held;
+  const trick = showLast ? module.lastTrick(view) : state.held[info.table]?.trick ?? null;
   return html`
     <section class="felt" aria-label=${t("web.table")}>
       <div class="others">
@@ -279,16 +273,20 @@ function Summary({ table, summary }) {
 
 /** The end: places, totals, a rematch and the replay. */
 function EndScreen({ info, frame, ctx }) {
-  const order = frame.result.map((points, index) => ({ points, index }))
-    .sort((a, b) => b.points - a.points);
-  const place = (points) => 1 + frame.result.filter((other) => other > points).length;
+  // the game's winners first (a tie on points may be broken by the rules), then by points
+  const won = (seat) => frame.winners.includes(seat);
+  const ahead = (a, b) => (won(a) !== won(b) ? won(a) : frame.result[a] > frame.result[b]);
+  const seats = frame.result.map((_, seat) => seat);
+  const place = (seat) => 1 + seats.filter((other) => ahead(other, seat)).length;
+  const order = seats.map((index) => ({ index, points: frame.result[index] }))
+    .sort((a, b) => place(a.index) - place(b.index));
   const rematch = state.rematches[info.table];
   const seated = frame.seat !== null;
   return html`<section class="panel end" id="end" aria-labelledby="end-heading">
     <h2 id="end-heading">${t("web.game_over")}</h2>
     <ol class="ranking">
-      ${order.map(({ points, index }) => html`<li key=${index} class=${place(points) === 1 ? "first" : ""}>
-        <span class="place">${t("web.place", { place: place(points) })}</span>
+      ${order.map(({ points, index }) => html`<li key=${index} class=${place(index) === 1 ? "first" : ""}>
+        <span class="place">${t("web.place", { place: place(index) })}</span>
         <strong>${ctx.names[index]}</strong> <span>${t("web.points", { points })}</span></li>`)}
     </ol>
     <div class="row">
@@ -314,8 +312,7 @@ function Replay({ info, module }) {
   const replay = state.replay;
   const steps = replay.steps;
   const step = steps[replay.index];
-  const ctx = { ...context(info), tn, mine: null, legal: [], act: () => {}, module, held: null,
-    reveal: step.seats ?? null, options: info.options, seq: replay.index };
+  const ctx = { ...tableContext(info, null), reveal: step.seats ?? null, seq: replay.index };
   const go = (index) => { replay.index = Math.max(0, Math.min(steps.length - 1, index)); changed(); };
   const trickKey = (index) => JSON.stringify(module.lastTrick?.(steps[index].view) ?? null);
   const segmentOf = (index) => steps[index].segment ?? 0;
