@@ -96,6 +96,11 @@ export function cardKeys(codes) {
   });
 }
 
+/** Points won or lost, signed: "+20", "−10" (a true minus sign), "0". */
+export function signed(points) {
+  return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
+}
+
 /** The words of a list of seats: "Ana, Bob and Eve". */
 export function listNames(names) {
   if (names.length < 2) return names.join("");

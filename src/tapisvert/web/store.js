@@ -258,7 +258,7 @@ function viewNews(frame) {
 
 /** What a board module needs to put a position into words. */
 export function context(info) {
-  return { names: seatNames(info), t, seats: info.seats };
+  return { names: seatNames(info) };
 }
 
 export function seatNames(info) {

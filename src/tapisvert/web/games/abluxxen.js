@@ -3,7 +3,7 @@
 // display and the pile; in the dock the hand, where a set is picked card by card and then laid,
 // and the choices of a steal and of drawing, each shown with the cards it is about.
 import { html, useState } from "../ui.js";
-import { Card, cardKeys } from "../cards.js";
+import { Card, cardKeys, signed } from "../cards.js";
 import { t, tn } from "../i18n.js";
 
 /** A symbol per number, so that no number is told by its colour alone. */
@@ -72,10 +72,6 @@ function gained(before, after) {
     left.splice(index, 1);
     return false;
   });
-}
-
-function signed(points) {
-  return points > 0 ? `+${points}` : String(points);
 }
 
 function laidCount(view, seat) {

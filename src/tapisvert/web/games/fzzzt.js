@@ -3,7 +3,7 @@
 // What each card shows (power, points, symbols, belt number) comes from the server's description
 // of the game (GET /api/games), never from a table kept here.
 import { html, useState } from "../ui.js";
-import { Card, listNames } from "../cards.js";
+import { Card, listNames, signed } from "../cards.js";
 import { t, tn } from "../i18n.js";
 import { state } from "../store.js";
 
@@ -68,10 +68,6 @@ function SymbolMark({ letter }) {
 
 function Symbols({ letters }) {
   return html`<span class="fz-symbols">${letters.map((letter) => html`<${SymbolMark} key=${letter} letter=${letter} />`)}</span>`;
-}
-
-function signed(points) {
-  return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
 }
 
 function symbolWords(letters) {

@@ -2,7 +2,7 @@
 // them with their values, while the person's own cards show only their colour and the values they
 // may still be (the observation's `knowledge`). Yellow, the sun, is trump in every deal.
 import { html, useState } from "../ui.js";
-import { Card, Tricks } from "../cards.js";
+import { Card, Tricks, signed } from "../cards.js";
 import { t, tn } from "../i18n.js";
 import { state } from "../store.js";
 
@@ -39,10 +39,6 @@ function cardName(code) {
 function face(code) {
   const [tone, symbol] = COLOURS[code[0]];
   return { code, tone, rank: code.slice(1), symbol, name: cardName(code) };
-}
-
-function signed(points) {
-  return points > 0 ? `+${points}` : String(points);
 }
 
 /** A bet as written on the table: "3", or "3+" with the safety bead. */

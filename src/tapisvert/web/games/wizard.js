@@ -1,6 +1,6 @@
 // Wizard's board: the trump, the trick in the middle, bids and tricks at each seat, the hand.
 import { html } from "../ui.js";
-import { Card, NumberChoice, Tricks, cardKeys } from "../cards.js";
+import { Card, NumberChoice, Tricks, cardKeys, signed } from "../cards.js";
 import { t, tn } from "../i18n.js";
 
 const SUITS = { B: ["blue", "◆"], R: ["red", "♥"], G: ["green", "♣"], Y: ["yellow", "★"] };
@@ -76,10 +76,6 @@ function describe(before, after, { names }) {
       points: finished.points.map((points, seat) => `${names[seat]} ${signed(points)}`).join(", ") }));
   }
   return lines;
-}
-
-function signed(points) {
-  return points > 0 ? `+${points}` : String(points);
 }
 
 function summary(before, after, { names }) {
