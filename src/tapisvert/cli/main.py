@@ -25,6 +25,7 @@ from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.views import news, render
 from tapisvert.core.errors import IllegalActionError, OptionError, TapisvertError
 from tapisvert.core.game import CHANCE, Game
+from tapisvert.core.notation import ascii_number
 from tapisvert.core.records import actor_label, parse_record, record_of
 from tapisvert.core.registry import games, load_game
 from tapisvert.core.stats import mean_interval
@@ -157,8 +158,9 @@ def play(
             if entry.lower() in {"quit", "exit", "q"}:
                 raise typer.Exit(code=0)
             try:
-                if entry.isdigit() and 1 <= int(entry) <= len(legal):
-                    action = legal[int(entry) - 1]
+                chosen = ascii_number(entry)
+                if chosen is not None and 1 <= chosen <= len(legal):
+                    action = legal[chosen - 1]
                 else:
                     action = state.string_to_action(entry)
                 state.apply_action(action)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import message, translate
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
@@ -74,9 +75,10 @@ def _usage(name: str) -> ServerError:
 
 
 def _number(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 2**31 - 1:
+    number = ascii_number(text)
+    if number is None or number < 1:
         raise ServerError("not_a_number", text=text)
-    return int(text)
+    return number
 
 
 def _table_here(place: Place) -> int:

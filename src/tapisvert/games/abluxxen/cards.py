@@ -7,11 +7,12 @@ of ``value`` and ``jokers`` jokers, or jokers alone with the value ``JOKER_SET_V
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from contextlib import suppress
 from typing import NamedTuple
 
 from tapisvert.core.errors import IllegalActionError
+from tapisvert.core.notation import ascii_number
 
 JOKER = 0
 HIGHEST = 13
@@ -46,8 +47,9 @@ def string_to_kind(text: str) -> int:
     word = text.strip().upper()
     if word in ("X", "J"):
         return JOKER
-    if word.isdigit() and 1 <= int(word) <= HIGHEST:
-        return int(word)
+    number = ascii_number(word)
+    if number is not None and 1 <= number <= HIGHEST:
+        return number
     raise IllegalActionError("abluxxen.error.not_a_card", text=text)
 
 
@@ -59,22 +61,29 @@ def set_to_string(played: CardSet) -> str:
     return f"{played.value}x{played.numbers}{jokers}"
 
 
+_SET = re.compile(r"J(?:X([0-9]+))?|([0-9]+)(?:X([0-9]+))?(?:\+([0-9]*)J)?")
+
+
 def string_to_set(text: str) -> CardSet:
-    word = text.strip().upper()
-    with suppress(ValueError):  # any malformed number falls through to the clear error below
-        if word.startswith("J"):
-            count = 1 if word == "J" else int(word.removeprefix("JX"))
-            if count >= 1:
-                return CardSet(JOKER_SET_VALUE, 0, count)
+    """The set ``text`` names; only sets the deck can hold, so that no text is read as
+    another set (a set's action holds each count in one decimal digit)."""
+    match = _SET.fullmatch(text.strip().upper())
+    if match is not None:
+        jokers_alone, value, numbers, jokers = match.groups()
+        if value is None:
+            played = CardSet(JOKER_SET_VALUE, 0, int(jokers_alone or "1"))
         else:
-            base, _, extra = word.partition("+")
-            value, _, numbers = base.partition("X")
-            if extra and not extra.endswith("J"):
-                raise ValueError(extra)
-            jokers = 0 if not extra else 1 if extra == "J" else int(extra.removesuffix("J"))
-            played = CardSet(int(value), int(numbers or "1"), jokers)
-            if 1 <= played.value <= HIGHEST and played.numbers >= 1 and jokers >= 0:
-                return played
+            played = CardSet(
+                int(value), int(numbers or "1"), int(jokers or "1") if jokers is not None else 0
+            )
+        if played.value == JOKER_SET_VALUE and 1 <= played.jokers <= JOKERS:
+            return played
+        if (
+            1 <= played.value <= HIGHEST
+            and 1 <= played.numbers <= COPIES
+            and played.jokers <= JOKERS
+        ):
+            return played
     raise IllegalActionError("abluxxen.error.not_a_set", text=text)
 
 
@@ -87,7 +96,15 @@ def counts_of(cards: Iterable[int]) -> list[int]:
 
 def cards_of(counts: Sequence[int]) -> list[int]:
     """The cards of a count vector, numbers ascending, jokers last."""
-    return [kind for kind in (*range(1, KINDS), JOKER) for _ in range(counts[kind])]
+    cards: list[int] = []
+    for kind in _CARD_ORDER:
+        count = counts[kind]
+        if count:
+            cards += [kind] * count
+    return cards
+
+
+_CARD_ORDER = (*range(1, KINDS), JOKER)
 
 
 def legal_sets(hand: Sequence[int]) -> list[CardSet]:

@@ -36,6 +36,7 @@ from tapisvert.core.game import (
     parse_optional_int,
     parse_optional_seat,
 )
+from tapisvert.core.notation import ascii_number
 from tapisvert.core.registry import register_game
 from tapisvert.games.abluxxen.cards import (
     DECK_COUNTS,
@@ -465,14 +466,15 @@ class AbluxxenState(State):
             return simple[tuple(words)]
         if len(words) == 2 and words[0] == "set":
             return set_action(string_to_set(words[1]))
-        if len(words) == 3 and words[:2] == ["draw", "display"] and words[2].isdigit():
-            return DRAW_DISPLAY_BASE + int(words[2]) - 1
+        place = ascii_number(words[2]) if len(words) == 3 else None
+        if words[:2] == ["draw", "display"] and place is not None and 1 <= place <= DISPLAY_SIZE:
+            return DRAW_DISPLAY_BASE + place - 1
         if len(words) == 3 and words[:2] == ["steal", "dummy"]:
             return DUMMY_STEAL_BASE + string_to_kind(words[2])
         if len(words) == 2 and words[0] == "start" and words[1].upper().startswith("P"):
-            seat = words[1][1:]
-            if seat.isdigit():
-                return int(seat) - 1
+            seat = ascii_number(words[1][1:])
+            if seat is not None and seat >= 1:
+                return seat - 1
         if len(words) == 2 and words[0] == _CHANCE_VERBS.get(phase):
             return string_to_kind(words[1])
         raise IllegalActionError("abluxxen.error.unknown_move", text=text, expected=expected)

@@ -443,7 +443,7 @@ class FzzztState(State):
             return str(action)
 
     def action_to_string(self, action: Action) -> str:
-        if action >= BID_BASE:
+        if BID_BASE < action < BID_BASE << 1:
             return "bid " + " ".join(name(card) for card in bid_cards(action))
         if 0 <= action < CARD_COUNT:
             verb = "reveal" if self._phase == PHASE_REVEAL else "draw"
@@ -629,7 +629,7 @@ class FzzztState(State):
 
     def _bid(self, action: Action) -> None:
         player = self._player
-        if action < BID_BASE:
+        if not BID_BASE < action < BID_BASE << 1:  # at least one card, and only cards that exist
             raise IllegalActionError("fzzzt.error.bid_expected")
         cards = bid_cards(action)
         hand = self._hands[player]

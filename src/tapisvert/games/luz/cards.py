@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tapisvert.core.errors import IllegalActionError
+from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import Message, message
 
 COLOURS = "RYGBP"
@@ -57,9 +58,9 @@ def card_to_string(card_id: int) -> str:
 
 def string_to_card(text: str) -> int:
     word = text.strip().upper()
-    if len(word) >= 2 and word[0] in COLOURS and word[1:].isdigit():
-        value = int(word[1:])
-        if 1 <= value <= MAX_VALUE:
+    if len(word) >= 2 and word[0] in COLOURS:
+        value = ascii_number(word[1:])
+        if value is not None and 1 <= value <= MAX_VALUE:
             return card(COLOURS.index(word[0]), value)
     raise IllegalActionError("luz.error.not_a_card", text=text)
 

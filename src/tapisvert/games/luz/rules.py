@@ -28,6 +28,7 @@ from tapisvert.core.game import (
     parse_optional_int,
     parse_optional_seat,
 )
+from tapisvert.core.notation import ascii_number
 from tapisvert.core.registry import register_game
 from tapisvert.games.luz.cards import (
     COLOURS,
@@ -492,7 +493,7 @@ class LuzState(State):
         phase = self._phase
         if phase == PHASE_END:
             raise IllegalActionError("error.game_over")
-        if len(words) == 1 and phase == PHASE_PLAY and words[0].isdigit():
+        if len(words) == 1 and phase == PHASE_PLAY and ascii_number(words[0]) is not None:
             words = ["play", *words]
         if len(words) != 2 or words[0].lower() not in _PHASE_VERBS[:-1]:
             raise IllegalActionError(
@@ -507,18 +508,19 @@ class LuzState(State):
             return string_to_card(argument)
         if phase == PHASE_BET:
             safety = 1 if argument.endswith("+") else 0
-            number = argument.removesuffix("+")
-            if not number.isdigit() or int(number) > MAX_BET:
+            number = ascii_number(argument.removesuffix("+"))
+            if number is None or number > MAX_BET:
                 raise IllegalActionError("luz.error.bet_range")
-            return bet_action(int(number), safety)
+            return bet_action(number, safety)
         if phase == PHASE_PLAY:
-            if not argument.isdigit() or int(argument) >= HAND_SIZE:
+            position = ascii_number(argument)
+            if position is None or position >= HAND_SIZE:
                 raise IllegalActionError("luz.error.no_card_there", position=argument)
-            return PLAY_BASE + int(argument)
-        seat = argument.upper().removeprefix("P")
-        if not seat.isdigit() or not 1 <= int(seat) <= self._players:
+            return PLAY_BASE + position
+        seat = ascii_number(argument.upper().removeprefix("P"))
+        if seat is None or not 1 <= seat <= self._players:
             raise IllegalActionError("luz.error.not_a_seat", players=self._players)
-        return FIRST_BASE + int(seat) - 1
+        return FIRST_BASE + seat - 1
 
     # -- referee views: for tests and the server, never for a bot -----------------------
 

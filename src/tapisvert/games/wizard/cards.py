@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tapisvert.core.errors import IllegalActionError
+from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import Message, message
 
 SUITS = 4
@@ -127,9 +128,9 @@ def string_to_card(text: str) -> int:
         return WIZARD
     if word == "J":
         return JESTER
-    if len(word) >= 2 and word[0] in SUIT_LETTERS and word[1:].isdigit():
-        value = int(word[1:])
-        if 1 <= value <= VALUES:
+    if len(word) >= 2 and word[0] in SUIT_LETTERS:
+        value = ascii_number(word[1:])
+        if value is not None and 1 <= value <= VALUES:
             return SUIT_LETTERS.index(word[0]) * VALUES + value - 1
     raise IllegalActionError("wizard.error.not_a_card", text=text)
 

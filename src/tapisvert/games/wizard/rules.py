@@ -28,6 +28,7 @@ from tapisvert.core.game import (
     parse_bool,
     parse_optional_seat,
 )
+from tapisvert.core.notation import ascii_number
 from tapisvert.core.registry import register_game
 from tapisvert.games.wizard.cards import (
     CARD_UNIT,
@@ -483,15 +484,16 @@ class WizardState(State):
         if phase in _CARD_PHASES:
             return string_to_card(argument)
         if phase == PHASE_BID:
-            if not argument.isdigit():
+            bid = ascii_number(argument)
+            if bid is None:
                 raise IllegalActionError("wizard.error.bid_range", cards=self._cards)
-            return BID_BASE + min(int(argument), MAX_BID + 1)
+            return BID_BASE + min(bid, MAX_BID + 1)
         if phase == PHASE_TRUMP:
             return TRUMP_BASE + string_to_suit(argument)
-        seat = argument.upper().removeprefix("P")
-        if not seat.isdigit() or not 1 <= int(seat) <= self._players:
+        seat = ascii_number(argument.upper().removeprefix("P"))
+        if seat is None or not 1 <= seat <= self._players:
             raise IllegalActionError("wizard.error.not_a_seat", players=self._players)
-        return DEALER_BASE + int(seat) - 1
+        return DEALER_BASE + seat - 1
 
     # -- Wizard-specific views -------------------------------------------------------
 
