@@ -1,8 +1,9 @@
 """Load on the real server: N tables of 4 bot-driven WebSocket clients, side by side with pings.
 
-For each table count, a fresh ``tapisvert serve`` (SQLite file, one process) is started and
-one client process (separate from the server) opens 4 WebSockets per table, each a guest
-seated at a 4-player Wizard table set up over the WebSocket. A client bot thinks for a
+For each game (all four by default, one after the other) and each table count, a fresh
+``tapisvert serve`` (SQLite file, one process) is started and one client process (separate
+from the server) opens 4 WebSockets per table, each a guest seated at a 4-player table of
+that game set up over the WebSocket. A client bot thinks for a
 uniformly random 0.5–1.5 × ``--think`` seconds, then plays a random legal move; the move is
 timed from leaving the client to its acknowledgement (the mover's view of the position after
 it), which the server sends only after the move is committed to SQLite. A finished table is
@@ -22,7 +23,7 @@ bare WebSocket round trips this machine sustains. ``moves/pings`` relates the tw
 
 Afterwards the database is read back: every acknowledged move must be in the log.
 
-Run: ``.venv/bin/python benchmarks/server_load.py [--tables 25 100 250] [--seconds 20]``
+Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ WAITING = re.compile(
     r'"ack":(?:null|"(?P<ack>[^"]*)"),"to_act":(?P<to_act>\d+)'
 )
 """The head of a view frame, enough to skip views that ask nothing of this seat."""
+GAMES = ("wizard", "luz", "abluxxen", "fzzzt")
 
 
 @dataclass
@@ -282,7 +284,13 @@ def main() -> None:
     parser.add_argument("--tables", type=int, nargs="+", default=[25, 100, 250])
     parser.add_argument("--seconds", type=float, default=20.0, help="measured window")
     parser.add_argument("--warmup", type=float, default=5.0)
-    parser.add_argument("--game", default="wizard")
+    parser.add_argument(
+        "--game",
+        nargs="+",
+        default=["all"],
+        choices=[*GAMES, "all"],
+        help="the games whose tables are measured, one after the other (default: all four)",
+    )
     parser.add_argument(
         "--think",
         type=float,
@@ -303,18 +311,20 @@ def main() -> None:
 
         uvloop.install()
         gc.disable()  # the load's own pauses would count as latency; it lives a minute
-        tables = arguments.tables[0]
-        arguments.tables = tables
+        arguments.tables = arguments.tables[0]
+        arguments.game = arguments.game[0]
         Path(arguments.report).write_text(json.dumps(asyncio.run(run_clients(arguments))))
         return
 
+    games = GAMES if "all" in arguments.game else tuple(arguments.game)
     print(f"relays: {arguments.relays}; bots think {arguments.think:g} s on average")
     print(
-        f"{'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7}"
-        f" {'server cpu':>10} {'relay cpu':>9} {'client cpu':>10}"
+        f"{'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7} {'p95 ms':>7}"
+        f" {'p99 ms':>7} {'server cpu':>10} {'relay cpu':>9} {'client cpu':>10}"
         f" {'pings/s':>8} {'moves/pings':>11} {'persisted':>9}"
     )
-    for tables in arguments.tables:
+    for game, tables in itertools.product(games, arguments.tables):
+        arguments.game = game
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder)
             # the peer's pings go as fast as the server answers (over 1,000 a second on one
@@ -331,7 +341,7 @@ def main() -> None:
             acked = {tuple(move) for move in moves["acked"]}
             persisted = acked <= logged_moves(path / "tapisvert.sqlite3")
         print(
-            f"{tables:>6} {4 * tables:>7} {moves['per_second']:>8.0f}"
+            f"{game:<9} {tables:>6} {4 * tables:>7} {moves['per_second']:>8.0f}"
             f" {1000 * moves['p50']:>7.1f} {1000 * moves['p95']:>7.1f}"
             f" {1000 * moves['p99']:>7.1f}"
             f" {moves['hub_cpu']:>10.2f} {moves['relay_cpu']:>9.2f} {moves['client_cpu']:>10.2f}"

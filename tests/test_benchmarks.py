@@ -47,10 +47,23 @@ def test_bot_strength_runs_and_prints_its_figures() -> None:
 
 def test_server_load_runs_and_checks_persistence() -> None:
     printed = run_benchmark(
-        "server_load.py", "--tables", "3", "--seconds", "2", "--warmup", "1", "--think", "0.02"
+        "server_load.py",
+        *("--game", "luz", "fzzzt", "--tables", "3"),
+        *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
     )
-    header, row = printed.strip().splitlines()[-2:]
+    header, *rows = printed.strip().splitlines()[-3:]
     assert "moves/s" in header and "p99 ms" in header
-    assert row.split()[0] == "3" and row.split()[-1] == "all"
-    assert float(row.split()[2]) > 0
-    assert float(row.split()[6]) > 0  # the server's CPU, read from /proc
+    assert [row.split()[0] for row in rows] == ["luz", "fzzzt"]
+    for row in rows:
+        assert row.split()[1] == "3" and row.split()[-1] == "all"
+        assert float(row.split()[3]) > 0
+        assert float(row.split()[7]) > 0  # the server's CPU, read from /proc
+
+
+def test_view_cost_runs_and_compares_with_an_earlier_version() -> None:
+    printed = run_benchmark("view_cost.py", "--games", "1", "--repeats", "1", "--before", "HEAD")
+    header, *rows = printed.strip().splitlines()[-5:]
+    assert "before" in header and "ratio" in header
+    assert [row.split()[0] for row in rows] == ["wizard", "luz", "abluxxen", "fzzzt"]
+    for row in rows:
+        assert float(row.split()[-1]) > 0

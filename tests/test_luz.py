@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tapisvert import IllegalActionError, load_game
+from tapisvert import CHANCE, IllegalActionError, load_game
 from tapisvert.core.records import parse_record, record_of
-from tapisvert.games.luz import LuzState, deal_score, trick_winner
+from tapisvert.games.luz import LuzObservation, LuzState, deal_score, trick_winner
 from tapisvert.games.luz.cards import (
     COLOURS,
     card,
@@ -316,3 +316,47 @@ def test_sampled_states_match_the_observation(players: int, seed: int) -> None:
         assert sorted(sample.legal_actions()) == sorted(state.legal_actions())
         spectator = state.observation(None)
         assert state.game.sample_state(spectator, rng).observation(None) == spectator
+
+
+def knowledge_from_the_observation(observation: LuzObservation, deck: list[int]) -> list[object]:
+    """What the seat can deduce, from scratch: the cards it has not seen are the deck less
+    the others' cards and every card played."""
+    seat = observation.seat
+    assert seat is not None
+    plays = [p for t in observation.completed_tricks for p in t.plays] + list(observation.trick)
+    seen = {play.card for play in plays}
+    for other, (colours, values) in enumerate(
+        zip(observation.colours, observation.values, strict=True)
+    ):
+        if other != seat:
+            seen.update(card(c, v) for c, v in zip(colours, values, strict=True) if v is not None)
+    revealed = {play.slot: play.card for play in plays if play.seat == seat}
+    slot_colours = [
+        colour_of(revealed[slot]) if slot in revealed else colour
+        for slot, colour in enumerate(observation.colours[seat])
+    ]
+    unknown = set(deck) - seen
+    return possible_values(hand_gaps(slot_colours, revealed, unknown), len(slot_colours))
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st)
+def test_knowledge_kept_up_to_date_equals_knowledge_deduced_afresh(
+    players: int, seed: int
+) -> None:
+    """As a server does: every seat's observation after every move, on the table's state,
+    so that a seat's knowledge is deduced once and then updated as it plays."""
+    state = load_game("luz", players=players).new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.resolve_chance(rng)
+            continue
+        for seat in range(players):
+            observation = state.observation(seat)
+            if observation.colours[seat]:
+                expected = knowledge_from_the_observation(observation, state.game.deck)
+                assert list(observation.knowledge) == expected
+        following = state.clone()
+        following.apply_action(rng.choice(state.legal_actions()))
+        state = following

@@ -136,7 +136,11 @@ class GameTable:
         if since is None:
             shown = observation
         else:
-            shown = {key: value for key, value in observation.items() if since.get(key) != value}
+            shown = {
+                key: value
+                for key, value in observation.items()
+                if (sent := since.get(key)) is not value and sent != value
+            }
         self._sent[seat] = observation
         to_act = state.current_player()
         acting = to_act >= 0

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
+from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import (
@@ -158,18 +160,37 @@ class AbluxxenObservation(Observation):
     past_games: tuple[GameSummary, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        def names(cards: tuple[int, ...]) -> list[str]:
-            return [kind_to_string(card) for card in cards]
-
         data = super().to_dict()
         for field in ("hand", "discard", "dummy", "in_play"):
-            data[field] = names(getattr(self, field))
-        data["known_in_hand"] = [names(cards) for cards in self.known_in_hand]
-        data["display"] = [names(entry) for entry in self.display]
-        data["stacks"] = [[set_to_string(s) for s in stack] for stack in self.stacks]
+            data[field] = _cards_json(getattr(self, field))
+        data["known_in_hand"] = _card_lists_json(self.known_in_hand)
+        data["display"] = _card_lists_json(self.display)
+        data["stacks"] = _stacks_json(self.stacks)
         data["played"] = None if self.played is None else set_to_string(self.played)
-        data["past_games"] = [summary._asdict() for summary in self.past_games]
+        data["past_games"] = _games_json(self.past_games)
         return data
+
+
+@lru_cache(maxsize=16384)
+def _cards_json(cards: tuple[int, ...]) -> list[str]:
+    """Cards as a client reads them; the same cards are not converted again."""
+    return [kind_to_string(card) for card in cards]
+
+
+@lru_cache(maxsize=16384)
+def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> list[list[str]]:
+    return [_cards_json(cards) for cards in lists]
+
+
+@lru_cache(maxsize=16384)
+def _stacks_json(stacks: tuple[tuple[CardSet, ...], ...]) -> list[list[str]]:
+    return [[set_to_string(played) for played in stack] for stack in stacks]
+
+
+_games_json: IdentityCache[tuple[GameSummary, ...], list[dict[str, Any]]] = itemwise(
+    GameSummary._asdict
+)
+"""Finished games never change: each is converted once, then shared by every later view."""
 
 
 @register_game
@@ -392,37 +413,46 @@ class AbluxxenState(State):
         return [seat for seat in range(self._players) if key(seat) == best]
 
     def observation(self, seat: Seat | None) -> AbluxxenObservation:
+        hand = () if seat is None else tuple(cards_of(self._hands[seat]))
+        public = self._shared(self._public_view)
+        return AbluxxenObservation.assemble({**public, "seat": seat, "hand": hand})
+
+    def _public_view(self) -> dict[str, Any]:
         players = range(self._players)
-        return AbluxxenObservation(
-            seat=seat,
-            players=self._players,
-            active=self._active,
-            phase=PHASE_NAMES[self._phase],
-            current_player=self._player,
-            hand=() if seat is None else tuple(cards_of(self._hands[seat])),
-            hand_sizes=tuple(sum(self._hands[other]) for other in players),
-            known_in_hand=tuple(tuple(cards_of(self._known[other])) for other in players),
-            stacks=tuple(tuple(stack) for stack in self._stacks),
-            display=tuple(tuple(entry) for entry in self._display),
-            pile_size=sum(self._pile),
-            discard=tuple(cards_of(self._discard)),
-            dummy=tuple(cards_of(self._dummy)),
-            played=self._played,
-            victim=self._victim,
-            in_play=tuple(self._in_play),
-            drawer=self._drawer,
-            draws_left=self._draws_left,
-            pending_steals=tuple(self._steals),
-            refill_pending=self._refill,
-            deal_queue=tuple(self._deal_queue),
-            game_scores=tuple(self.score(other) for other in players),
-            scores=self.totals(),
-            game_number=self._game_index + 1,
-            games=self.game.games,
-            series_target=self.game.series_target,
-            starter=self._starter,
-            past_games=self._past_games,
-        )
+        finished = self._finished_totals()
+        game_scores = tuple(self.score(other) for other in players)
+        ongoing = self._phase != PHASE_END
+        return {
+            "players": self._players,
+            "active": self._active,
+            "phase": PHASE_NAMES[self._phase],
+            "current_player": self._player,
+            "hand_sizes": tuple(sum(self._hands[other]) for other in players),
+            "known_in_hand": tuple(tuple(cards_of(self._known[other])) for other in players),
+            "stacks": tuple(tuple(stack) for stack in self._stacks),
+            "display": tuple(tuple(entry) for entry in self._display),
+            "pile_size": sum(self._pile),
+            "discard": tuple(cards_of(self._discard)),
+            "dummy": tuple(cards_of(self._dummy)),
+            "played": self._played,
+            "victim": self._victim,
+            "in_play": tuple(self._in_play),
+            "drawer": self._drawer,
+            "draws_left": self._draws_left,
+            "pending_steals": tuple(self._steals),
+            "refill_pending": self._refill,
+            "deal_queue": tuple(self._deal_queue),
+            "game_scores": game_scores,
+            "scores": tuple(
+                total + game_scores[seat] if ongoing else total
+                for seat, total in enumerate(finished)
+            ),
+            "game_number": self._game_index + 1,
+            "games": self.game.games,
+            "series_target": self.game.series_target,
+            "starter": self._starter,
+            "past_games": self._past_games,
+        }
 
     # -- notation ---------------------------------------------------------------------------
 

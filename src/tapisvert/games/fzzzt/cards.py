@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.matching import matching_size
@@ -114,10 +115,15 @@ CARDS: tuple[CardSpec, ...] = (
     _unit(10, "O", 3),
 )
 CARD_COUNT = len(CARDS)
+NAMES: tuple[str, ...] = tuple(spec.name for spec in CARDS)
 BY_NAME = {spec.name.upper(): index for index, spec in enumerate(CARDS)}
 MECHANICS = tuple(index for index, spec in enumerate(CARDS) if spec.kind == Kind.MECHANIC)
 UNITS = tuple(index for index, spec in enumerate(CARDS) if spec.kind == Kind.UNIT)
 ROBOT_KINDS = (Kind.STARTER, Kind.ROBOT, Kind.UPGRADE)
+CARD_POINTS: tuple[int, ...] = tuple(
+    spec.vp if spec.kind in ROBOT_KINDS else -1 if spec.kind == Kind.FZZZT else 0 for spec in CARDS
+)
+"""What each card owned adds to the score: a robot its points, a Fzzzt! card −1."""
 
 
 def starting_robots(mechanic: int) -> tuple[int, ...]:
@@ -158,7 +164,7 @@ def card_faces() -> dict[str, dict[str, object]]:
 
 
 def name(card: int) -> str:
-    return CARDS[card].name
+    return NAMES[card]
 
 
 def card_named(text: str) -> int:
@@ -191,6 +197,13 @@ def completed_sets(unit: int, supplies: Sequence[int]) -> int:
     different robot. The largest ``k`` with a matching of all ``k`` copies of every
     required symbol to distinct robots (a small bipartite matching).
     """
+    return _completed_sets(unit, tuple(sorted(supplies)))
+
+
+@lru_cache(maxsize=65536)
+def _completed_sets(unit: int, supplies: tuple[int, ...]) -> int:
+    """``completed_sets`` of robots in a canonical order: a unit scored again (each view
+    of each position scores every unit) costs a look-up."""
     needed = [bit for bit in SYMBOL_BITS if CARDS[unit].symbols & bit]
     best = 0
     for sets in range(1, len(supplies) // len(needed) + 1):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, NamedTuple
 
@@ -31,8 +32,10 @@ from tapisvert.core.game import (
 from tapisvert.core.registry import register_game
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
+    CARD_POINTS,
     CARDS,
     MECHANICS,
+    NAMES,
     SYMBOL_BITS,
     SYMBOL_LETTERS,
     UNITS,
@@ -79,7 +82,12 @@ def bid_action(cards: list[int] | tuple[int, ...]) -> Action:
 
 def bid_cards(action: Action) -> list[int]:
     mask = action - BID_BASE
-    return [card for card in range(CARD_COUNT) if mask >> card & 1]
+    cards: list[int] = []
+    while mask:
+        lowest = mask & -mask
+        cards.append(lowest.bit_length() - 1)
+        mask ^= lowest
+    return cards
 
 
 def place_action(card: int, unit: int) -> Action:
@@ -157,38 +165,67 @@ class FzzztObservation(Observation):
     scores: tuple[int, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        def names(cards: tuple[int, ...]) -> list[str]:
-            return [name(card) for card in cards]
-
         data = super().to_dict()
-        for field in ("hand", "bid", "draw_pile"):
-            data[field] = names(getattr(self, field))
+        for field in ("hand", "bid", "draw_pile", "placed_this_phase"):
+            data[field] = _cards_json(getattr(self, field))
         for field in ("discards", "known_held", "owned"):
-            data[field] = [names(cards) for cards in getattr(self, field)]
-        data["mechanics"] = [None if m is None else name(m) for m in self.mechanics]
-        data["belt"] = [
-            "hidden" if card == HIDDEN else "gone" if card == GONE else name(card)
-            for card in self.belt
-        ]
-        data["units"] = [
-            [
-                {"unit": name(unit), "robots": [_placement_text(item) for item in items]}
-                for unit, items in owned
-            ]
-            for owned in self.units
-        ]
-        data["chits"] = [[SYMBOL_LETTERS[chit] for chit in chits] for chits in self.chits]
-        data["placed_this_phase"] = names(self.placed_this_phase)
-        data["last_auction"] = (
-            None
-            if self.last_auction is None
-            else {
-                "card": name(self.last_auction.card),
-                "bids": [None if bid is None else names(bid) for bid in self.last_auction.bids],
-                "winner": self.last_auction.winner,
-            }
-        )
+            data[field] = _card_lists_json(getattr(self, field))
+        data["mechanics"] = _mechanics_json(self.mechanics)
+        data["belt"] = _belt_json(self.belt)
+        data["units"] = _units_json(self.units)
+        data["chits"] = _chits_json(self.chits)
+        data["last_auction"] = _auction_json(self.last_auction)
         return data
+
+
+@lru_cache(maxsize=16384)
+def _cards_json(cards: tuple[int, ...]) -> list[str]:
+    """Cards as a client reads them; the same cards are not converted again."""
+    return [name(card) for card in cards]
+
+
+@lru_cache(maxsize=16384)
+def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> list[list[str]]:
+    return [_cards_json(cards) for cards in lists]
+
+
+@lru_cache(maxsize=1024)
+def _mechanics_json(mechanics: tuple[int | None, ...]) -> list[str | None]:
+    return [None if mechanic is None else name(mechanic) for mechanic in mechanics]
+
+
+@lru_cache(maxsize=16384)
+def _belt_json(belt: tuple[int, ...]) -> list[str]:
+    return ["hidden" if card == HIDDEN else "gone" if card == GONE else name(card) for card in belt]
+
+
+@lru_cache(maxsize=16384)
+def _units_json(
+    units: tuple[tuple[tuple[int, tuple[Placement, ...]], ...], ...],
+) -> list[list[dict[str, Any]]]:
+    return [
+        [
+            {"unit": name(unit), "robots": [_placement_text(item) for item in items]}
+            for unit, items in owned
+        ]
+        for owned in units
+    ]
+
+
+@lru_cache(maxsize=16384)
+def _chits_json(chits: tuple[tuple[int, ...], ...]) -> list[list[str]]:
+    return [[SYMBOL_LETTERS[chit] for chit in owned] for owned in chits]
+
+
+@lru_cache(maxsize=4096)
+def _auction_json(auction: AuctionResult | None) -> dict[str, Any] | None:
+    if auction is None:
+        return None
+    return {
+        "card": name(auction.card),
+        "bids": [None if bid is None else _cards_json(bid) for bid in auction.bids],
+        "winner": auction.winner,
+    }
 
 
 def _placement_text(item: Placement) -> str:
@@ -280,15 +317,23 @@ class FzzztState(State):
     def clone(self) -> FzzztState:
         twin = object.__new__(FzzztState)
         twin.__dict__ = self.__dict__.copy()
-        for field in ("_hands", "_draw", "_discard", "_known_held", "_chits", "_draws"):
-            setattr(twin, field, [list(items) for items in getattr(self, field)])
+        twin._hands = [items.copy() for items in self._hands]
+        twin._draw = [items.copy() for items in self._draw]
+        twin._discard = [items.copy() for items in self._discard]
+        twin._known_held = [items.copy() for items in self._known_held]
+        twin._chits = [items.copy() for items in self._chits]
+        twin._draws = [items.copy() for items in self._draws]
         twin._units = [
-            {unit: list(items) for unit, items in owned.items()} for owned in self._units
+            {unit: items.copy() for unit, items in owned.items()} for owned in self._units
         ]
-        for field in ("_mechanic_of", "_pool", "_belt", "_reveals", "_bids", "_bidders"):
-            setattr(twin, field, list(getattr(self, field)))
-        twin._producers = list(self._producers)
-        twin._placed_now = list(self._placed_now)
+        twin._mechanic_of = self._mechanic_of.copy()
+        twin._pool = self._pool.copy()
+        twin._belt = self._belt.copy()
+        twin._reveals = self._reveals.copy()
+        twin._bids = self._bids.copy()
+        twin._bidders = self._bidders.copy()
+        twin._producers = self._producers.copy()
+        twin._placed_now = self._placed_now.copy()
         return twin
 
     # -- the contract ---------------------------------------------------------------------
@@ -376,63 +421,56 @@ class FzzztState(State):
         return on_units + sum(1 for card in self.owned(seat) if is_robot(card))
 
     def score(self, seat: Seat) -> int:
-        cards = [
-            *self.owned(seat),
-            *(
-                item.card
-                for items in self._units[seat].values()
-                for item in items
-                if item.card >= 0
-            ),
-        ]
-        robots_vp = sum(CARDS[card].vp for card in cards if is_robot(card))
-        fzzzts = sum(1 for card in cards if CARDS[card].kind == Kind.FZZZT)
-        units = sum(
-            unit_score(unit, [_supply(item) for item in items])
-            for unit, items in self._units[seat].items()
-        )
-        return robots_vp - fzzzts + units
+        bid = self._bids[seat] or ()
+        held = (*self._hands[seat], *self._draw[seat], *self._discard[seat], *bid)
+        points = sum([CARD_POINTS[card] for card in held])
+        for unit, items in self._units[seat].items():
+            points += sum([CARD_POINTS[item.card] for item in items if item.card >= 0])
+            points += unit_score(unit, [_supply(item) for item in items])
+        return points
 
     # -- observation ------------------------------------------------------------------------
 
     def observation(self, seat: Seat | None) -> FzzztObservation:
+        public = self._shared(self._public_view)
+        if seat is None:
+            own: dict[str, Any] = {"hand": (), "bid": (), "draw_pile": ()}
+        else:
+            own = {
+                "hand": tuple(sorted(self._hands[seat])),
+                "bid": tuple(self._bids[seat] or ()),
+                "draw_pile": tuple(sorted(self._draw[seat])),
+            }
+        return FzzztObservation.assemble({**public, **own, "seat": seat})
+
+    def _public_view(self) -> dict[str, Any]:
         players = range(self._players)
-        own = seat is not None
-
-        def bid_size(other: Seat) -> int | None:
-            bid = self._bids[other]
-            return None if bid is None else len(bid)
-
-        return FzzztObservation(
-            seat=seat,
-            players=self._players,
-            round=self._round,
-            auction=self._auction,
-            chief=self._chief,
-            phase=PHASE_NAMES[self._phase],
-            current_player=self._player,
-            mechanics=tuple(self._mechanic_of),
-            hand=tuple(sorted(self._hands[seat])) if own and seat is not None else (),
-            bid=tuple(self._bids[seat] or ()) if own and seat is not None else (),
-            draw_pile=tuple(sorted(self._draw[seat])) if own and seat is not None else (),
-            hand_sizes=tuple(len(self._hands[other]) for other in players),
-            draw_sizes=tuple(len(self._draw[other]) for other in players),
-            bid_sizes=tuple(bid_size(other) for other in players),
-            discards=tuple(tuple(self._discard[other]) for other in players),
-            known_held=tuple(tuple(sorted(self._known_held[other])) for other in players),
-            owned=tuple(tuple(self.owned(other)) for other in players),
-            units=tuple(
+        return {
+            "players": self._players,
+            "round": self._round,
+            "auction": self._auction,
+            "chief": self._chief,
+            "phase": PHASE_NAMES[self._phase],
+            "current_player": self._player,
+            "mechanics": tuple(self._mechanic_of),
+            "hand_sizes": tuple(len(self._hands[other]) for other in players),
+            "draw_sizes": tuple(len(self._draw[other]) for other in players),
+            "bid_sizes": tuple(None if bid is None else len(bid) for bid in self._bids),
+            "discards": tuple(tuple(self._discard[other]) for other in players),
+            "known_held": tuple(tuple(sorted(self._known_held[other])) for other in players),
+            "owned": tuple(tuple(self.owned(other)) for other in players),
+            "units": tuple(
                 tuple((unit, tuple(items)) for unit, items in sorted(self._units[other].items()))
                 for other in players
             ),
-            chits=tuple(tuple(sorted(self._chits[other])) for other in players),
-            placed_this_phase=tuple(self._placed_now),
-            belt=tuple(self._belt),
-            pending_draws=tuple((seat, wanted) for seat, wanted in self._draws),
-            conveyor_left=len(self._pool) - self._belt.count(HIDDEN),
-            last_auction=self._last,
-            scores=tuple(self.score(other) for other in players),
-        )
+            "chits": tuple(tuple(sorted(self._chits[other])) for other in players),
+            "placed_this_phase": tuple(self._placed_now),
+            "belt": tuple(self._belt),
+            "pending_draws": tuple((seat, wanted) for seat, wanted in self._draws),
+            "conveyor_left": len(self._pool) - self._belt.count(HIDDEN),
+            "last_auction": self._last,
+            "scores": tuple(self.score(other) for other in players),
+        }
 
     # -- notation ---------------------------------------------------------------------------
 
@@ -444,7 +482,7 @@ class FzzztState(State):
 
     def action_to_string(self, action: Action) -> str:
         if BID_BASE < action < BID_BASE << 1:
-            return "bid " + " ".join(name(card) for card in bid_cards(action))
+            return "bid " + " ".join([NAMES[card] for card in bid_cards(action)])
         if 0 <= action < CARD_COUNT:
             verb = "reveal" if self._phase == PHASE_REVEAL else "draw"
             return f"{verb} {name(action)}"

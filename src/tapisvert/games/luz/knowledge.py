@@ -32,14 +32,15 @@ def hand_gaps(
     colours: Sequence[int],
     revealed: dict[int, int],
     unknown_cards: set[int],
+    only: int | None = None,
 ) -> list[Gap]:
-    """The gaps of one hand.
+    """The gaps of one hand (of colour ``only`` alone, when given).
 
     ``colours[slot]`` is each slot's colour, ``revealed`` maps played slots to their card,
     ``unknown_cards`` is what this viewer has not seen anywhere.
     """
     gaps: list[Gap] = []
-    for colour in range(COLOUR_COUNT):
+    for colour in range(COLOUR_COUNT) if only is None else (only,):
         slots = [slot for slot, slot_colour in enumerate(colours) if slot_colour == colour]
         low = 0
         pending: list[int] = []

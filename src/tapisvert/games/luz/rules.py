@@ -35,6 +35,7 @@ from tapisvert.games.luz.cards import (
     DEALS,
     FAIL_POINTS_PER_TRICK,
     HAND_SIZE,
+    MAX_VALUE,
     SUCCESS_POINTS,
     card_to_string,
     colour_name,
@@ -129,17 +130,33 @@ class LuzObservation(Observation):
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         data["hands"] = [
-            [
-                None if colour < 0 else COLOURS[colour] + ("?" if value is None else str(value))
-                for colour, value in zip(colours, values, strict=True)
-            ]
+            _hand_json(colours, values)
             for colours, values in zip(self.colours, self.values, strict=True)
         ]
         del data["colours"], data["values"]
-        data["trick"] = [_play_dict(play) for play in self.trick]
-        data["completed_tricks"] = [_trick_dict(trick) for trick in self.completed_tricks]
+        data["trick"] = _trick_json(self.trick)
+        data["completed_tricks"] = _tricks_json(self.completed_tricks)
         data["past_deals"] = _deals_json(self.past_deals)
         return data
+
+
+_SLOT_TEXT: dict[int, dict[int | None, str | None]] = {
+    PLAYED: {None: None},
+    **{
+        colour: {
+            None: f"{letter}?",
+            **{value: f"{letter}{value}" for value in range(1, MAX_VALUE + 1)},
+        }
+        for colour, letter in enumerate(COLOURS)
+    },
+}
+"""A slot as a client reads it, by colour (``PLAYED``: gone) and value (``None``: unseen)."""
+
+
+@lru_cache(maxsize=16384)
+def _hand_json(colours: tuple[int, ...], values: tuple[int | None, ...]) -> list[str | None]:
+    """One hand as a client reads it; a hand that did not change is not converted again."""
+    return [_SLOT_TEXT[colour][value] for colour, value in zip(colours, values, strict=True)]
 
 
 def _play_dict(play: LuzPlay) -> dict[str, Any]:
@@ -166,6 +183,14 @@ def _trick_dict(trick: LuzTrick) -> dict[str, Any]:
     }
 
 
+_trick_json: IdentityCache[tuple[LuzPlay, ...], list[dict[str, Any]]] = IdentityCache(
+    lambda plays: [_play_dict(play) for play in plays]
+)
+"""The trick on the table, converted once per position for every seat's view."""
+_tricks_json: IdentityCache[tuple[LuzTrick, ...], list[dict[str, Any]]] = IdentityCache(
+    lambda tricks: [_trick_dict(trick) for trick in tricks]
+)
+"""The tricks of the deal so far, converted once per trick for every seat's view."""
 _deals_json: IdentityCache[tuple[DealSummary, ...], list[dict[str, Any]]] = itemwise(_deal_dict)
 """Finished deals never change: each is converted once, then shared by every later view."""
 
@@ -244,6 +269,8 @@ class LuzState(State):
         self._completed: tuple[LuzTrick, ...] = ()
         self._phase = PHASE_DEAL
         self._player = CHANCE
+        self._known: tuple[tuple[tuple[int, ...] | None, ...] | None, ...] = (None,) * players
+        """Each seat's knowledge of its own values, once deduced (``None``: not yet)."""
 
     def clone(self) -> LuzState:
         twin = object.__new__(LuzState)
@@ -335,6 +362,7 @@ class LuzState(State):
         self._dealt[(self._first + dealt_so_far) % self._players].append(card_id)
         if dealt_so_far + 1 == HAND_SIZE * self._players:
             self._hands = [sorted(cards) for cards in self._dealt]
+            self._known = (None,) * self._players
             self._phase = PHASE_BET
             self._player = self._first
 
@@ -371,6 +399,7 @@ class LuzState(State):
         played = hand[slot]
         hand[slot] = PLAYED
         self._trick.append(LuzPlay(player, slot, played))
+        self._update_knowledge(player, played)
         if len(self._trick) < self._players:
             self._player = (player + 1) % self._players
             return
@@ -432,49 +461,86 @@ class LuzState(State):
         return [self.ranking()[0]]
 
     def observation(self, seat: Seat | None) -> LuzObservation:
-        players = self._players
-        colours = tuple(
-            tuple(PLAYED if held == PLAYED else colour_of(held) for held in hand)
-            for hand in self._hands
-        )
+        public, seen_values, unseen_values = self._shared(self._public_view)
         values = tuple(
-            tuple(
-                None if held == PLAYED or other == seat or seat is None else value_of(held)
-                for held in hand
-            )
-            for other, hand in enumerate(self._hands)
+            unseen if other == seat or seat is None else seen
+            for other, (seen, unseen) in enumerate(zip(seen_values, unseen_values, strict=True))
         )
-        return LuzObservation(
-            seat=seat,
-            players=players,
-            deal_index=self._deal_index,
-            first_player=self._first,
-            phase=PHASE_NAMES[self._phase],
-            current_player=self._player,
-            colours=colours,
-            values=values,
-            knowledge=() if seat is None else self._knowledge(seat),
-            bets=self._bets,
-            tricks_won=self.tricks_won(),
-            leader=self._leader,
-            trick=tuple(self._trick),
-            completed_tricks=self._completed,
-            scores=self._scores,
-            past_deals=self._past,
+        knowledge = () if seat is None else self._knowledge(seat)
+        return LuzObservation.assemble(
+            {**public, "seat": seat, "values": values, "knowledge": knowledge}
         )
 
+    def _public_view(
+        self,
+    ) -> tuple[dict[str, Any], tuple[tuple[int | None, ...], ...], tuple[tuple[None, ...], ...]]:
+        """What every seat sees, and each hand's values as seen by the others and by its
+        holder (``None`` everywhere: played or hidden)."""
+        public = {
+            "players": self._players,
+            "deal_index": self._deal_index,
+            "first_player": self._first,
+            "phase": PHASE_NAMES[self._phase],
+            "current_player": self._player,
+            "colours": tuple(
+                tuple(PLAYED if held == PLAYED else colour_of(held) for held in hand)
+                for hand in self._hands
+            ),
+            "bets": self._bets,
+            "tricks_won": self.tricks_won(),
+            "leader": self._leader,
+            "trick": tuple(self._trick),
+            "completed_tricks": self._completed,
+            "scores": self._scores,
+            "past_deals": self._past,
+        }
+        seen = tuple(
+            tuple(None if held == PLAYED else value_of(held) for held in hand)
+            for hand in self._hands
+        )
+        unseen = tuple((None,) * len(hand) for hand in self._hands)
+        return public, seen, unseen
+
     def _knowledge(self, seat: Seat) -> tuple[tuple[int, ...] | None, ...]:
+        """What ``seat`` knows of its own values, deduced once per deal and then kept up
+        to date as it plays (see ``_play``)."""
+        known = self._known[seat]
+        if known is None:
+            known = self._deduce_knowledge(seat)
+            self._known = (*self._known[:seat], known, *self._known[seat + 1 :])
+        return known
+
+    def _deduce_knowledge(
+        self, seat: Seat, only: int | None = None
+    ) -> tuple[tuple[int, ...] | None, ...]:
+        """The values each of ``seat``'s slots may hold (of colour ``only`` alone, when
+        given: the others are left ``None``).
+
+        Every card of the others was in sight from the deal on, so what ``seat`` has not
+        seen is its own unplayed cards and the set-aside ones.
+        """
         hand = self._hands[seat]
         if not hand:
             return ()
-        plays = [play for trick in self._completed for play in trick.plays] + self._trick
-        seen = {held for other, cards in enumerate(self._hands) if other != seat for held in cards}
-        seen.update(play.card for play in plays)
-        unknown = set(self.game.deck) - seen
-        revealed = {play.slot: play.card for play in plays if play.seat == seat}
-        original = [revealed.get(slot, held) for slot, held in enumerate(hand)]
-        gaps = hand_gaps([colour_of(held) for held in original], revealed, unknown)
+        dealt = sorted(self._dealt[seat])
+        revealed = {slot: card for slot, card in enumerate(dealt) if hand[slot] == PLAYED}
+        unknown = {held for held in hand if held != PLAYED}.union(self._remaining)
+        gaps = hand_gaps([colour_of(card) for card in dealt], revealed, unknown, only)
         return tuple(possible_values(gaps, len(hand)))
+
+    def _update_knowledge(self, seat: Seat, played: int) -> None:
+        """After ``seat`` played ``played``: only the slots of its colour learn something."""
+        known = self._known[seat]
+        if known is None:
+            return
+        colour = colour_of(played)
+        fresh = self._deduce_knowledge(seat, colour)
+        hand = self._hands[seat]
+        updated = tuple(
+            fresh[slot] if colour_of(held) == colour or held == PLAYED else possible
+            for slot, (held, possible) in enumerate(zip(hand, known, strict=True))
+        )
+        self._known = (*self._known[:seat], updated, *self._known[seat + 1 :])
 
     def action_to_string(self, action: Action) -> str:
         if 0 <= action < CARD_IDS:

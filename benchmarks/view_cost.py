@@ -1,0 +1,151 @@
+"""What one position costs the server, game by game, side by side with an earlier version.
+
+The server's work for each move, without sockets or database: the move applied to a copy
+of the position (``clone``, ``apply_action``, the chance it leads to, as a table does),
+then the frames of the four seats and of the spectators (``GameTable.view_frame``, each
+carrying only what changed since the frame before it on its channel). For each game,
+``--games`` random 4-player games (seeds 0, 1…; uniformly random legal moves from one
+seeded generator, so both versions see the same positions); the best of ``--repeats``
+passes.
+
+With ``--before REV`` the same is measured with the code of git revision REV (checked out
+in a temporary worktree; each version runs in a process of its own, the two alternating
+game by game) and the ratio is printed.
+
+Run: ``.venv/bin/python benchmarks/view_cost.py [--before REV] [--games 30]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ("wizard", "luz", "abluxxen", "fzzzt")
+
+
+def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
+    """Microseconds per position (the move, the five views), best of ``repeats`` passes."""
+    from tapisvert.core.game import CHANCE
+    from tapisvert.server.storage import TableRow
+    from tapisvert.server.tables import GameTable
+
+    best: dict[str, float] = {}
+    for _ in range(repeats):
+        moving = viewing = 0.0
+        positions = 0
+        for seed in range(games):
+            row = TableRow("main", game_name, 4, {}, seed, None, "playing", [{}] * 4)
+            table = GameTable(row, lobby=None)  # type: ignore[arg-type]  # views need none
+            state = table.game.new_initial_state()
+            state.resolve_chance(random.Random(f"{seed}:0"))
+            choices = random.Random(seed)
+            while True:
+                table.state = state
+                started = time.perf_counter()
+                for seat in (0, 1, 2, 3, None):
+                    table.view_frame(seat, table._sent.get(seat))
+                viewed = time.perf_counter()
+                viewing += viewed - started
+                positions += 1
+                if state.is_terminal():
+                    break
+                legal = state.legal_actions()
+                action = legal[choices.randrange(len(legal))]
+                started = time.perf_counter()
+                following = state.clone()
+                following.apply_action(action)
+                if following.current_player() == CHANCE:
+                    following.resolve_chance(random.Random(f"{seed}:{positions}"))
+                moving += time.perf_counter() - started
+                state = following
+                table.seq += 1
+        result = {
+            "positions": positions,
+            "move": 1e6 * moving / positions,
+            "views": 1e6 * viewing / positions,
+        }
+        if not best or result["move"] + result["views"] < best["move"] + best["views"]:
+            best = result
+    return best
+
+
+def run_side(source: Path, game: str, arguments: argparse.Namespace) -> dict[str, float]:
+    """``measure`` in a process of its own, importing tapisvert from ``source``."""
+    command = [
+        sys.executable, __file__, "--measure", game,
+        "--games", str(arguments.games), "--repeats", str(arguments.repeats),
+    ]  # fmt: skip
+    environment = {**os.environ, "PYTHONPATH": str(source)}
+    output = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    if output.returncode != 0:
+        raise RuntimeError(output.stderr[-3000:])
+    return dict(json.loads(output.stdout))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=30, help="random games per game")
+    parser.add_argument("--repeats", type=int, default=3, help="passes; the best is kept")
+    parser.add_argument("--before", default="", help="git revision to compare with")
+    parser.add_argument("--game", nargs="+", default=list(GAMES), choices=GAMES)
+    parser.add_argument("--measure", default="", help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.measure:
+        print(json.dumps(measure(arguments.measure, arguments.games, arguments.repeats)))
+        return
+
+    with tempfile.TemporaryDirectory() as folder:
+        earlier: Path | None = None
+        if arguments.before:
+            earlier = Path(folder) / "before"
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet",
+                 str(earlier), arguments.before],
+                check=True,
+            )  # fmt: skip
+        try:
+            report(arguments, earlier)
+        finally:
+            if earlier is not None:
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(earlier)],
+                    check=True,
+                )
+
+
+def report(arguments: argparse.Namespace, earlier: Path | None) -> None:
+    print(
+        f"µs per position: the move (clone, apply, chance) and the views of 4 seats and the"
+        f" spectators; {arguments.games} random 4-player games, best of {arguments.repeats}"
+    )
+    header = f"{'game':<9} {'positions':>9} {'move':>7} {'views':>7} {'total':>7}"
+    if earlier is not None:
+        header += f" {'before':>7} {'ratio':>6}"
+    print(header)
+    for game in arguments.game:
+        before: dict[str, Any] | None = None
+        if earlier is not None:
+            before = run_side(earlier / "src", game, arguments)
+        now = run_side(ROOT / "src", game, arguments)
+        total = now["move"] + now["views"]
+        line = (
+            f"{game:<9} {now['positions']:>9.0f} {now['move']:>7.1f} {now['views']:>7.1f}"
+            f" {total:>7.1f}"
+        )
+        if before is not None:
+            earlier_total = before["move"] + before["views"]
+            line += f" {earlier_total:>7.1f} {earlier_total / total:>6.2f}"
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
