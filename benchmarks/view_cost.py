@@ -6,7 +6,8 @@ then the frames of the four seats and of the spectators (``GameTable.view_frame`
 carrying only what changed since the frame before it on its channel). For each game,
 ``--games`` random 4-player games (seeds 0, 1…; uniformly random legal moves from one
 seeded generator, so both versions see the same positions); the best of ``--repeats``
-passes.
+passes. Times are the CPU time of the measuring thread, so that other work on the machine
+does not count (it still slows the caches).
 
 With ``--before REV`` the same is measured with the code of git revision REV (checked out
 in a temporary worktree; each version runs in a process of its own, the two alternating
@@ -50,22 +51,22 @@ def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
             choices = random.Random(seed)
             while True:
                 table.state = state
-                started = time.perf_counter()
+                started = time.thread_time()
                 for seat in (0, 1, 2, 3, None):
                     table.view_frame(seat, table._sent.get(seat))
-                viewed = time.perf_counter()
+                viewed = time.thread_time()
                 viewing += viewed - started
                 positions += 1
                 if state.is_terminal():
                     break
                 legal = state.legal_actions()
                 action = legal[choices.randrange(len(legal))]
-                started = time.perf_counter()
+                started = time.thread_time()
                 following = state.clone()
                 following.apply_action(action)
                 if following.current_player() == CHANCE:
                     following.resolve_chance(random.Random(f"{seed}:{positions}"))
-                moving += time.perf_counter() - started
+                moving += time.thread_time() - started
                 state = following
                 table.seq += 1
         result = {

@@ -181,7 +181,7 @@ class FzzztObservation(Observation):
 @lru_cache(maxsize=16384)
 def _cards_json(cards: tuple[int, ...]) -> list[str]:
     """Cards as a client reads them; the same cards are not converted again."""
-    return [name(card) for card in cards]
+    return [NAMES[card] for card in cards]
 
 
 @lru_cache(maxsize=16384)
@@ -189,14 +189,16 @@ def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> list[list[str]]:
     return [_cards_json(cards) for cards in lists]
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=16384)
 def _mechanics_json(mechanics: tuple[int | None, ...]) -> list[str | None]:
-    return [None if mechanic is None else name(mechanic) for mechanic in mechanics]
+    return [None if mechanic is None else NAMES[mechanic] for mechanic in mechanics]
 
 
 @lru_cache(maxsize=16384)
 def _belt_json(belt: tuple[int, ...]) -> list[str]:
-    return ["hidden" if card == HIDDEN else "gone" if card == GONE else name(card) for card in belt]
+    return [
+        "hidden" if card == HIDDEN else "gone" if card == GONE else NAMES[card] for card in belt
+    ]
 
 
 @lru_cache(maxsize=16384)
@@ -205,7 +207,7 @@ def _units_json(
 ) -> list[list[dict[str, Any]]]:
     return [
         [
-            {"unit": name(unit), "robots": [_placement_text(item) for item in items]}
+            {"unit": NAMES[unit], "robots": [_placement_text(item) for item in items]}
             for unit, items in owned
         ]
         for owned in units
@@ -217,12 +219,12 @@ def _chits_json(chits: tuple[tuple[int, ...], ...]) -> list[list[str]]:
     return [[SYMBOL_LETTERS[chit] for chit in owned] for owned in chits]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _auction_json(auction: AuctionResult | None) -> dict[str, Any] | None:
     if auction is None:
         return None
     return {
-        "card": name(auction.card),
+        "card": NAMES[auction.card],
         "bids": [None if bid is None else _cards_json(bid) for bid in auction.bids],
         "winner": auction.winner,
     }
@@ -344,11 +346,11 @@ class FzzztState(State):
     def legal_actions(self) -> list[Action]:
         phase = self._phase
         if phase == PHASE_BID:
-            hand = sorted(self._hands[self._player])
+            bits = [1 << card for card in sorted(self._hands[self._player])]
             return [
-                bid_action(subset)
-                for size in range(1, len(hand) + 1)
-                for subset in combinations(hand, size)
+                BID_BASE + sum(subset)
+                for size in range(1, len(bits) + 1)
+                for subset in combinations(bits, size)
             ]
         if phase == PHASE_PRODUCTION:
             return [*self._placements(self._player), DONE]
@@ -421,9 +423,11 @@ class FzzztState(State):
         return on_units + sum(1 for card in self.owned(seat) if is_robot(card))
 
     def score(self, seat: Seat) -> int:
-        bid = self._bids[seat] or ()
-        held = (*self._hands[seat], *self._draw[seat], *self._discard[seat], *bid)
-        points = sum([CARD_POINTS[card] for card in held])
+        return self._score(seat, self.owned(seat))
+
+    def _score(self, seat: Seat, owned: list[int]) -> int:
+        """``seat``'s score, given what it owns besides its units."""
+        points = sum([CARD_POINTS[card] for card in owned])
         for unit, items in self._units[seat].items():
             points += sum([CARD_POINTS[item.card] for item in items if item.card >= 0])
             points += unit_score(unit, [_supply(item) for item in items])
@@ -445,6 +449,7 @@ class FzzztState(State):
 
     def _public_view(self) -> dict[str, Any]:
         players = range(self._players)
+        owned = [self.owned(seat) for seat in players]
         return {
             "players": self._players,
             "round": self._round,
@@ -458,7 +463,7 @@ class FzzztState(State):
             "bid_sizes": tuple(None if bid is None else len(bid) for bid in self._bids),
             "discards": tuple(tuple(self._discard[other]) for other in players),
             "known_held": tuple(tuple(sorted(self._known_held[other])) for other in players),
-            "owned": tuple(tuple(self.owned(other)) for other in players),
+            "owned": tuple(map(tuple, owned)),
             "units": tuple(
                 tuple((unit, tuple(items)) for unit, items in sorted(self._units[other].items()))
                 for other in players
@@ -469,7 +474,7 @@ class FzzztState(State):
             "pending_draws": tuple((seat, wanted) for seat, wanted in self._draws),
             "conveyor_left": len(self._pool) - self._belt.count(HIDDEN),
             "last_auction": self._last,
-            "scores": tuple(self.score(other) for other in players),
+            "scores": tuple(self._score(seat, owned[seat]) for seat in players),
         }
 
     # -- notation ---------------------------------------------------------------------------
