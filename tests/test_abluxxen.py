@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tapisvert import CHANCE, IllegalActionError, OptionError, load_game
-from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.abluxxen import AbluxxenState, CardSet, legal_sets, set_to_string
 from tapisvert.games.abluxxen.cards import DECK_COUNTS, JOKER, counts_of, string_to_set
 from tapisvert.games.abluxxen.rules import GameSummary
+from tapisvert.testing import check_game
 
 from conftest import random_playthrough
 
@@ -286,44 +286,14 @@ def game_states(
     return random_playthrough(game.new_initial_state(seed), random.Random(seed))  # type: ignore[arg-type, return-value]
 
 
-def all_cards(state: AbluxxenState) -> list[int]:
-    counts = [*state._pile]
-    for hand in state._hands:
-        counts = [a + b for a, b in zip(counts, hand, strict=True)]
-    counts = [a + b for a, b in zip(counts, state._discard, strict=True)]
-    counts = [a + b for a, b in zip(counts, state._dummy, strict=True)]
-    for card in [c for entry in state._display for c in entry] + state._in_play:
-        counts[card] += 1
-    for stack in state._stacks:
-        for played in stack:
-            for card in played.cards():
-                counts[card] += 1
-    return counts
-
-
 @SETTINGS
 @given(players=players_st, seed=seed_st, duel=st.booleans(), series=st.booleans())
-def test_games_terminate_and_conserve_all_109_cards(
-    players: int, seed: int, duel: bool, series: bool
-) -> None:
-    states = game_states(players, seed, duel, series)
-    assert states[-1].is_terminal()
-    assert len(states[-1].observation(None).past_games) == (players if series else 1)
-    for state in states:
-        assert all_cards(state) == list(DECK_COUNTS)
-        assert sum(DECK_COUNTS) == 109
-
-
-@SETTINGS
-@given(players=players_st, seed=seed_st, series=st.booleans())
-def test_replay_is_deterministic(players: int, seed: int, series: bool) -> None:
-    states = game_states(players, seed, series=series)
-    record = parse_record(record_of(states[-1]).to_text())
-    for original, copy in zip(
-        states[1:], (step.state.clone() for step in record.steps()), strict=True
-    ):
-        assert copy.observation(None) == original.observation(None)
-        assert [copy.hand(s) for s in range(players)] == [original.hand(s) for s in range(players)]
+def test_abluxxen_conforms(players: int, seed: int, duel: bool, series: bool) -> None:
+    """The conformance kit: termination, all 109 cards, notation, clones, refusals, samples,
+    records."""
+    game = load_game("abluxxen", players=players, duel=duel and players == 2, series=series)
+    check_game(game, games=1, seed=seed)
+    assert sum(DECK_COUNTS) == 109
 
 
 @SETTINGS
@@ -373,7 +343,7 @@ def test_sampled_states_match_the_observation(
         sample = state.game.sample_state(observation, rng)
         assert sample.observation(seat) == observation
         assert sorted(sample.legal_actions()) == sorted(state.legal_actions())
-        assert all_cards(sample) == list(DECK_COUNTS)
+        assert sample.every_card() == state.every_card()
 
 
 @settings(max_examples=200, deadline=None)

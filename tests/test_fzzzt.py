@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tapisvert import IllegalActionError, load_game
-from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.fzzzt import DONE, FzzztState, card_named, completed_sets, unit_score
 from tapisvert.games.fzzzt.cards import CARDS, SYMBOL_BITS, UNITS, strength, symbols
 from tapisvert.games.fzzzt.rules import GONE, HIDDEN, Placement, bid_cards
+from tapisvert.testing import check_game
 
 from conftest import random_playthrough
 
@@ -265,45 +265,11 @@ def game_states(players: int, seed: int, versus: bool = False) -> list[FzzztStat
     return random_playthrough(game.new_initial_state(seed), random.Random(seed))  # type: ignore[arg-type, return-value]
 
 
-def all_cards(state: FzzztState) -> list[int]:
-    cards = [*state._pool]
-    cards += [card for card in state._belt if card >= 0]
-    for seat in range(state._players):
-        cards += state._hands[seat] + state._draw[seat] + state._discard[seat]
-        cards += list(state._bids[seat] or ())
-        for unit, items in state._units[seat].items():
-            cards += [unit, *(item.card for item in items if item.card >= 0)]
-    return sorted(cards)
-
-
 @SETTINGS
 @given(players=players_st, seed=seed_st, versus=st.booleans())
-def test_games_terminate_and_conserve_cards(players: int, seed: int, versus: bool) -> None:
-    states = game_states(players, seed, versus)
-    final = states[-1]
-    assert final.is_terminal()
-    in_play = sorted(
-        [
-            *final.game.conveyor,
-            *final.game.mechanics,
-            *(card for m in range(1, players + 1) for card in c(f"S{m}a S{m}b S{m}c")),
-        ]
-    )
-    for state in states:
-        if state.observation(None).phase != "mechanics":
-            assert all_cards(state) == in_play
-
-
-@SETTINGS
-@given(players=players_st, seed=seed_st)
-def test_replay_is_deterministic(players: int, seed: int) -> None:
-    states = game_states(players, seed)
-    record = parse_record(record_of(states[-1]).to_json())
-    for original, copy in zip(
-        states[1:], (step.state.clone() for step in record.steps()), strict=True
-    ):
-        assert copy.observation(None) == original.observation(None)
-        assert [copy.hand(s) for s in range(players)] == [original.hand(s) for s in range(players)]
+def test_fzzzt_conforms(players: int, seed: int, versus: bool) -> None:
+    """The conformance kit: termination, cards, notation, clones, refusals, samples, records."""
+    check_game(load_game("fzzzt", players=players, versus_scoring=versus), games=1, seed=seed)
 
 
 @SETTINGS
@@ -345,7 +311,7 @@ def test_sampled_states_match_the_observation(players: int, seed: int, versus: b
         sample = state.game.sample_state(observation, rng)
         assert sample.observation(seat) == observation
         assert sorted(sample.legal_actions()) == sorted(state.legal_actions())
-        assert all_cards(sample) == all_cards(state)
+        assert sample.every_card() == state.every_card()
 
 
 def test_symbols_helper() -> None:

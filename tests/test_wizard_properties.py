@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tapisvert import CHANCE, load_game
-from tapisvert.core.records import parse_record, record_of
 from tapisvert.games.wizard import WizardState
 from tapisvert.games.wizard.cards import SUIT_CARDS, round_score
 from tapisvert.games.wizard.sampler import revealed_voids
+from tapisvert.testing import check_game
 
 from conftest import random_playthrough
 
@@ -78,21 +78,15 @@ def test_sixty_cards_at_every_step_and_scores_follow_the_formula(players: int, s
     assert final.returns() == [float(total) for total in totals]
 
 
-@SETTINGS
-@given(players=players_st, seed=seed_st)
-def test_replaying_the_record_reproduces_every_state(players: int, seed: int) -> None:
-    states = random_playthrough(short_game(players, seed), random.Random(seed))
-    final = states[-1]
-    for text in (record_of(final).to_text(), record_of(final).to_json()):
-        record = parse_record(text)
-        replayed = [step.state.clone() for step in record.steps()]
-        assert len(replayed) == len(states) - 1
-        for original, copy in zip(states[1:], replayed, strict=True):
-            assert copy.observation(None) == original.observation(None)
-            assert [copy.hand(s) for s in range(players)] == [
-                original.hand(s) for s in range(players)
-            ]
-        assert replayed[-1].returns() == final.returns()
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=players_st, seed=seed_st, canadian=st.booleans(), hidden_bids=st.booleans())
+def test_wizard_conforms(players: int, seed: int, canadian: bool, hidden_bids: bool) -> None:
+    """The conformance kit on short games: cards, notation, clones, refusals, samples, records."""
+    rounds = short_game(players, seed).game.options["rounds"]
+    game = load_game(
+        "wizard", players=players, rounds=rounds, canadian=canadian, hidden_bids=hidden_bids
+    )
+    check_game(game, games=1, seed=seed)
 
 
 @SETTINGS

@@ -247,6 +247,12 @@ class State(ABC):
         """The action that ``text`` names here; raises ``IllegalActionError``."""
 
     @abstractmethod
+    def every_card(self) -> list[int]:
+        """Every card of the game wherever it lies (hands, piles, table, tricks, set aside,
+        box), sorted: the same from the first position to the last, which the conformance
+        kit checks. A referee's view, never for a bot."""
+
+    @abstractmethod
     def clone(self) -> State:
         """An independent copy; engine-drawn chance keeps using the same generator."""
 

@@ -511,6 +511,16 @@ class AbluxxenState(State):
 
     # -- referee views: for tests and the server, never for a bot --------------------------
 
+    def every_card(self) -> list[int]:
+        counts = [
+            sum(kind)
+            for kind in zip(self._pile, self._discard, self._dummy, *self._hands, strict=True)
+        ]
+        cards = cards_of(counts) + self._in_play
+        cards += [card for entry in self._display for card in entry]
+        cards += [card for stack in self._stacks for played in stack for card in played.cards()]
+        return sorted(cards)
+
     def hand(self, seat: Seat) -> list[int]:
         return cards_of(self._hands[seat])
 

@@ -551,6 +551,18 @@ class FzzztState(State):
 
     # -- referee views: for tests and the server, never for a bot --------------------------
 
+    def every_card(self) -> list[int]:
+        cards = [*self._pool, *(card for card in self._belt if card >= 0)]
+        for seat in range(self._players):
+            cards += self._hands[seat] + self._draw[seat] + self._discard[seat]
+            cards += self._bids[seat] or ()
+            for unit, items in self._units[seat].items():
+                cards += [unit, *(item.card for item in items if item.card >= 0)]
+        if self._phase == PHASE_MECHANICS:  # still in the box
+            for mechanic in self.game.mechanics:
+                cards += [mechanic, *starting_robots(CARDS[mechanic].mechanic)]
+        return sorted(cards)
+
     def hand(self, seat: Seat) -> list[int]:
         return sorted(self._hands[seat])
 

@@ -594,6 +594,18 @@ class LuzState(State):
         """The cards ``seat`` still holds, in slot order."""
         return [held for held in self._hands[seat] if held != PLAYED]
 
+    def every_card(self) -> list[int]:
+        tricks = self._completed
+        if self._phase == PHASE_END:
+            tricks = self._past[-1].played
+        cards = [*self._remaining, *(play.card for play in self._trick)]
+        cards += [play.card for trick in tricks for play in trick.plays]
+        if self._phase == PHASE_DEAL:
+            cards += [card for dealt in self._dealt for card in dealt]
+        else:
+            cards += [card for hand in self._hands for card in hand if card != PLAYED]
+        return sorted(cards)
+
     def set_aside(self) -> list[int]:
         """The cards nobody sees this deal (the undealt rest, during the deal)."""
         return sorted(self._remaining)

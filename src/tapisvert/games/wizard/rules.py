@@ -517,6 +517,17 @@ class WizardState(State):
         """The true hand of ``seat``: for tests and the referee, never for a bot."""
         return cards_in(self._hands[seat])
 
+    def every_card(self) -> list[int]:
+        tricks = self._completed
+        if self._phase == PHASE_END and self._past_rounds:
+            tricks = self._past_rounds[-1].played
+        cards = [*cards_in(self._deck), *self._trick]
+        cards += [card for trick in tricks for card in trick.cards]
+        cards += [card for hand in self._hands for card in cards_in(hand)]
+        if self._trump_card >= 0:
+            cards.append(self._trump_card)
+        return sorted(cards)
+
     def undealt(self) -> list[int]:
         """The face-down stack (the turned card excluded): for tests and the referee only."""
         return cards_in(self._deck)
