@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from tapisvert import CHANCE, TERMINAL, Action, Game, IllegalActionError, Observation, Seat, State
-from tapisvert.core import registry
+from tapisvert.bots import RandomBot
+from tapisvert.core import GamePlugin, registry
 from tapisvert.testing import ConformanceError, check_game
 
 DECK = tuple(range(12))
@@ -160,7 +161,8 @@ class DuelState(State):
 @pytest.fixture(autouse=True)
 def duel_known(monkeypatch: pytest.MonkeyPatch) -> None:
     """Records name their game: the duel is known for the length of a test."""
-    monkeypatch.setitem(registry._GAMES, "duel", Duel)
+    duel = GamePlugin(Duel, heuristic_bot=lambda game: RandomBot())
+    monkeypatch.setitem(registry.plugins(), "duel", duel)
 
 
 def broken(method: str, replacement: Any) -> Duel:

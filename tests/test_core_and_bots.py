@@ -18,7 +18,7 @@ from tapisvert.games.wizard import WIZARD, WizardState
 
 
 def test_registry_and_options() -> None:
-    assert "wizard" in tapisvert.games()
+    assert "wizard" in tapisvert.game_names()
     game = load_game("wizard", players=5, canadian="true")
     assert game.options["canadian"] is True
     assert game.options["hidden_bids"] is False
@@ -162,7 +162,7 @@ def test_heuristic_beats_random_by_a_clear_margin() -> None:
 
 def test_every_option_describes_a_control_its_parser_accepts() -> None:
     values = {"bool": [True, "false"], "seat": ["P1", "random"], "int": ["7", "none"]}
-    for name in tapisvert.games():
+    for name in tapisvert.game_names():
         cls = game_class(name)
         for spec in cls.option_specs:
             for value in [spec.default, *spec.choices, *values.get(spec.kind, [])]:

@@ -53,7 +53,7 @@ MUST_SAY = {
 
 
 def test_every_game_has_rules_in_every_language() -> None:
-    assert sorted(GAMES) == tapisvert.games()
+    assert sorted(GAMES) == tapisvert.game_names()
     for game, language in PAGES:
         assert (GAMES_FOLDER / game / f"rules.{language}.md").is_file(), (game, language)
 

@@ -1,7 +1,7 @@
 """tapisvert: Luz, Abluxxen, Wizard and Fzzzt! — exact rules engines, bots, and a place to play.
 
 >>> import tapisvert
->>> "wizard" in tapisvert.games()
+>>> "wizard" in tapisvert.game_names()
 True
 >>> game = tapisvert.load_game("wizard", players=4)
 >>> state = game.new_initial_state(seed=7)
@@ -9,7 +9,6 @@ True
 True
 """
 
-import tapisvert.games as _builtin_games  # noqa: F401  (registers the games; see below)
 from tapisvert.core import (
     CHANCE,
     TERMINAL,
@@ -21,9 +20,9 @@ from tapisvert.core import (
     RecordError,
     Seat,
     State,
+    game_names,
     load_game,
 )
-from tapisvert.core import games as games  # rebinds the name the subpackage import took
 
 __version__ = "0.1.0"
 
@@ -39,6 +38,6 @@ __all__ = [
     "Seat",
     "State",
     "__version__",
-    "games",
+    "game_names",
     "load_game",
 ]

@@ -13,7 +13,7 @@ from importlib.resources import files
 
 from markdown_it import MarkdownIt
 
-from tapisvert.core.registry import games
+from tapisvert.core.registry import game_names
 from tapisvert.i18n import LANGUAGES
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
@@ -24,7 +24,7 @@ def rules_markdown(game: str, language: str) -> str:
 
     Raises :class:`LookupError` for a game or a language that has no rules.
     """
-    if game not in games():
+    if game not in game_names():
         raise LookupError(f"no game called {game!r}")
     if language not in LANGUAGES:
         raise LookupError(f"no rules in the language {language!r}")

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from tapisvert.core.errors import IllegalActionError, RecordError
 from tapisvert.core.game import CHANCE, State
 from tapisvert.core.records import load_record, record_of
-from tapisvert.core.registry import games, load_game
+from tapisvert.core.registry import game_names, load_game
 from tapisvert.games.abluxxen.cards import string_to_set
 from tapisvert.games.fzzzt.rules import BID_BASE, CARD_COUNT
 
-GAMES = games()
+GAMES = game_names()
 DIGITS = "0123456789²³¹①⑩٣۴߅५০੬୭௮౯೦൧๒໓༤၅႖០᠑᥆᧐᪁᭒᮳᱄᱕꘠꣐꤁꧑꩒꯳０９𝟎𝟗𝟘𝟡Ⅻⅻ〇〥𐒠𑁦½¼⁵₅㉑🄂"
 """ASCII digits and look-alikes: decimal digits of many scripts, superscripts, circled,
 fullwidth and mathematical digits, Roman numerals, fractions."""

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from tapisvert.core.errors import OptionError
 from tapisvert.core.game import Action, Game, Observation
+from tapisvert.core.registry import plugin
 
 
 class Bot(Protocol):
@@ -25,23 +26,21 @@ class Bot(Protocol):
 
 
 BotFactory = Callable[[Game[Any]], Bot]
-_GENERIC: dict[str, BotFactory] = {}
-_PER_GAME: dict[tuple[str, str], BotFactory] = {}
+_BOTS: dict[str, BotFactory] = {}
 LEVELS = ("random", "easy", "medium", "hard")
 ALIASES = {"easy": "heuristic"}
+HEURISTIC = "heuristic"
+"""The rule-based bot each game declares in its plugin."""
 
 
-def register_bot(name: str, factory: BotFactory, game: str | None = None) -> None:
-    """Make a bot available by name, for every game or for one game only."""
-    if game is None:
-        _GENERIC[name] = factory
-    else:
-        _PER_GAME[(game, name)] = factory
+def register_bot(name: str, factory: BotFactory) -> None:
+    """Make a bot that plays every game available by name."""
+    _BOTS[name] = factory
 
 
 def bot_names(game: str) -> list[str]:
     _load_builtin_bots()
-    names = set(_GENERIC) | {name for (owner, name) in _PER_GAME if owner == game}
+    names = {*_BOTS, HEURISTIC}
     return sorted(names | {alias for alias, name in ALIASES.items() if name in names})
 
 
@@ -49,23 +48,19 @@ def make_bot(name: str, game: Game[Any]) -> Bot:
     """A new bot called ``name`` (a level such as ``easy`` or ``hard``, or a bot's own name)."""
     _load_builtin_bots()
     key = ALIASES.get(name.lower(), name.lower())
-    factory = _PER_GAME.get((game.name, key)) or _GENERIC.get(key)
+    if key == HEURISTIC:
+        bot: Bot = plugin(game.name).heuristic_bot(game)
+        return bot
+    factory = _BOTS.get(key)
     if factory is None:
         raise OptionError("cli.unknown_bot", name=name, known=", ".join(bot_names(game.name)))
     return factory(game)
 
 
 def _load_builtin_bots() -> None:
-    """Import the modules that register the built-in bots."""
+    """Import the modules that register the bots that play every game."""
     for module in BUILTIN_BOT_MODULES:
         import_module(module)
 
 
-BUILTIN_BOT_MODULES = (
-    "tapisvert.bots.random_bot",
-    "tapisvert.bots.search",
-    "tapisvert.games.abluxxen.bot",
-    "tapisvert.games.fzzzt.bot",
-    "tapisvert.games.luz.bot",
-    "tapisvert.games.wizard.bot",
-)
+BUILTIN_BOT_MODULES = ("tapisvert.bots.random_bot", "tapisvert.bots.search")

@@ -26,9 +26,7 @@ from typing import Any
 from tapisvert.bots.base import Bot, make_bot, register_bot
 from tapisvert.bots.random_bot import RandomBot
 from tapisvert.core.game import CHANCE, TERMINAL, Action, Game, Observation, State
-
-REDETERMINIZE_GAMES = frozenset({"luz"})
-"""Games whose players do not see their own hand: opponents are modelled from their view."""
+from tapisvert.core.registry import plugin
 
 
 @dataclass(frozen=True)
@@ -66,7 +64,7 @@ class _Searcher:
     def __init__(self, game: Game[Any], settings: SearchSettings) -> None:
         self.game = game
         self.settings = settings
-        self.redeterminize = game.name in REDETERMINIZE_GAMES
+        self.redeterminize = plugin(game.name).search.redeterminize
         policy: Bot = RandomBot()
         if settings.rollout == "heuristic":
             try:
@@ -223,34 +221,23 @@ class PIMCBot:
         )
 
 
-LEVEL_ITERATIONS: dict[str, tuple[int, int]] = {
-    "wizard": (200, 1000),
-    "luz": (80, 400),
-    "abluxxen": (40, 180),
-    "fzzzt": (70, 350),
-}
-HORIZONS: dict[str, int] = {}
-"""Rollout horizons (decisions) per game; by default rollouts end with the scoring segment."""
-RELATIVE_GAMES = frozenset({"abluxxen"})
-"""Games whose search values a seat's lead over the others (see ``SearchSettings``)."""
-"""Iterations of ``medium`` and ``hard`` per game, sized so that ``hard`` stays under a
-second per decision on a 2-core machine (the one-second cap only guards slower ones)."""
-
-
 BUDGET_SCALE_VARIABLE = "TAPISVERT_SEARCH_SCALE"
 """An environment variable that scales the level budgets (``0.1`` for a quick look)."""
 
 
 def level_bot(level: str) -> Callable[[Game[Any]], Bot]:
+    """``medium`` or ``hard`` with the budget and settings of the game's search profile; a
+    one-second cap per decision guards machines slower than the one they were sized on."""
+
     def build(game: Game[Any]) -> Bot:
-        medium, hard = LEVEL_ITERATIONS.get(game.name, (150, 600))
+        profile = plugin(game.name).search
         scale = float(os.environ.get(BUDGET_SCALE_VARIABLE, "1"))
-        iterations = max(1, round((hard if level == "hard" else medium) * scale))
+        budget = profile.hard if level == "hard" else profile.medium
         settings = SearchSettings(
-            iterations=iterations,
+            iterations=max(1, round(budget * scale)),
             seconds=1.0,
-            horizon=HORIZONS.get(game.name),
-            relative=game.name in RELATIVE_GAMES,
+            horizon=profile.horizon,
+            relative=profile.relative,
         )
         return ISMCTSBot(game, settings)
 

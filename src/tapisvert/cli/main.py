@@ -27,7 +27,7 @@ from tapisvert.core.errors import IllegalActionError, OptionError, TapisvertErro
 from tapisvert.core.game import CHANCE, Game
 from tapisvert.core.notation import ascii_number
 from tapisvert.core.records import actor_label, parse_record, record_of
-from tapisvert.core.registry import games, load_game
+from tapisvert.core.registry import game_names, load_game
 from tapisvert.core.stats import mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
 
@@ -89,7 +89,7 @@ def make_lineup(
 
 @app.command("games", help=help_text("games"))
 def list_games() -> None:
-    for name in games():
+    for name in game_names():
         console.print(name)
 
 

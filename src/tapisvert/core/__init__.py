@@ -11,23 +11,32 @@ from tapisvert.core.game import (
     Seat,
     State,
 )
-from tapisvert.core.registry import game_class, games, load_game, register_game
+from tapisvert.core.registry import (
+    GamePlugin,
+    SearchProfile,
+    game_class,
+    game_names,
+    load_game,
+    plugin,
+)
 
 __all__ = [
     "CHANCE",
     "TERMINAL",
     "Action",
     "Game",
+    "GamePlugin",
     "IllegalActionError",
     "Observation",
     "OptionError",
     "OptionSpec",
     "RecordError",
+    "SearchProfile",
     "Seat",
     "State",
     "TapisvertError",
     "game_class",
-    "games",
+    "game_names",
     "load_game",
-    "register_game",
+    "plugin",
 ]

@@ -1,41 +1,94 @@
-"""The table of games by name; each game package registers itself on import."""
+"""The games this installation knows: each game package declares itself as a plugin.
+
+A game package names a :class:`GamePlugin` in its distribution's metadata, under the
+entry point group ``tapisvert.games`` (``pyproject.toml``)::
+
+    [project.entry-points."tapisvert.games"]
+    duel = "duel_game:PLUGIN"
+
+Installing the package is all it takes: the library, the bots, the command line and the
+server find it here, and none of them names a game.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import Any
 
 from tapisvert.core.errors import OptionError
 from tapisvert.core.game import Game
 
-_GAMES: dict[str, type[Game[Any]]] = {}
+ENTRY_POINT_GROUP = "tapisvert.games"
 
 
-def register_game(game_class: type[Game[Any]]) -> type[Game[Any]]:
-    """Class decorator: make ``game_class`` loadable by its ``name``."""
-    _GAMES[game_class.name] = game_class
-    return game_class
+@dataclass(frozen=True)
+class SearchProfile:
+    """How the search bots (``medium``, ``hard``) play a game."""
+
+    medium: int = 150
+    """Iterations per decision of ``medium``."""
+    hard: int = 600
+    """Iterations per decision of ``hard``, sized so that it decides within a second."""
+    horizon: int | None = None
+    """At most this many decisions per rollout (``None``: to the end of the scoring segment)."""
+    relative: bool = False
+    """Value a seat's lead over the others rather than its own points: right where a move
+    mostly takes from the others (a steal)."""
+    redeterminize: bool = False
+    """Draw the hidden information again for every opponent's decision: right where players
+    do not see their own hand, so each opponent must be modelled from its own view."""
 
 
-def games() -> list[str]:
+@dataclass(frozen=True)
+class GamePlugin:
+    """What a game package declares: its rules, its heuristic bot, its search profile."""
+
+    game: type[Game[Any]]
+    heuristic_bot: Callable[[Game[Any]], Any]
+    """Builds the game's rule-based bot (the ``easy`` level; search rollouts play it)."""
+    search: SearchProfile = field(default_factory=SearchProfile)
+
+
+_plugins: dict[str, GamePlugin] | None = None
+
+
+def plugins() -> dict[str, GamePlugin]:
+    """Every installed game's plugin, by game name (read from the metadata once)."""
+    global _plugins
+    if _plugins is None:
+        found: dict[str, GamePlugin] = {}
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            declared = entry.load()
+            if not isinstance(declared, GamePlugin):
+                raise TypeError(f"the entry point {entry.value} is not a GamePlugin")
+            name = declared.game.name
+            if name in found:
+                raise TypeError(f"two installed packages declare a game called {name}")
+            found[name] = declared
+        _plugins = found
+    return _plugins
+
+
+def game_names() -> list[str]:
     """The names of the games this installation knows."""
-    _load_builtin_games()
-    return sorted(_GAMES)
+    return sorted(plugins())
+
+
+def plugin(name: str) -> GamePlugin:
+    try:
+        return plugins()[name.lower()]
+    except KeyError:
+        known = ", ".join(game_names())
+        raise OptionError("error.unknown_game", name=name, known=known) from None
 
 
 def game_class(name: str) -> type[Game[Any]]:
-    _load_builtin_games()
-    try:
-        return _GAMES[name.lower()]
-    except KeyError:
-        known = ", ".join(sorted(_GAMES))
-        raise OptionError("error.unknown_game", name=name, known=known) from None
+    return plugin(name).game
 
 
 def load_game(name: str, players: int | None = None, **options: object) -> Game[Any]:
     """An immutable game; ``players`` defaults to the game's smallest count."""
     cls = game_class(name)
     return cls(cls.min_players if players is None else players, **options)
-
-
-def _load_builtin_games() -> None:
-    import tapisvert.games  # noqa: F401  (registers the built-in games)

@@ -1,5 +1,3 @@
-"""One package per game, each of the same shape: cards, rules, notation, sampler, heuristic bot."""
-
-from tapisvert.games import abluxxen, fzzzt, luz, wizard
-
-__all__ = ["abluxxen", "fzzzt", "luz", "wizard"]
+"""One package per game, each of the same shape: cards, rules, notation, sampler, heuristic
+bot, rules for players; each declares itself through the ``tapisvert.games`` entry point
+(see ``tapisvert.core.registry``)."""

@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tapisvert.core.registry import games as game_names
+from tapisvert.core.registry import game_names
 from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catalogue
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol

@@ -21,7 +21,7 @@ from tapisvert.bots.base import LEVELS
 from tapisvert.core.errors import OptionError
 from tapisvert.core.game import CHANCE, State
 from tapisvert.core.records import Record, actor_label, record_of
-from tapisvert.core.registry import game_class, games, load_game
+from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.errors import ServerError
@@ -546,7 +546,7 @@ class Lobby:
     def games(self) -> list[dict[str, Any]]:
         """Each game with what a form needs: player counts, option controls, card faces."""
         described = []
-        for name in games():
+        for name in game_names():
             cls = game_class(name)
             described.append(
                 {

@@ -1,5 +1,7 @@
 """Abluxxen / Linko! (Wolfgang Kramer, Michael Kiesling): play sets, steal the ones below."""
 
+from tapisvert.core.registry import GamePlugin, SearchProfile
+from tapisvert.games.abluxxen.bot import AbluxxenHeuristicBot
 from tapisvert.games.abluxxen.cards import CardSet, legal_sets, set_to_string
 from tapisvert.games.abluxxen.rules import (
     DRAW_PILE,
@@ -9,8 +11,16 @@ from tapisvert.games.abluxxen.rules import (
     set_action,
 )
 
+PLUGIN = GamePlugin(
+    AbluxxenGame,
+    heuristic_bot=lambda game: AbluxxenHeuristicBot(),
+    search=SearchProfile(medium=40, hard=180, relative=True),
+)
+"""What the ``tapisvert.games`` entry point names: the game, its bot, its search profile."""
+
 __all__ = [
     "DRAW_PILE",
+    "PLUGIN",
     "AbluxxenGame",
     "AbluxxenObservation",
     "AbluxxenState",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from tapisvert.bots.base import register_bot
 from tapisvert.core.game import Action, Observation
 from tapisvert.games.abluxxen.cards import JOKER, JOKER_SET_VALUE, can_steal, counts_of
 from tapisvert.games.abluxxen.rules import (
@@ -76,6 +75,3 @@ class AbluxxenHeuristicBot:
             return sum(2.0 if card == JOKER else hand[card] for card in entry) + len(entry) - 1
 
         return max(legal_actions, key=gain)
-
-
-register_bot("heuristic", lambda game: AbluxxenHeuristicBot(), game="abluxxen")

@@ -39,7 +39,6 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.registry import register_game
 from tapisvert.games.abluxxen.cards import (
     DECK_COUNTS,
     DISPLAY_SIZE,
@@ -193,7 +192,6 @@ _games_json: IdentityCache[tuple[GameSummary, ...], list[dict[str, Any]]] = item
 """Finished games never change: each is converted once, then shared by every later view."""
 
 
-@register_game
 class AbluxxenGame(Game["AbluxxenState"]):
     """Abluxxen for 2 to 5 players, with the duel against an imaginary third player."""
 

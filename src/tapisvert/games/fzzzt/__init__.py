@@ -1,5 +1,7 @@
 """Fzzzt! (Tony Boydell): a deck-building auction game of robots and production units."""
 
+from tapisvert.core.registry import GamePlugin, SearchProfile
+from tapisvert.games.fzzzt.bot import FzzztHeuristicBot
 from tapisvert.games.fzzzt.cards import CARDS, card_named, completed_sets, name, unit_score
 from tapisvert.games.fzzzt.rules import (
     DONE,
@@ -11,9 +13,17 @@ from tapisvert.games.fzzzt.rules import (
     place_action,
 )
 
+PLUGIN = GamePlugin(
+    FzzztGame,
+    heuristic_bot=lambda game: FzzztHeuristicBot(),
+    search=SearchProfile(medium=70, hard=350),
+)
+"""What the ``tapisvert.games`` entry point names: the game, its bot, its search profile."""
+
 __all__ = [
     "CARDS",
     "DONE",
+    "PLUGIN",
     "FzzztGame",
     "FzzztObservation",
     "FzzztState",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from tapisvert.bots.base import register_bot
 from tapisvert.core.game import Action, Observation
 from tapisvert.games.fzzzt.cards import (
     CARDS,
@@ -139,6 +138,3 @@ def _covered(supplies: list[int]) -> int:
     for offered in supplies:
         covered |= offered
     return covered
-
-
-register_bot("heuristic", lambda game: FzzztHeuristicBot(), game="fzzzt")

@@ -29,7 +29,6 @@ from tapisvert.core.game import (
     State,
     parse_bool,
 )
-from tapisvert.core.registry import register_game
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
     CARD_POINTS,
@@ -234,7 +233,6 @@ def _placement_text(item: Placement) -> str:
     return f"chit {SYMBOL_LETTERS[item.chit]}" if item.card < 0 else name(item.card)
 
 
-@register_game
 class FzzztGame(Game["FzzztState"]):
     """Fzzzt! for 2 to 4 players: bid robots off the conveyor belt, build production units."""
 

@@ -1,5 +1,7 @@
 """Luz (Taiki Shinzawa): a trick-taking game where you see every hand but your own."""
 
+from tapisvert.core.registry import GamePlugin, SearchProfile
+from tapisvert.games.luz.bot import LuzHeuristicBot
 from tapisvert.games.luz.cards import (
     SUCCESS_POINTS,
     YELLOW,
@@ -9,7 +11,15 @@ from tapisvert.games.luz.cards import (
 )
 from tapisvert.games.luz.rules import LuzGame, LuzObservation, LuzState, bet_action, play_action
 
+PLUGIN = GamePlugin(
+    LuzGame,
+    heuristic_bot=lambda game: LuzHeuristicBot(),
+    search=SearchProfile(medium=80, hard=400, redeterminize=True),
+)
+"""What the ``tapisvert.games`` entry point names: the game, its bot, its search profile."""
+
 __all__ = [
+    "PLUGIN",
     "SUCCESS_POINTS",
     "YELLOW",
     "LuzGame",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from tapisvert.bots.base import register_bot
 from tapisvert.core.game import Action, Observation
 from tapisvert.games.luz.cards import YELLOW, colour_of, value_of
 from tapisvert.games.luz.rules import BET_BASE, PLAY_BASE, LuzObservation, bet_action
@@ -99,6 +98,3 @@ class LuzHeuristicBot:
             return 0.0
         best = max(value_of(card) for card in cards if colour_of(card) == led)
         return share_above(possible, best) * PLAIN_COLOUR_RISK
-
-
-register_bot("heuristic", lambda game: LuzHeuristicBot(), game="luz")

@@ -29,7 +29,6 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.registry import register_game
 from tapisvert.games.luz.cards import (
     COLOURS,
     DEALS,
@@ -195,7 +194,6 @@ _deals_json: IdentityCache[tuple[DealSummary, ...], list[dict[str, Any]]] = item
 """Finished deals never change: each is converted once, then shared by every later view."""
 
 
-@register_game
 class LuzGame(Game["LuzState"]):
     """Luz for 3 to 5 players: you see everyone's cards but your own."""
 

@@ -1,5 +1,7 @@
 """Wizard (Ken Fisher, 1984): bid exactly the tricks you will take."""
 
+from tapisvert.core.registry import GamePlugin, SearchProfile
+from tapisvert.games.wizard.bot import WizardHeuristicBot
 from tapisvert.games.wizard.cards import (
     JESTER,
     NO_TRUMP,
@@ -17,9 +19,17 @@ from tapisvert.games.wizard.rules import (
     trump_action,
 )
 
+PLUGIN = GamePlugin(
+    WizardGame,
+    heuristic_bot=lambda game: WizardHeuristicBot(),
+    search=SearchProfile(medium=200, hard=1000),
+)
+"""What the ``tapisvert.games`` entry point names: the game, its bot, its search profile."""
+
 __all__ = [
     "JESTER",
     "NO_TRUMP",
+    "PLUGIN",
     "WIZARD",
     "WizardGame",
     "WizardObservation",

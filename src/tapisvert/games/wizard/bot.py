@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from tapisvert.bots.base import register_bot
 from tapisvert.core.game import Action, Observation
 from tapisvert.games.wizard.cards import (
     FOLLOW_OPEN,
@@ -114,6 +113,3 @@ def _danger(card: int) -> tuple[int, int]:
     if card == JESTER:
         return (-1, 0)
     return (1, card % VALUES)
-
-
-register_bot("heuristic", lambda game: WizardHeuristicBot(), game="wizard")

@@ -29,7 +29,6 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.registry import register_game
 from tapisvert.games.wizard.cards import (
     CARD_UNIT,
     DECK_SIZE,
@@ -193,7 +192,6 @@ def _trump_text(trump: int | None) -> str | None:
     return "-" if trump == NO_TRUMP else SUIT_LETTERS[trump]
 
 
-@register_game
 class WizardGame(Game["WizardState"]):
     """Wizard for 3 to 6 players, with the variants of the spec as options (all off)."""
 
