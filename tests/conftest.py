@@ -9,6 +9,9 @@ import pytest
 from tapisvert import CHANCE, load_game
 from tapisvert.games.wizard import WizardState
 
+collect_ignore = ["plugins"]
+"""Packages installed beside tapisvert by the tests that need them, not test modules."""
+
 
 def wizard_position(
     hands: list[list[str]],

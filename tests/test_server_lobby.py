@@ -194,7 +194,7 @@ def test_protocol_schemas_and_games_are_published(server: Server) -> None:
     assert set(games) == {"abluxxen", "fzzzt", "luz", "wizard"}
     assert "hard" in games["luz"]["bots"]
     rooms = httpx.get(f"{server.url}/api/rooms").json()
-    assert [room["room"] for room in rooms] == ["main", "luz", "abluxxen", "wizard", "fzzzt"]
+    assert [room["room"] for room in rooms] == ["main", "abluxxen", "fzzzt", "luz", "wizard"]
 
 
 def test_games_describe_the_controls_of_their_options_and_their_card_faces(

@@ -1,7 +1,7 @@
 """The rules of each game for players, as HTML for the web app.
 
-Each game package holds its rules as Markdown, one file per language
-(``games/<game>/rules.<language>.md``), so that the rules are reviewed beside the code
+Each game holds its rules as Markdown, one file per language (``rules.<language>.md``, in
+the package its plugin names), so that the rules are reviewed beside the code
 they describe and ship with the package. They are rendered with raw HTML disabled: any
 ``<tag>`` in a file comes out as text, so a document can never inject markup into the page.
 """
@@ -13,7 +13,7 @@ from importlib.resources import files
 
 from markdown_it import MarkdownIt
 
-from tapisvert.core.registry import game_names
+from tapisvert.core.registry import game_names, plugin
 from tapisvert.i18n import LANGUAGES
 
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
@@ -28,7 +28,7 @@ def rules_markdown(game: str, language: str) -> str:
         raise LookupError(f"no game called {game!r}")
     if language not in LANGUAGES:
         raise LookupError(f"no rules in the language {language!r}")
-    return files("tapisvert.games").joinpath(game, f"rules.{language}.md").read_text("utf-8")
+    return files(plugin(game).rules).joinpath(f"rules.{language}.md").read_text("utf-8")
 
 
 def render_markdown(text: str) -> str:

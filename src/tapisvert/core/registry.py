@@ -19,6 +19,7 @@ from typing import Any
 
 from tapisvert.core.errors import OptionError
 from tapisvert.core.game import Game
+from tapisvert.i18n import add_catalogues
 
 ENTRY_POINT_GROUP = "tapisvert.games"
 
@@ -43,12 +44,24 @@ class SearchProfile:
 
 @dataclass(frozen=True)
 class GamePlugin:
-    """What a game package declares: its rules, its heuristic bot, its search profile."""
+    """What a game package declares: everything the platform needs to offer the game.
+
+    The places are import names: ``terminal_view`` a module with ``render`` and ``news``
+    (see ``tapisvert.cli.views``); ``web_board`` a package holding ``<game>.js`` and
+    ``<game>.css``, the board the browser draws (see ``docs/design.md``); ``rules`` a
+    package holding ``rules.<language>.md``, the rules for players; ``texts``, when the
+    game's texts are not in the platform's catalogues, a package whose ``*.<language>.toml``
+    files are added to them.
+    """
 
     game: type[Game[Any]]
     heuristic_bot: Callable[[Game[Any]], Any]
     """Builds the game's rule-based bot (the ``easy`` level; search rollouts play it)."""
+    terminal_view: str
+    web_board: str
+    rules: str
     search: SearchProfile = field(default_factory=SearchProfile)
+    texts: str | None = None
 
 
 _plugins: dict[str, GamePlugin] | None = None
@@ -67,6 +80,8 @@ def plugins() -> dict[str, GamePlugin]:
             if name in found:
                 raise TypeError(f"two installed packages declare a game called {name}")
             found[name] = declared
+            if declared.texts is not None:
+                add_catalogues(declared.texts)
         _plugins = found
     return _plugins
 

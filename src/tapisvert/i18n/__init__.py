@@ -41,18 +41,36 @@ def catalogue(language: str) -> Mapping[str, str]:
     return flat
 
 
+_ADDED: list[str] = []
+"""Packages whose catalogue files are read after the platform's (a game's own texts)."""
+
+
+def add_catalogues(package: str) -> None:
+    """Read the ``*.<language>.toml`` files of ``package`` too, from now on."""
+    if package not in _ADDED:
+        _ADDED.append(package)
+        catalogue.cache_clear()
+
+
 def _catalogue_files(language: str) -> list[Traversable]:
-    """``en.toml``, then the catalogues of single areas, such as ``web.en.toml``.
+    """``en.toml``, then the catalogues of single areas, such as ``web.en.toml``, then those
+    of the packages added (a key defined twice is an error).
 
     An area of many texts (the web pages, one game's board) keeps a file of its own, so
     that its texts are found, reviewed and translated together.
     """
     folder = files(__package__)
-    areas = sorted(
-        (entry for entry in folder.iterdir() if entry.name.endswith(f".{language}.toml")),
-        key=lambda entry: entry.name,
-    )
-    return [folder.joinpath(f"{language}.toml"), *areas]
+    found = [folder.joinpath(f"{language}.toml")]
+    for package in [__package__, *_ADDED]:
+        found += sorted(
+            (
+                entry
+                for entry in files(package).iterdir()
+                if entry.name.endswith(f".{language}.toml") and entry.name != f"{language}.toml"
+            ),
+            key=lambda entry: entry.name,
+        )
+    return found
 
 
 def default_language() -> str:

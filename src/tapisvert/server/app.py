@@ -7,6 +7,7 @@ import contextlib
 import gc
 import gzip
 from collections.abc import AsyncIterator
+from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,14 +18,14 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tapisvert.core.registry import game_names
+from tapisvert.core.registry import game_names, plugin
 from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catalogue
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError, malformed
 from tapisvert.server.links import AsgiLink, Link, accept
-from tapisvert.server.lobby import ROOMS, Connection, Lobby, Settings, User
+from tapisvert.server.lobby import MAIN_ROOM, Connection, Lobby, Settings, User, rooms
 from tapisvert.server.protocol import (
     PROTOCOL_VERSION,
     Ack,
@@ -42,6 +43,10 @@ WEB = Path(__file__).resolve().parent.parent / "web"
 """The browser app: plain ES modules and CSS, no build step."""
 
 
+BOARD_TYPES = {"js": "text/javascript", "css": "text/css"}
+"""What a game's board is made of: a module, and its style sheet."""
+
+
 class Credentials(BaseModel):
     name: Annotated[str, Field(min_length=1, max_length=32)]
     password: Annotated[str, Field(max_length=200)] = ""
@@ -54,7 +59,7 @@ class Session(BaseModel):
 
 
 class NewTable(BaseModel):
-    room: str = ROOMS[0]
+    room: str = MAIN_ROOM
     game: str
     players: Annotated[int, Field(ge=1, le=16)]
     options: dict[str, protocol.OptionValue] = Field(default_factory=dict)
@@ -153,8 +158,8 @@ def create_app(
         return protocol.schemas()
 
     @app.get("/api/rooms")
-    async def rooms() -> list[protocol.RoomInfo]:
-        return [lobby.room_info(room) for room in ROOMS]
+    async def list_rooms() -> list[protocol.RoomInfo]:
+        return [lobby.room_info(room) for room in rooms()]
 
     @app.get("/api/rooms/{room}")
     async def room(room: str) -> protocol.RoomInfo:
@@ -243,6 +248,14 @@ def create_app(
             raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
         return {"game": game, "language": chosen, "html": rules_html(game, chosen)}
 
+    @app.get("/games/{game}.{kind}")
+    async def board(game: str, kind: str) -> Response:
+        """A game's board for the browser (a module and its style), from its plugin."""
+        if kind not in BOARD_TYPES or game not in game_names():
+            raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+        source = files(plugin(game).web_board).joinpath(f"{game}.{kind}")
+        return Response(source.read_bytes(), media_type=BOARD_TYPES[kind])
+
     @app.get("/api/tables/{table_id}/replay")
     async def replay(table_id: int, request: Request) -> Response:
         """Large, and much alike from one step to the next: compressed when the client may."""
@@ -307,7 +320,7 @@ async def _greet(lobby: Lobby, link: Link) -> Connection | None:
         link.close(code=1008)
         return None
     language = hello.language or DEFAULT_LANGUAGE
-    link.push(Welcome(user=user.name, language=language, rooms=list(ROOMS)).model_dump_json())
+    link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())
     return await lobby.connect(user, language, link)
 
 

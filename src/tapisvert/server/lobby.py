@@ -38,7 +38,14 @@ from tapisvert.server.pubsub import (
 from tapisvert.server.storage import Storage, TableRow
 from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat
 
-ROOMS = ("main", "luz", "abluxxen", "wizard", "fzzzt")
+MAIN_ROOM = "main"
+
+
+def rooms() -> tuple[str, ...]:
+    """The main room, then a room for each installed game."""
+    return (MAIN_ROOM, *game_names())
+
+
 NAME = re.compile(r"^[\w.-]{1,32}$")
 FINISHED_KEPT_SECONDS = 300.0
 RESTORED_FINISHED = 100
@@ -168,9 +175,9 @@ class Lobby:
         self.tables: dict[int, GameTable] = {}
         self.names: dict[int, str] = {}
         self.connections: dict[int, set[Connection]] = {}
-        self.rooms: dict[str, dict[int, int]] = {room: {} for room in ROOMS}
+        self.rooms: dict[str, dict[int, int]] = {room: {} for room in rooms()}
         self.room_history: dict[str, deque[Said]] = {
-            room: deque(maxlen=CHAT_HISTORY) for room in ROOMS
+            room: deque(maxlen=CHAT_HISTORY) for room in rooms()
         }
         self._tasks: set[asyncio.Task[Any]] = set()
         self._rematching = asyncio.Lock()
@@ -319,7 +326,7 @@ class Lobby:
 
     def enter(self, connection: Connection, room: str) -> RoomInfo:
         if room not in self.rooms:
-            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))
+            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
         for other in self.rooms.values():
             self._leave_room(other, connection.user.id)
         people = self.rooms[room]
@@ -336,7 +343,7 @@ class Lobby:
 
     def room_info(self, room: str) -> RoomInfo:
         if room not in self.rooms:
-            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))
+            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
         tables = [table.info() for table in self.tables.values() if table.room == room]
         people = sorted(self.user_name(user) for user in self.rooms[room])
         return RoomInfo(room=room, tables=tables, people=people)
@@ -359,7 +366,7 @@ class Lobby:
         clock: float | None,
     ) -> GameTable:
         if room not in self.rooms:
-            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))
+            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
         try:
             load_game(game, players, **options)
         except OptionError as error:
@@ -508,7 +515,7 @@ class Lobby:
     def who(self, room: str | None, table_id: int | None) -> People:
         if table_id is not None:
             return People(table=table_id, people=self.table(table_id).people())
-        info = self.room_info(room or ROOMS[0])
+        info = self.room_info(room or MAIN_ROOM)
         return People(room=info.room, people=info.people)
 
     def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
@@ -520,7 +527,7 @@ class Lobby:
             self.room_history[room].append(line)
             self.pubsub.publish(room_channel(room), line.model_dump_json())
         else:
-            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(ROOMS))
+            raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
 
     async def record(self, table_id: int) -> Record:
         """The record of a finished game; nothing of a running one (its deal is secret)."""

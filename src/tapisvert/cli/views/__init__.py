@@ -1,34 +1,41 @@
-"""Terminal views: each game renders one seat's observation, and nothing else."""
+"""Terminal views: each game renders one seat's observation, and nothing else.
+
+A game's view is the module its plugin names (``GamePlugin.terminal_view``), with two
+functions of the shape of :class:`TerminalView`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from importlib import import_module
+from typing import Protocol, cast
 
 from rich.console import RenderableType
 
-from tapisvert.cli.views.abluxxen import abluxxen_news, render_abluxxen
-from tapisvert.cli.views.fzzzt import fzzzt_news, render_fzzzt
-from tapisvert.cli.views.luz import luz_news, render_luz
-from tapisvert.cli.views.wizard import render_wizard, wizard_news
 from tapisvert.core.game import Observation
+from tapisvert.core.registry import plugin
 
-View = Callable[[Observation, str], RenderableType]
-News = Callable[[Observation | None, Observation, str], list[RenderableType]]
-VIEWS: dict[str, tuple[View, News]] = {
-    "abluxxen": (render_abluxxen, abluxxen_news),
-    "fzzzt": (render_fzzzt, fzzzt_news),
-    "luz": (render_luz, luz_news),
-    "wizard": (render_wizard, wizard_news),
-}
+
+class TerminalView(Protocol):
+    def render(self, observation: Observation, language: str) -> RenderableType:
+        """The table as the observation's seat sees it."""
+
+    def news(
+        self, before: Observation | None, after: Observation, language: str
+    ) -> list[RenderableType]:
+        """What that seat learnt between two observations (tricks taken, rounds scored)."""
+
+
+def terminal_view(game: str) -> TerminalView:
+    return cast(TerminalView, import_module(plugin(game).terminal_view))
 
 
 def render(game: str, observation: Observation, language: str) -> RenderableType:
     """The table as the observation's seat sees it."""
-    return VIEWS[game][0](observation, language)
+    return terminal_view(game).render(observation, language)
 
 
 def news(
     game: str, before: Observation | None, after: Observation, language: str
 ) -> list[RenderableType]:
     """What that seat learnt between two observations (tricks taken, rounds scored)."""
-    return VIEWS[game][1](before, after, language)
+    return terminal_view(game).news(before, after, language)

@@ -22,7 +22,7 @@ def cards_text(cards: tuple[int, ...] | list[int]) -> Text:
     )
 
 
-def render_abluxxen(observation: Observation, language: str) -> RenderableType:
+def render(observation: Observation, language: str) -> RenderableType:
     assert isinstance(observation, AbluxxenObservation)
     viewer = observation.seat
     parts: list[RenderableType] = [
@@ -103,9 +103,7 @@ def series_line(observation: AbluxxenObservation, language: str) -> str:
     )
 
 
-def abluxxen_news(
-    before: Observation | None, after: Observation, language: str
-) -> list[RenderableType]:
+def news(before: Observation | None, after: Observation, language: str) -> list[RenderableType]:
     """The sets played since the last look."""
     assert isinstance(after, AbluxxenObservation)
     if not isinstance(before, AbluxxenObservation):

@@ -41,7 +41,7 @@ def placement_text(item: Placement) -> str:
     return f"chit:{'NBGO'[item.chit]}" if item.card < 0 else name(item.card)
 
 
-def render_fzzzt(observation: Observation, language: str) -> RenderableType:
+def render(observation: Observation, language: str) -> RenderableType:
     assert isinstance(observation, FzzztObservation)
     viewer = observation.seat
     parts: list[RenderableType] = [
@@ -96,9 +96,7 @@ def render_fzzzt(observation: Observation, language: str) -> RenderableType:
     return Group(*parts)
 
 
-def fzzzt_news(
-    before: Observation | None, after: Observation, language: str
-) -> list[RenderableType]:
+def news(before: Observation | None, after: Observation, language: str) -> list[RenderableType]:
     """The result of the last auction, when it is new."""
     assert isinstance(after, FzzztObservation)
     last = after.last_auction

@@ -29,7 +29,7 @@ def slot_text(colour: int, value: int | None, possible: tuple[int, ...] | None) 
     return Text(f"{COLOURS[colour]}?", style=COLOUR_STYLES[colour])
 
 
-def render_luz(observation: Observation, language: str) -> RenderableType:
+def render(observation: Observation, language: str) -> RenderableType:
     assert isinstance(observation, LuzObservation)
     viewer = observation.seat
     parts: list[RenderableType] = [
@@ -82,7 +82,7 @@ def render_luz(observation: Observation, language: str) -> RenderableType:
     return Group(*parts)
 
 
-def luz_news(before: Observation | None, after: Observation, language: str) -> list[RenderableType]:
+def news(before: Observation | None, after: Observation, language: str) -> list[RenderableType]:
     """Tricks taken and deals scored since the last look."""
     assert isinstance(after, LuzObservation)
     viewer = after.seat

@@ -48,7 +48,7 @@ def trump_text(observation: WizardObservation, language: str) -> Text:
     return shown
 
 
-def render_wizard(observation: Observation, language: str) -> RenderableType:
+def render(observation: Observation, language: str) -> RenderableType:
     assert isinstance(observation, WizardObservation)
     viewer = observation.seat
     header = Text(
@@ -106,9 +106,7 @@ def render_wizard(observation: Observation, language: str) -> RenderableType:
     return Group(*parts)
 
 
-def wizard_news(
-    before: Observation | None, after: Observation, language: str
-) -> list[RenderableType]:
+def news(before: Observation | None, after: Observation, language: str) -> list[RenderableType]:
     """What happened between two observations of the same seat: tricks taken, rounds scored."""
     assert isinstance(after, WizardObservation)
     viewer = after.seat

@@ -14,9 +14,12 @@ from tapisvert.games.abluxxen.rules import (
 PLUGIN = GamePlugin(
     AbluxxenGame,
     heuristic_bot=lambda game: AbluxxenHeuristicBot(),
+    terminal_view="tapisvert.cli.views.abluxxen",
+    web_board="tapisvert.web.games",
+    rules="tapisvert.games.abluxxen",
     search=SearchProfile(medium=40, hard=180, relative=True),
 )
-"""What the ``tapisvert.games`` entry point names: the game, its bot, its search profile."""
+"""What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 
 __all__ = [
     "DRAW_PILE",

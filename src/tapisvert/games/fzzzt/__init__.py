@@ -16,9 +16,12 @@ from tapisvert.games.fzzzt.rules import (
 PLUGIN = GamePlugin(
     FzzztGame,
     heuristic_bot=lambda game: FzzztHeuristicBot(),
+    terminal_view="tapisvert.cli.views.fzzzt",
+    web_board="tapisvert.web.games",
+    rules="tapisvert.games.fzzzt",
     search=SearchProfile(medium=70, hard=350),
 )
-"""What the ``tapisvert.games`` entry point names: the game, its bot, its search profile."""
+"""What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 
 __all__ = [
     "CARDS",

@@ -14,9 +14,12 @@ from tapisvert.games.luz.rules import LuzGame, LuzObservation, LuzState, bet_act
 PLUGIN = GamePlugin(
     LuzGame,
     heuristic_bot=lambda game: LuzHeuristicBot(),
+    terminal_view="tapisvert.cli.views.luz",
+    web_board="tapisvert.web.games",
+    rules="tapisvert.games.luz",
     search=SearchProfile(medium=80, hard=400, redeterminize=True),
 )
-"""What the ``tapisvert.games`` entry point names: the game, its bot, its search profile."""
+"""What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 
 __all__ = [
     "PLUGIN",

@@ -22,9 +22,12 @@ from tapisvert.games.wizard.rules import (
 PLUGIN = GamePlugin(
     WizardGame,
     heuristic_bot=lambda game: WizardHeuristicBot(),
+    terminal_view="tapisvert.cli.views.wizard",
+    web_board="tapisvert.web.games",
+    rules="tapisvert.games.wizard",
     search=SearchProfile(medium=200, hard=1000),
 )
-"""What the ``tapisvert.games`` entry point names: the game, its bot, its search profile."""
+"""What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 
 __all__ = [
     "JESTER",
