@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from tapisvert.core.errors import IllegalActionError
@@ -113,21 +115,22 @@ def _check_position(state: State, cards: list[int], rng: random.Random, here: st
     twin.apply_action(rng.choice(legal))
     _require(_snapshot(state) == before, here, "playing on a clone changed its original")
     for action in _illegal_actions(legal, rng):
-        try:
-            state.apply_action(action)
-        except IllegalActionError:
-            continue
-        except Exception as error:
-            raise ConformanceError(f"{here}: action {action} raised {error!r}") from None
-        raise ConformanceError(f"{here}: the illegal action {action} was accepted")
+        refused = _refuses(partial(state.apply_action, action), here, f"the action {action}")
+        _require(refused, here, f"the illegal action {action} was accepted")
     for text in JUNK_TEXTS:
-        try:
-            state.string_to_action(text)
-        except IllegalActionError:
-            continue
-        except Exception as error:
-            raise ConformanceError(f"{here}: the text {text!r} raised {error!r}") from None
+        _refuses(partial(state.string_to_action, text), here, f"the text {text!r}")
     _require(_snapshot(state) == before, here, "a refused action or text changed the position")
+
+
+def _refuses(attempt: Callable[[], object], here: str, what: str) -> bool:
+    """Whether ``attempt()`` raised ``IllegalActionError``; any other exception is a failure."""
+    try:
+        attempt()
+    except IllegalActionError:
+        return True
+    except Exception as error:
+        raise ConformanceError(f"{here}: {what} raised {error!r}") from None
+    return False
 
 
 def _illegal_actions(legal: list[Action], rng: random.Random) -> list[Action]:
