@@ -25,7 +25,8 @@ Frame = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    settings = {"absence-grace": 0.5, "bot-delay": 0.05}
+    # the scenarios chat and create tables faster than people do: quotas grow with the rate
+    settings = {"absence-grace": 0.5, "bot-delay": 0.05, "rate": 300.0}
     with serving(tmp_path_factory.mktemp("lobby"), **settings) as running:
         yield running
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from tapisvert.server.errors import StorageError
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
 
 from server_support import Player, Server, postgres_url, set_up_table, sqlite_url
@@ -34,8 +35,7 @@ def postgres_database() -> Iterator[str]:
 def database_url(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[str]:
-    """SQLite commits on the event loop; with ``synchronous=FULL`` and on PostgreSQL, in the
-    writer thread."""
+    """SQLite with ``synchronous=NORMAL`` and ``FULL``, and PostgreSQL."""
     if request.param.startswith("sqlite"):
         if request.param == "sqlite-full-sync":
             monkeypatch.setenv("TAPISVERT_SQLITE_SYNC", "FULL")
@@ -63,9 +63,10 @@ def test_storage_contract(database_url: str) -> None:
         await storage.start()
         secret = await storage.secret()
         assert len(secret) == 64 and await storage.secret() == secret
-        ana = await storage.create_user("ana", None, True)
+        ana = await storage.create_user("ana", "ana", None, True)
         assert ana is not None
-        assert await storage.create_user("ana", "hash", False) is None
+        assert await storage.create_user("ana", "other", "hash", False) is None
+        assert await storage.create_user("Ana", "ana", "hash", False) is None
         found = await storage.user_by_name("ana")
         assert found is not None and found.id == ana and found.guest
         assert await storage.user(ana + 1000) is None
@@ -95,8 +96,8 @@ def test_storage_contract(database_url: str) -> None:
             return_exceptions=True,
         )
         assert outcomes[0] is None and outcomes[2] is None
-        assert isinstance(outcomes[1], Exception)
-        assert any(word in str(outcomes[1]).lower() for word in ("actions", "unique"))
+        assert isinstance(outcomes[1], StorageError)  # what the driver said is its cause
+        assert any(word in str(outcomes[1].__cause__).lower() for word in ("actions", "unique"))
         assert len(await storage.actions(other)) == 200
         assert [entry.action for entry in await storage.actions(table)] == [1, 2]
         await storage.close()

@@ -391,6 +391,7 @@ def serve(
             help=help_text("relays"),
         ),
     ] = 1,
+    api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = False,
 ) -> None:
     import uvicorn
 
@@ -409,7 +410,7 @@ def serve(
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     if relays == 0:
-        server = create_app(url, settings)
+        server = create_app(url, settings, api_docs=api_docs)
         uvicorn.run(server, host=host, port=port, log_level="warning", **WEBSOCKET_OPTIONS)
         return
     with tempfile.TemporaryDirectory(prefix="tapisvert-") as folder:
@@ -424,7 +425,11 @@ def serve(
         for process in started:
             threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
         try:
-            uvicorn.run(create_app(url, settings, bus=bus), uds=str(hub), log_level="warning")
+            uvicorn.run(
+                create_app(url, settings, bus=bus, api_docs=api_docs),
+                uds=str(hub),
+                log_level="warning",
+            )
         finally:
             stopping.set()
             for process in started:

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import gc
 import gzip
+import hashlib
+import re
 from collections.abc import AsyncIterator
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import orjson
 from fastapi import Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tapisvert.core.registry import game_names, plugin
 from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catalogue
@@ -24,7 +28,7 @@ from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError, malformed
-from tapisvert.server.links import AsgiLink, Link, accept
+from tapisvert.server.links import AsgiLink, Link, accept, read_body, refuse_body
 from tapisvert.server.lobby import MAIN_ROOM, Connection, Lobby, Settings, User, rooms
 from tapisvert.server.protocol import (
     PROTOCOL_VERSION,
@@ -35,7 +39,7 @@ from tapisvert.server.protocol import (
     Welcome,
 )
 from tapisvert.server.pubsub import PubSub
-from tapisvert.server.relay import open_bus
+from tapisvert.server.relay import PEER_HEADER, open_bus
 from tapisvert.server.storage import open_storage
 
 HELLO_SECONDS = 10.0
@@ -103,13 +107,26 @@ async def current_user(request: Request, authorization: Annotated[str, Header()]
 Me = Annotated[User, Depends(current_user)]
 
 
+def peer(request: Request) -> str:
+    """The address a request comes from: the client's, or, for a request a relay passes on
+    over the hub's Unix socket (where no client can reach), the one the relay names."""
+    if request.client is None or not request.client.host:
+        return request.headers.get(PEER_HEADER, "relay")
+    return request.client.host
+
+
 def create_app(
     database_url: str,
     settings: Settings | None = None,
     pubsub: PubSub | None = None,
     bus: Path | None = None,
+    api_docs: bool = False,
 ) -> FastAPI:
-    """The server; with ``bus``, relays hold the clients' sockets (see ``relay``)."""
+    """The server; with ``bus``, relays hold the clients' sockets (see ``relay``).
+
+    The API's own pages (``/docs``, ``/openapi.json``) are there with ``api_docs`` only:
+    a public server does not show its map to everyone.
+    """
     lobby = Lobby(open_storage(database_url), pubsub, settings)
 
     @contextlib.asynccontextmanager
@@ -122,7 +139,14 @@ def create_app(
             relays.close()
         await lobby.stop()
 
-    app = FastAPI(title="tapisvert", version=str(PROTOCOL_VERSION), lifespan=lifespan)
+    app = FastAPI(
+        title="tapisvert",
+        version=str(PROTOCOL_VERSION),
+        lifespan=lifespan,
+        docs_url="/docs" if api_docs else None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if api_docs else None,
+    )
     app.state.lobby = lobby
 
     @app.exception_handler(ServerError)
@@ -135,18 +159,18 @@ def create_app(
         return await refused(request, malformed(error.errors()))
 
     @app.post("/api/guest")
-    async def guest(body: Credentials) -> Session:
-        token, user = await lobby.guest(body.name)
+    async def guest(body: Credentials, request: Request) -> Session:
+        token, user = await lobby.guest(body.name, peer(request))
         return Session(token=token, user=user.name, guest=True)
 
     @app.post("/api/register")
-    async def register(body: Credentials) -> Session:
-        token, user = await lobby.register(body.name, body.password)
+    async def register(body: Credentials, request: Request) -> Session:
+        token, user = await lobby.register(body.name, body.password, peer(request))
         return Session(token=token, user=user.name, guest=False)
 
     @app.post("/api/login")
-    async def login(body: Credentials) -> Session:
-        token, user = await lobby.login(body.name, body.password)
+    async def login(body: Credentials, request: Request) -> Session:
+        token, user = await lobby.login(body.name, body.password, peer(request))
         return Session(token=token, user=user.name, guest=False)
 
     @app.get("/api/games")
@@ -267,8 +291,79 @@ def create_app(
         return Response(compressed, media_type="application/json", headers=headers)
 
     app.add_middleware(SocketEndpoint, lobby=lobby)
+    app.add_middleware(BodyLimit)
+    app.add_middleware(SecurityHeaders)
     app.mount("/", StaticFiles(directory=WEB, html=True), name="web")
     return app
+
+
+def _content_security_policy() -> str:
+    """Scripts and styles from this server only (the page's one inline script, its import
+    map, by its hash); no frames around the page, no plugins, no foreign forms."""
+    page = (WEB / "index.html").read_text(encoding="utf-8")
+    inline = re.findall(r"<script[^>]*>(.*?)</script>", page, flags=re.DOTALL)
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+        for text in inline
+        if text.strip()
+    )
+    return (
+        f"default-src 'self'; script-src 'self' {hashes}; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    )
+
+
+class SecurityHeaders:
+    """Headers that tell a browser what the pages may do: every HTTP answer carries them."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.headers = [
+            (b"content-security-policy", _content_security_policy().encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"x-frame-options", b"DENY"),
+            (b"referrer-policy", b"no-referrer"),
+        ]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class BodyLimit:
+    """HTTP request bodies of ``MAX_BODY_BYTES`` at most, read before anything else."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body = await read_body(receive)
+        if body is None:
+            accepted = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
+            await refuse_body(send, accepted_language(accepted))
+            return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if delivered:
+                return await receive()  # a disconnect, once the response is sent
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
 
 
 class SocketEndpoint:
@@ -313,6 +408,7 @@ async def _greet(lobby: Lobby, link: Link) -> Connection | None:
         if hello.version != PROTOCOL_VERSION:
             raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
         user = await lobby.authenticate(hello.token)
+        lobby.may_connect(user)
     except (ValidationError, ServerError, TimeoutError) as error:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
         frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
@@ -339,15 +435,17 @@ async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMess
     language = connection.language
     request_id: str | None = None
     try:
-        if len(text) > protocol.MAX_MESSAGE_BYTES:
+        if not connection.within_rate():  # before any work: a flood costs next to nothing
+            request_id = _request_id(text)
+            raise ServerError("rate_limited", status=429)
+        if len(text.encode()) > protocol.MAX_MESSAGE_BYTES:
             raise ServerError("too_long", limit=protocol.MAX_MESSAGE_BYTES)
         try:
             message = protocol.incoming.validate_json(text)
         except ValidationError as error:
+            request_id = _request_id(text)
             raise malformed(error.errors(include_url=False)) from None
         request_id = message.id
-        if not connection.within_rate():
-            raise ServerError("rate_limited", status=429)
         if connection.repeated(request_id):
             raise ServerError("duplicate", id=request_id)
         answer = await _dispatch(lobby, connection, message)
@@ -356,6 +454,19 @@ async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMess
         return answer
     except ServerError as error:
         return Error(id=request_id, code=error.code, message=error.render(language))
+
+
+def _request_id(text: str) -> str | None:
+    """The ``id`` of a message that is refused before it is read, if it has a readable one,
+    so that its sender knows which request the refusal answers."""
+    if len(text) > protocol.MAX_MESSAGE_BYTES:
+        return None
+    try:
+        message = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    found = message.get("id") if isinstance(message, dict) else None
+    return found if isinstance(found, str) and len(found) <= protocol.MAX_ID_LENGTH else None
 
 
 async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> ServerMessage | None:
@@ -409,6 +520,7 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
 async def _chat(
     lobby: Lobby, user: User, language: str, text: str, room: str | None, table: int | None
 ) -> ServerMessage:
+    lobby.quotas.take("chat", user.id)
     if text.startswith("/") and len(text) > 1:
         return await run_command(lobby, user, language, text, Place(room, table))
     lobby.chat(user, text, room, table)

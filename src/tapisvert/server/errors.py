@@ -59,6 +59,14 @@ class ServerError(TapisvertError):
         return cls(code, reason=error.message)
 
 
+class StorageError(ServerError):
+    """The database did not store what it was given (locked, full, refused): nothing of
+    the request happened, and it may be asked again."""
+
+    def __init__(self) -> None:
+        super().__init__("storage", status=503)
+
+
 def malformed(problems: Sequence[Mapping[str, Any]]) -> ServerError:
     """The refusal of a request that does not fit its form (pydantic's ``errors()``, over
     HTTP or WebSocket): its first problem, in words, naming the field as a player would."""

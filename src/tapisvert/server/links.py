@@ -12,10 +12,37 @@ import contextlib
 from collections import deque
 from typing import Protocol
 
+import orjson
 from starlette.types import Receive, Send
 
-BACKLOG_LIMIT = 5000
-"""Frames a client may leave unread before its link is closed: it is not reading."""
+from tapisvert.server.errors import ServerError
+
+BACKLOG_LIMIT = 500
+"""Frames a client may leave unread before its link is closed: it is not reading. A
+client that reads gets a move's frames within milliseconds; this is minutes of play."""
+MAX_BODY_BYTES = 64 * 1024
+"""The largest HTTP request body taken: every request the API takes is far smaller."""
+
+
+async def read_body(receive: Receive, limit: int = MAX_BODY_BYTES) -> bytes | None:
+    """An HTTP request's whole body, or ``None`` as soon as it goes beyond ``limit`` bytes
+    (the rest is not read, so a huge body costs nothing)."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return None
+        if not message.get("more_body"):
+            return bytes(body)
+
+
+async def refuse_body(send: Send, language: str) -> None:
+    """Answer 413 to a request whose body is too large, and close its connection."""
+    refusal = ServerError("body_too_large", status=413, limit=MAX_BODY_BYTES)
+    headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+    await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
+    await send({"type": "http.response.body", "body": orjson.dumps(refusal.body(language))})
 
 
 class Link(Protocol):

@@ -7,12 +7,16 @@ method here, so the three ways of asking behave the same.
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import random
-import re
+import secrets
 import time
+import unicodedata
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -26,6 +30,7 @@ from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import BACKLOG_LIMIT, Link
+from tapisvert.server.names import name_key, valid_name
 from tapisvert.server.protocol import ChatLine, People, RoomInfo, ServerMessage
 from tapisvert.server.pubsub import (
     Frame,
@@ -35,6 +40,7 @@ from tapisvert.server.pubsub import (
     seat_channel,
     table_channel,
 )
+from tapisvert.server.quotas import Quotas, QuotaSettings
 from tapisvert.server.storage import Storage, TableRow
 from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat
 
@@ -46,7 +52,6 @@ def rooms() -> tuple[str, ...]:
     return (MAIN_ROOM, *game_names())
 
 
-NAME = re.compile(r"^[\w.-]{1,32}$")
 FINISHED_KEPT_SECONDS = 300.0
 RESTORED_FINISHED = 100
 """A finished table stays in memory this long for its players; its record stays for good."""
@@ -69,7 +74,43 @@ class Settings:
     abandoned_after: float = 300.0
     """Seconds an open table stays with nobody at it (see ``GameTable.attended``)."""
     rate: float = 30.0
-    """Messages a second one connection may send, with bursts of twice as many."""
+    """Messages a second one connection may send, with bursts of twice as many; the
+    quotas of people and addresses grow and shrink with it (see ``Quotas``)."""
+    quotas: QuotaSettings = field(default_factory=QuotaSettings)
+
+
+DEFAULT_RATE = Settings.rate
+MAX_TABLE_ID = 2**31 - 1
+FLOOD_SECONDS = 20
+"""A connection whose refused messages outrun its rate by this many seconds' worth is closed."""
+LOGINS_AT_ONCE = 2
+"""Password hashes computed at once: argon2 costs a core each, the others wait."""
+
+
+def signing_key() -> str | None:
+    """The key that signs session tokens, from ``TAPISVERT_SECRET_KEY`` or the file named by
+    ``TAPISVERT_SECRET_KEY_FILE``; ``None`` when neither is set, and the server makes one
+    and keeps it in its database (then whoever reads the database could sign tokens)."""
+    key = os.environ.get("TAPISVERT_SECRET_KEY", "")
+    path = os.environ.get("TAPISVERT_SECRET_KEY_FILE", "")
+    if not key and path:
+        key = Path(path).read_text(encoding="utf-8").strip()
+    if key and len(key) < 32:
+        raise ValueError("a signing key has at least 32 characters")
+    return key or None
+
+
+@functools.cache
+def _unknown_hash() -> str:
+    """Checked against when a name has no password, so that a login takes as long either way."""
+    return hash_password(secrets.token_hex(16))
+
+
+def _password_checks(password_hash: str | None, password: str) -> bool:
+    """Whether ``password`` is the one of ``password_hash``; a hash is checked even when
+    there is none to match."""
+    matches = password_matches(password_hash or _unknown_hash(), password)
+    return matches and password_hash is not None
 
 
 class Connection:
@@ -83,17 +124,21 @@ class Connection:
         self.channels: set[str] = set()
         self.recent_ids: deque[str] = deque(maxlen=64)
         self._allowance = 2 * lobby.settings.rate
+        self._refused = 0.0
+        """Refused messages, draining at the rate (see ``within_rate``)."""
         self._checked = time.monotonic()
         self.closed = False
-        self._last_published = ""
+        self._last_published: Frame | None = None
+        """The frame last published to this connection: the same one, published on two of
+        its channels, is sent once (two equal chat lines are two lines, and both are sent)."""
 
     def deliver(self, frame: Frame) -> None:
         """A frame published on a channel this connection listens to."""
-        if isinstance(frame, dict):
-            frame = self.lobby.render_notice(frame, self.language)
-        if frame == self._last_published:  # a table's news reaches its room and its players
+        if frame is self._last_published:  # a table's news reaches its room and its players
             return
         self._last_published = frame
+        if isinstance(frame, dict):
+            frame = self.lobby.render_notice(frame, self.language)
         self._enqueue(frame)
 
     def send(self, message: ServerMessage) -> None:
@@ -112,7 +157,7 @@ class Connection:
         if self.closed:
             return
         if self.link.backlog() >= BACKLOG_LIMIT:
-            self.close()
+            self.close(code=1008)
             return
         self.link.push(frame)
 
@@ -139,12 +184,21 @@ class Connection:
         return seat is not None and seat_channel(table.id, seat) in self.channels
 
     def within_rate(self) -> bool:
-        """A token bucket: ``rate`` messages a second, bursts of twice that."""
+        """A token bucket: ``rate`` messages a second, bursts of twice that.
+
+        Refusals fill a second bucket that drains at ``rate`` a second: a client whose
+        refusals outrun it by ``FLOOD_SECONDS`` seconds' worth of messages is flooding, and
+        its connection is closed. A burst that then waits is only slowed down.
+        """
         now = time.monotonic()
         rate = self.lobby.settings.rate
-        self._allowance = min(2 * rate, self._allowance + (now - self._checked) * rate)
-        self._checked = now
+        elapsed, self._checked = now - self._checked, now
+        self._allowance = min(2 * rate, self._allowance + elapsed * rate)
+        self._refused = max(0.0, self._refused - elapsed * rate)
         if self._allowance < 1:
+            self._refused += 1
+            if self._refused > FLOOD_SECONDS * rate:
+                self.close(code=1008)
             return False
         self._allowance -= 1
         return True
@@ -157,11 +211,11 @@ class Connection:
         self.recent_ids.append(request_id)
         return False
 
-    def close(self) -> None:
+    def close(self, code: int = 1000) -> None:
         if not self.closed:
             self.closed = True
             self.stop_listening(lambda name: True)
-            self.link.close()
+            self.link.close(code)
 
 
 class Lobby:
@@ -171,6 +225,8 @@ class Lobby:
         self.storage = storage
         self.pubsub: PubSub = pubsub or LocalPubSub()
         self.settings = settings or Settings()
+        self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
+        self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
         self.tokens: Tokens | None = None
         self.tables: dict[int, GameTable] = {}
         self.names: dict[int, str] = {}
@@ -192,7 +248,7 @@ class Lobby:
         server stopped may not have seen the end.
         """
         await self.storage.start()
-        self.tokens = Tokens(await self.storage.secret())
+        self.tokens = Tokens(signing_key() or await self.storage.secret())
         rows = await self.storage.tables(["open", "playing"])
         rows += await self.storage.tables(["finished"], latest=RESTORED_FINISHED)
         for row in rows:
@@ -226,28 +282,41 @@ class Lobby:
 
     # -- people -----------------------------------------------------------------------
 
-    async def guest(self, name: str) -> tuple[str, User]:
+    async def guest(self, name: str, address: str) -> tuple[str, User]:
+        self.quotas.take("guests", address)
         return await self._new_user(name, None)
 
-    async def register(self, name: str, password: str) -> tuple[str, User]:
+    async def register(self, name: str, password: str, address: str) -> tuple[str, User]:
         if len(password) < 6:
             raise ServerError("short_password")
-        return await self._new_user(name, await asyncio.to_thread(hash_password, password))
+        valid_name(name)  # before the hash's cost
+        self.quotas.take("accounts", address)
+        async with self._hashing:
+            password_hash = await asyncio.to_thread(hash_password, password)
+        return await self._new_user(name, password_hash)
 
-    async def _new_user(self, name: str, password_hash: str | None) -> tuple[str, User]:
-        if not NAME.match(name):
-            raise ServerError("bad_name", name=name)
-        user_id = await self.storage.create_user(name, password_hash, password_hash is None)
+    async def _new_user(self, text: str, password_hash: str | None) -> tuple[str, User]:
+        name = valid_name(text)
+        user_id = await self.storage.create_user(
+            name, name_key(name), password_hash, password_hash is None
+        )
         if user_id is None:
             raise ServerError("name_taken", status=409, name=name)
         self.names[user_id] = name
         return self._token(user_id), User(user_id, name, password_hash is None)
 
-    async def login(self, name: str, password: str) -> tuple[str, User]:
+    async def login(self, name: str, password: str, address: str) -> tuple[str, User]:
+        """A session for the name's owner; the answer takes as long whether or not the name
+        exists (a hash is checked either way), and attempts are counted per address and
+        per name, the right password's too."""
+        name = unicodedata.normalize("NFKC", name)
+        self.quotas.take("logins_per_address", address)
+        self.quotas.take("logins_per_name", name.casefold())
         row = await self.storage.user_by_name(name)
-        if row is None or row.password_hash is None:
-            raise ServerError("bad_login", status=401)
-        if not await asyncio.to_thread(password_matches, row.password_hash, password):
+        async with self._hashing:
+            known = None if row is None else row.password_hash
+            matches = await asyncio.to_thread(_password_checks, known, password)
+        if row is None or not matches:
             raise ServerError("bad_login", status=401)
         self.names[row.id] = row.name
         return self._token(row.id), User(row.id, row.name, False)
@@ -272,6 +341,11 @@ class Lobby:
         return user_id is not None and bool(self.connections.get(user_id))
 
     # -- connections ------------------------------------------------------------------
+
+    def may_connect(self, user: User) -> None:
+        """Refuse a connection beyond the number one person may hold."""
+        if len(self.connections.get(user.id, ())) >= self.quotas.sockets():
+            raise ServerError("too_many_sockets", status=429, limit=self.quotas.sockets())
 
     async def connect(self, user: User, language: str, link: Link) -> Connection:
         """A new connection: it follows every table where the user sits, with its view."""
@@ -367,6 +441,7 @@ class Lobby:
     ) -> GameTable:
         if room not in self.rooms:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
+        self.quotas.take("tables", user.id)
         try:
             load_game(game, players, **options)
         except OptionError as error:
@@ -489,8 +564,8 @@ class Lobby:
         """Remove an abandoned table for good: from memory, the database and the room."""
         self.tables.pop(table.id, None)
         table.status = "closed"
-        await self.storage.save_table(table.row())
         self.table_changed(table)
+        await table.save_until_stored()
 
     def tell(
         self, table: GameTable, key: str, rematch: int | None = None, **arguments: Any
@@ -531,6 +606,8 @@ class Lobby:
 
     async def record(self, table_id: int) -> Record:
         """The record of a finished game; nothing of a running one (its deal is secret)."""
+        if not 1 <= table_id <= MAX_TABLE_ID:  # the database's integers stop there
+            raise ServerError("no_such_table", status=404, table=table_id)
         row = await self.storage.table(table_id)
         if row is None or row.status == "closed":
             raise ServerError("no_such_table", status=404, table=table_id)

@@ -17,7 +17,8 @@ PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 8192
 
 Name = Annotated[str, Field(min_length=1, max_length=32)]
-RequestId = Annotated[str, Field(max_length=64)]
+MAX_ID_LENGTH = 64
+RequestId = Annotated[str, Field(max_length=MAX_ID_LENGTH)]
 TableId = Annotated[int, Field(ge=1, le=2**31 - 1)]
 SeatIndex = Annotated[int, Field(ge=0, le=15)]
 OptionValue = str | int | bool | None

@@ -31,7 +31,7 @@ from starlette.types import Receive, Scope, Send
 
 from tapisvert.i18n import accepted_language
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import BACKLOG_LIMIT, AsgiLink, accept
+from tapisvert.server.links import BACKLOG_LIMIT, AsgiLink, accept, read_body, refuse_body
 
 HEADER = struct.Struct("!IIB")
 """Length of the text, link number, kind."""
@@ -43,6 +43,8 @@ HOP_HEADERS = frozenset(
 """Headers about one HTTP hop, not passed on."""
 DROPPED_RESPONSE_HEADERS = HOP_HEADERS | {b"date", b"server"}
 """Hop headers, and those the relay's own HTTP server writes."""
+PEER_HEADER = "x-tapisvert-peer"
+"""The client's address, which the relay tells the hub (a client's own is dropped)."""
 
 
 class Records:
@@ -249,25 +251,28 @@ class Relay:
 
     async def _pass_on(self, scope: Scope, receive: Receive, send: Send) -> None:
         """An HTTP request, to the hub and back."""
-        body = bytearray()
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        accepted = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
+        language = accepted_language(accepted)
+        body = await read_body(receive)
+        if body is None:
+            await refuse_body(send, language)
+            return
         path = scope["raw_path"].decode() if scope.get("raw_path") else scope["path"]
         if scope["query_string"]:
             path += "?" + scope["query_string"].decode()
-        headers = [(name, value) for name, value in scope["headers"] if name not in HOP_HEADERS]
-        request = self._http.build_request(
-            scope["method"], path, headers=headers, content=bytes(body)
-        )
+        headers = [
+            (name, value)
+            for name, value in scope["headers"]
+            if name not in HOP_HEADERS and name != PEER_HEADER.encode()
+        ]
+        client = scope.get("client")
+        headers.append((PEER_HEADER.encode(), str(client[0] if client else "?").encode()))
+        request = self._http.build_request(scope["method"], path, headers=headers, content=body)
         try:
             response = await self._http.send(request, stream=True)
         except httpx.TransportError:
             refusal = ServerError("unreachable", status=502)
-            accepted = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
-            answer = json.dumps(refusal.body(accepted_language(accepted))).encode()
+            answer = json.dumps(refusal.body(language)).encode()
             start = {"type": "http.response.start", "status": refusal.status}
             await send({**start, "headers": [(b"content-type", b"application/json")]})
             await send({"type": "http.response.body", "body": answer})

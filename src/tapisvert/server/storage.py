@@ -3,7 +3,12 @@
 Every accepted action is appended to a log before anyone hears of it. Writes are
 committed in groups: whatever has queued up goes in a single transaction, so the
 latency of a move is one commit, and the cost of a commit is shared by every table
-that moved meanwhile.
+that moved meanwhile. Every statement runs in a writer thread, never on the event loop:
+a database held locked by another process, or a slow disk, delays the moves that wait
+for it, not the pings and frames of everyone else.
+
+A statement that fails raises :class:`StorageError` (the server's ``storage`` refusal),
+whatever the driver said: the caller undoes what it meant to store and says so.
 
 SQLite runs in WAL mode with ``synchronous=NORMAL``: a commit is in the operating
 system's hands when it returns, so a killed server loses nothing it acknowledged
@@ -17,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import queue
 import threading
@@ -45,7 +51,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import OperationalError
+
+from tapisvert.server.errors import StorageError
 
 metadata = MetaData()
 
@@ -60,6 +68,7 @@ users_table = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("name", String(32), nullable=False, unique=True),
+    Column("name_key", String(64), nullable=True, index=True),
     Column("password_hash", String(200), nullable=True),
     Column("guest", Boolean, nullable=False),
 )
@@ -91,6 +100,7 @@ APPEND_CHUNK = 200
 """Log rows per INSERT: one statement is one step of the driver, below any parameter limit."""
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -130,8 +140,10 @@ class Storage(Protocol):
     async def start(self) -> None: ...
     async def close(self) -> None: ...
     async def secret(self) -> str: ...
-    async def create_user(self, name: str, password_hash: str | None, guest: bool) -> int | None:
-        """The new user's id, or ``None`` when the name is taken."""
+    async def create_user(
+        self, name: str, key: str, password_hash: str | None, guest: bool
+    ) -> int | None:
+        """The new user's id, or ``None`` when a name with this ``key`` is taken."""
 
     async def user(self, user_id: int) -> UserRow | None: ...
     async def user_by_name(self, name: str) -> UserRow | None: ...
@@ -141,8 +153,14 @@ class Storage(Protocol):
         """Tables in these states, oldest first; only the ``latest`` ones when given."""
 
     async def table(self, table_id: int) -> TableRow | None: ...
-    async def append(self, table_id: int, entries: Sequence[LoggedAction]) -> None:
-        """Committed when it returns; entries of one table arrive in ``seq`` order."""
+    async def append(
+        self, table_id: int, entries: Sequence[LoggedAction], table: TableRow | None = None
+    ) -> None:
+        """Committed when it returns; entries of one table arrive in ``seq`` order.
+
+        With ``table``, that table's row is saved in the same transaction: a game that
+        starts or ends is never stored without its moves, nor its moves without it.
+        """
 
     async def actions(self, table_id: int) -> list[LoggedAction]: ...
 
@@ -166,22 +184,17 @@ class _Job:
 class SqlStorage:
     """The SQLAlchemy adapter; the URL's dialect picks SQLite or PostgreSQL.
 
-    Writes are grouped: what queued up meanwhile is committed in one transaction. A
-    SQLite commit (WAL, ``synchronous=NORMAL``) is a write to the log file, quicker than
-    handing work to a thread: it runs on the event loop, once per turn of the loop, for
-    whatever that turn queued. PostgreSQL (a network round trip) and SQLite with
-    ``synchronous=FULL`` (an fsync) commit in a writer thread instead.
+    Every statement runs in one writer thread, in groups: what queued up while the last
+    commit ran is committed in one transaction, so the busier the server, the more moves
+    a commit carries. The event loop only queues work and is woken once per group.
     """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine: Engine = _make_engine(url)
         sqlite = self.engine.dialect.name == "sqlite"
-        self._on_loop = sqlite and _sqlite_synchronous() == "NORMAL"
-        self._pending: list[_Job] = []
-        """Jobs queued during this turn of the event loop (SQLite on the loop)."""
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        """Jobs for the writer thread (the others)."""
+        """Jobs for the writer thread."""
         self._writer: threading.Thread | None = None
         self._connection: Connection | None = None
         # Appends are the hot path: one multi-row INSERT per commit, written for the driver.
@@ -191,9 +204,8 @@ class SqlStorage:
         self._checkpointer = _Checkpointer(self.engine) if sqlite else None
 
     async def start(self) -> None:
-        if not self._on_loop:
-            self._writer = threading.Thread(target=self._write_loop, name="storage", daemon=True)
-            self._writer.start()
+        self._writer = threading.Thread(target=self._write_loop, name="storage", daemon=True)
+        self._writer.start()
         await self._run(_migrate)
         if self._checkpointer is not None:
             self._checkpointer.start()
@@ -203,9 +215,6 @@ class SqlStorage:
             self._jobs.put(None)
             await asyncio.to_thread(self._writer.join)
             self._writer = None
-        elif self._connection is not None:
-            self._connection.close()
-            self._connection = None
         if self._checkpointer is not None:
             await asyncio.to_thread(self._checkpointer.stop)
         self.engine.dispose()
@@ -218,20 +227,8 @@ class SqlStorage:
     ) -> T:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        job = _Job(work, future, loop, groupable, rows or [])
-        if self._on_loop:
-            self._pending.append(job)
-            if len(self._pending) == 1:
-                loop.call_soon(self._commit_pending)
-        else:
-            self._jobs.put(job)
+        self._jobs.put(_Job(work, future, loop, groupable, rows or []))
         return await future
-
-    def _commit_pending(self) -> None:
-        jobs, self._pending = self._pending, []
-        for batch in _batches(jobs):
-            self._commit(batch)
-            _settle(batch)
 
     def _write_loop(self) -> None:
         try:
@@ -283,19 +280,23 @@ class SqlStorage:
     async def secret(self) -> str:
         return await self._run(_secret)
 
-    async def create_user(self, name: str, password_hash: str | None, guest: bool) -> int | None:
+    async def create_user(
+        self, name: str, key: str, password_hash: str | None, guest: bool
+    ) -> int | None:
+        # one writer: nothing comes between the look and the insert
         def work(connection: Connection) -> int | None:
-            try:
-                with connection.begin_nested():
-                    result = connection.execute(
-                        insert(users_table).values(
-                            name=name, password_hash=password_hash, guest=guest
-                        )
-                    )
-            except IntegrityError:
+            taken = select(users_table.c.id).where(
+                (users_table.c.name_key == key) | (users_table.c.name == name)
+            )
+            if connection.execute(taken.limit(1)).first() is not None:
                 return None
-            key = result.inserted_primary_key
-            return None if key is None else int(key[0])
+            result = connection.execute(
+                insert(users_table).values(
+                    name=name, name_key=key, password_hash=password_hash, guest=guest
+                )
+            )
+            inserted = result.inserted_primary_key
+            return None if inserted is None else int(inserted[0])
 
         return await self._run(work)
 
@@ -315,13 +316,7 @@ class SqlStorage:
         return await self._run(work)
 
     async def save_table(self, row: TableRow) -> None:
-        values = _table_values(row)
-        await self._run(
-            lambda c: c.execute(
-                update(tables_table).where(tables_table.c.id == row.id).values(values)
-            ),
-            groupable=True,
-        )
+        await self._run(_saving(row), groupable=True)
 
     async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
         query = select(tables_table).where(tables_table.c.status.in_(list(statuses)))
@@ -334,11 +329,14 @@ class SqlStorage:
         row = await self._run(lambda c: c.execute(query).first())
         return None if row is None else _table_row(row._mapping)
 
-    async def append(self, table_id: int, entries: Sequence[LoggedAction]) -> None:
-        if not entries:
+    async def append(
+        self, table_id: int, entries: Sequence[LoggedAction], table: TableRow | None = None
+    ) -> None:
+        if not entries and table is None:
             return
         rows = [(table_id, entry.seq, entry.actor, entry.action) for entry in entries]
-        await self._run(None, groupable=True, rows=rows)
+        work = None if table is None else _saving(table)
+        await self._run(work, groupable=True, rows=rows)
 
     async def actions(self, table_id: int) -> list[LoggedAction]:
         query = (
@@ -401,9 +399,19 @@ def _settle(jobs: list[_Job]) -> None:
         if job.future.done():
             continue
         if job.error is not None:
-            job.future.set_exception(job.error)
+            _log.warning("the database refused a write: %s", job.error)
+            refusal = StorageError()
+            refusal.__cause__ = job.error
+            job.future.set_exception(refusal)
         else:
             job.future.set_result(job.result)
+
+
+def _saving(row: TableRow) -> Callable[[Connection], Any]:
+    """The work that saves ``row``, as it is now."""
+    values = _table_values(row)
+    statement = update(tables_table).where(tables_table.c.id == row.id).values(values)
+    return lambda connection: connection.execute(statement)
 
 
 def _sqlite_synchronous() -> str:

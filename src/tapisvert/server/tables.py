@@ -1,10 +1,11 @@
 """One game table: its seats, its game, and the actor that applies moves in order.
 
 A move is checked, applied, logged with the chance outcomes it led to, committed,
-and only then acknowledged and published: one view per seat, derived from that
-seat's observation, and one for spectators. The chance outcomes of a table come from
-its secret seed and the move number, so a table restored from its log after a crash
-goes on exactly as it would have.
+and only then acknowledged and published: one view per seat, derived from that seat's
+observation, and one for spectators. A move or a change the database does not take is
+refused with a ``storage`` error, and the table stays as it was. The chance outcomes
+of a table come from its secret seed and the move number, so a table restored from its
+log after a crash goes on exactly as it would have.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import contextlib
 import random
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
@@ -24,7 +25,7 @@ from tapisvert.bots import Bot, make_bot
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
-from tapisvert.server.errors import ServerError
+from tapisvert.server.errors import ServerError, StorageError
 from tapisvert.server.protocol import ChatLine, SeatView, TableInfo
 from tapisvert.server.pubsub import seat_channel
 from tapisvert.server.storage import LoggedAction, TableRow
@@ -35,6 +36,10 @@ if TYPE_CHECKING:
 INLINE_BOTS = frozenset({"random", "easy", "heuristic"})
 """Bots quick enough to choose on the event loop; the others think in a thread."""
 CHAT_HISTORY = 50
+RETRY_FIRST = 0.25
+RETRY_LONGEST = 10.0
+"""Seconds before a bot's move or a seat's change the database did not take is stored
+again, doubling each time up to the longest."""
 """Chat lines and notices a room or a table keeps for those who come later or reconnect."""
 
 Said = ChatLine | dict[str, Any]
@@ -196,8 +201,8 @@ class GameTable:
                 return mine
             raise ServerError("already_seated", status=409, seat=mine + 1)
         index = self._free_seat(seat)
-        self.seats[index] = Seat("human", user_id, name)
-        await self._changed()
+        async with self._changing():
+            self.seats[index] = Seat("human", user_id, name)
         self.lobby.tell(self, "server.notice.sat", name=name, seat=index + 1)
         return index
 
@@ -209,8 +214,9 @@ class GameTable:
             raise ServerError.wrapping("bad_bot", error) from None
         index = self._free_seat(seat)
         level = level.lower()
-        bot = self.seats[index] = Seat("bot", name=self._bot_name(level), level=level)
-        await self._changed()
+        bot = Seat("bot", name=self._bot_name(level), level=level)
+        async with self._changing():
+            self.seats[index] = bot
         name = self.lobby.user_name(user_id)
         self.lobby.tell(self, "server.notice.bot_added", name=name, bot=bot.name, seat=index + 1)
         return index
@@ -234,20 +240,20 @@ class GameTable:
             game = load_game(self.game.name, self.game.players, **options)
         except OptionError as error:
             raise ServerError.wrapping("bad_option", error) from None
-        self.options, self.game = options, game
+        async with self._changing():
+            self.options, self.game = options, game
         self._bots.clear()
-        await self._changed()
 
     async def leave(self, user_id: int) -> None:
         seat = self.seat_of(user_id)
         if seat is None:
             raise ServerError("not_seated", status=409)
         name = self.seats[seat].name
-        if self.status == "open":
-            self.seats[seat] = Seat()
-        elif self.status == "playing":
-            self.seats[seat].replaced = True
-        await self._changed()
+        async with self._changing():
+            if self.status == "open":
+                self.seats[seat] = Seat()
+            elif self.status == "playing":
+                self.seats[seat].replaced = True
         if self.status == "open":
             self.lobby.tell(self, "server.notice.left", name=name)
         elif self.status == "playing":
@@ -259,11 +265,12 @@ class GameTable:
         if any(seat.kind == "empty" for seat in self.seats):
             raise ServerError("seats_empty", status=409)
         async with self._lock:
+            # the table says "playing" only once its first chance outcomes are stored with it
+            entries = await self._store(self.game.new_initial_state(), [], "playing")
             self.status = "playing"
-            await self.lobby.storage.save_table(self.row())
             self.lobby.tell(self, "server.notice.started")
             self.lobby.table_changed(self)
-            await self._commit(self.game.new_initial_state(), [])
+            self._adopt(entries)
 
     def _require_open(self, user_id: int) -> None:
         if self.status != "open":
@@ -283,8 +290,41 @@ class GameTable:
             raise ServerError("seat_taken", status=409, seat=seat + 1)
         return seat
 
-    async def _changed(self) -> None:
-        await self.lobby.storage.save_table(self.row())
+    def _changed(self) -> None:
+        """A change that stands whatever the database says (a bot takes over a seat, a
+        person comes back): told now, stored as soon as the database takes it."""
+        self.lobby.table_changed(self)
+        self.lobby.spawn(self.save_until_stored())
+
+    async def save_until_stored(self) -> None:
+        """Store the table's row as it is at each attempt, until the database takes it."""
+        wait = RETRY_FIRST
+        while True:
+            try:
+                await self.lobby.storage.save_table(self.row())
+                return
+            except StorageError:
+                await asyncio.sleep(wait)
+                wait = min(2 * wait, RETRY_LONGEST)
+
+    @contextlib.asynccontextmanager
+    async def _changing(self) -> AsyncIterator[None]:
+        """Change the seats, options or status inside, then store them: if the database
+        does not take them, they are undone and the request is refused, so that memory and
+        database never disagree."""
+        before = (
+            [replace(seat) for seat in self.seats],
+            self.options,
+            self.game,
+            self.status,
+            self.result,
+        )
+        try:
+            yield
+            await self.lobby.storage.save_table(self.row())
+        except BaseException:
+            self.seats, self.options, self.game, self.status, self.result = before
+            raise
         self.lobby.table_changed(self)
 
     # -- play -------------------------------------------------------------------------
@@ -316,19 +356,19 @@ class GameTable:
                 following.apply_action(action)
             except IllegalActionError as error:
                 raise ServerError.wrapping("illegal", error) from None
-            try:
-                await self._commit(following, [(seat, action)], request)
-            except Exception:
-                raise ServerError("storage", status=503) from None
+            entries = await self._store(following, [(seat, action)])
+            self._adopt(entries, request)
             return self.seq
 
-    async def _commit(
-        self, state: State, moves: list[tuple[int, int]], request: str | None = None
-    ) -> None:
-        """Draw pending chance, log and commit; then ``state`` is the table's, and is published.
+    async def _store(
+        self, state: State, moves: list[tuple[int, int]], status: str | None = None
+    ) -> _Stored:
+        """Draw pending chance and log the moves, with the table's row when its ``status``
+        changes or the game ends: all in one transaction.
 
         The caller holds the lock. Until the commit returns, the table shows the position
-        before the move, so nobody hears of a move that might still be lost.
+        before the move, so nobody hears of a move that might still be lost; if the
+        commit fails, :class:`StorageError` leaves the table as it was.
         """
         if state.current_player() == CHANCE:
             done = self.seq + len(moves)
@@ -338,13 +378,22 @@ class GameTable:
             LoggedAction(self.seq + index, actor, action)
             for index, (actor, action) in enumerate(moves)
         ]
-        await self.lobby.storage.append(self.id, entries)
+        row = None
+        if state.is_terminal():
+            row = replace(self.row(), status="finished", result=state.returns())
+        elif status is not None:
+            row = replace(self.row(), status=status)
+        await self.lobby.storage.append(self.id, entries, row)
+        return _Stored(state, moves, len(entries))
+
+    def _adopt(self, stored: _Stored, request: str | None = None) -> None:
+        """``stored`` is the table's position now: publish it to every seat."""
+        state, moves = stored.state, stored.moves
         self.state = state
-        self.seq += len(entries)
+        self.seq += stored.count
         if state.is_terminal():
             self.status = "finished"
             self.result = state.returns()
-            await self.lobby.storage.save_table(self.row())
             self.lobby.table_changed(self)
         self._next_turn()
         self.publish_views(moves[0][0] if request is not None else None, request)
@@ -403,10 +452,12 @@ class GameTable:
             return
         self.seats[seat].replaced = True
         self.lobby.tell(self, "server.notice.timeout", name=self.seats[seat].name)
-        self.lobby.spawn(self._changed())
+        self._changed()
         self._next_turn()
 
-    async def _bot_turn(self, seat: int, seq: int) -> None:
+    async def _bot_turn(self, seat: int, seq: int, wait: float = RETRY_FIRST) -> None:
+        """Choose and play the bot's move; if the database does not take it, play again
+        after ``wait`` seconds, then twice as long each time, until it does."""
         state = self.state
         if state is None or self.seq != seq or state.current_player() != seat:
             return
@@ -420,8 +471,13 @@ class GameTable:
         action = choose() if level in INLINE_BOTS else await asyncio.to_thread(choose)
         seat_info = self.seats[seat]
         if seat_info.kind == "bot" or seat_info.replaced:
-            with contextlib.suppress(ServerError):  # the person came back and played first
+            try:
                 await self._play(seat, action, seq)
+            except StorageError:
+                again = self._bot_turn(seat, seq, min(2 * wait, RETRY_LONGEST))
+                asyncio.get_running_loop().call_later(wait, self.lobby.spawn, again)
+            except ServerError:  # the person came back and played first
+                return
 
     # -- absence ----------------------------------------------------------------------
 
@@ -431,7 +487,7 @@ class GameTable:
             return
         self.seats[seat].replaced = False
         self.lobby.tell(self, "server.notice.back", name=self.seats[seat].name)
-        await self._changed()
+        self._changed()
         self._next_turn()
         self.publish_views()
 
@@ -442,7 +498,7 @@ class GameTable:
             return
         self.seats[seat].replaced = True
         self.lobby.tell(self, "server.notice.replaced", name=self.seats[seat].name)
-        self.lobby.spawn(self._changed())
+        self._changed()
         if self.state is not None and self.state.current_player() == seat:
             self._next_turn()
 
@@ -464,3 +520,12 @@ class GameTable:
             self.status = "finished"
             self.result = state.returns()
             await self.lobby.storage.save_table(self.row())
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """Moves committed to the log, not yet the table's position."""
+
+    state: State
+    moves: list[tuple[int, int]]
+    count: int

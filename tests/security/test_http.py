@@ -1,0 +1,68 @@
+"""Finding 12: what every answer tells a browser, what a public server shows, odd ids, and
+chat lines said twice."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from server_support import Server, serving
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(tmp_path_factory.mktemp("http")) as running:
+        yield running
+
+
+@pytest.mark.parametrize("path", ["/", "/app.js", "/api/games", "/api/tables/999"])
+def test_every_answer_carries_the_security_headers(server: Server, path: str) -> None:
+    headers = httpx.get(f"{server.url}{path}").headers
+    policy = headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy and "default-src 'self'" in policy
+    assert "'unsafe-eval'" not in policy and "script-src 'self' 'sha256-" in policy
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["referrer-policy"] == "no-referrer"
+
+
+@pytest.mark.parametrize("path", ["/docs", "/openapi.json", "/redoc"])
+def test_the_api_documentation_is_off_by_default(server: Server, path: str) -> None:
+    assert httpx.get(f"{server.url}{path}").status_code == 404
+
+
+@pytest.mark.parametrize("path", ["record", "replay"])
+@pytest.mark.parametrize("table", [2**63, 2**64 + 5, 2**31])
+def test_ids_beyond_the_database_integers_are_not_found(
+    server: Server, path: str, table: int
+) -> None:
+    answer = httpx.get(f"{server.url}/api/tables/{table}/{path}")
+    assert answer.status_code == 404 and answer.json()["code"] == "no_such_table"
+
+
+def test_the_chat_keeps_repeated_lines(server: Server) -> None:
+    """'gg' sent three times arrived once."""
+    speaker, listener = server.guest("speaker"), server.guest("hearer")
+    with contextlib.ExitStack() as stack:
+        links = []
+        for token in (speaker, listener):
+            link = stack.enter_context(connect(server.ws_url))
+            link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
+            link.recv(timeout=5)
+            link.send(json.dumps({"type": "enter", "room": "main"}))
+            links.append(link)
+        time.sleep(0.5)
+        for _ in range(3):
+            links[0].send(json.dumps({"type": "chat", "room": "main", "text": "gg"}))
+        heard = 0
+        deadline = time.monotonic() + 3
+        with contextlib.suppress(TimeoutError):
+            while heard < 3:
+                frame = json.loads(links[1].recv(timeout=max(0.0, deadline - time.monotonic())))
+                heard += frame.get("type") == "chat" and frame.get("text") == "gg"
+    assert heard == 3

@@ -1,0 +1,165 @@
+"""Floods and quotas: what one socket, one person or one address may ask for.
+
+Each flood is bounded to a few seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import statistics
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from server_support import Server, serving
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(tmp_path_factory.mktemp("limits")) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def greeted(server: Server, token: str) -> Iterator[ClientConnection]:
+    with connect(server.ws_url, max_size=None) as link:
+        link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
+        assert json.loads(link.recv(timeout=5))["type"] == "welcome"
+        yield link
+
+
+def frames(link: ClientConnection, seconds: float) -> list[dict[str, object]]:
+    """What ``link`` receives within ``seconds``."""
+    received = []
+    deadline = time.monotonic() + seconds
+    with contextlib.suppress(TimeoutError):
+        while (left := deadline - time.monotonic()) > 0:
+            received.append(json.loads(link.recv(timeout=left)))
+    return received
+
+
+def test_a_flood_of_malformed_messages_is_cut_short(server: Server) -> None:
+    """Finding 4: the rate limit came after validation, so 8 KB of garbage a message was
+    parsed and answered, 94,800 times in 3 s."""
+    token = server.guest("flooder")
+    answered = 0
+    closed = None
+    with greeted(server, token) as link:
+        garbage = "x" * 8000
+        with contextlib.suppress(ConnectionClosed):
+            for _ in range(3000):
+                link.send(garbage)
+        with contextlib.suppress(TimeoutError):
+            try:
+                while True:
+                    link.recv(timeout=5)
+                    answered += 1
+            except ConnectionClosed as error:
+                closed = error.rcvd
+    assert closed is not None and closed.code == 1008
+    assert answered < 1000
+
+
+def test_chat_is_limited_per_person_across_connections(server: Server) -> None:
+    """Finding 6: 10 sockets of one person delivered 600 lines at once."""
+    talker, listener = server.guest("talker"), server.guest("listener")
+    enter = {"type": "enter", "room": "main"}
+    with contextlib.ExitStack() as stack:
+        heard = stack.enter_context(greeted(server, listener))
+        heard.send(json.dumps({**enter, "id": "in"}))
+        sockets = [stack.enter_context(greeted(server, talker)) for _ in range(6)]
+        for link in sockets:
+            link.send(json.dumps(enter))
+        time.sleep(0.5)
+        frames(heard, 0.5)
+        for line in range(10):
+            for link in sockets:
+                link.send(json.dumps({"type": "chat", "room": "main", "text": f"spam {line}"}))
+        lines = [frame for frame in frames(heard, 2) if frame.get("type") == "chat"]
+    assert 0 < len(lines) <= 20
+
+
+def test_a_person_may_hold_a_few_sockets_only(server: Server) -> None:
+    """Finding 5: 300+ sockets for one person."""
+    token = server.guest("many")
+    with contextlib.ExitStack() as stack:
+        for _ in range(8):
+            stack.enter_context(greeted(server, token))
+        with connect(server.ws_url) as extra:
+            extra.send(json.dumps({"type": "hello", "version": 1, "token": token}))
+            refusal = json.loads(extra.recv(timeout=5))
+            assert refusal["type"] == "error" and refusal["code"] == "too_many_sockets"
+            with pytest.raises(ConnectionClosed):
+                extra.recv(timeout=5)
+
+
+def test_guests_are_limited_per_address(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Finding 5: 2,000 guests in 5.7 s."""
+    with serving(tmp_path_factory.mktemp("guests")) as fresh:
+        answers = [
+            httpx.post(f"{fresh.url}/api/guest", json={"name": f"g{number}"}).status_code
+            for number in range(80)
+        ]
+    assert 429 in answers and answers.count(200) <= 60
+
+
+def test_logins_are_limited_per_name(server: Server) -> None:
+    """Finding 5: 150 wrong passwords, then the right one worked."""
+    url = f"{server.url}/api/login"
+    httpx.post(f"{server.url}/api/register", json={"name": "vic", "password": "right-one"})
+    for number in range(10):
+        httpx.post(url, json={"name": "vic", "password": f"wrong{number}"})
+    answer = httpx.post(url, json={"name": "vic", "password": "right-one"})
+    assert answer.status_code == 429 and answer.json()["code"] == "rate_limited"
+
+
+def test_a_login_takes_as_long_whether_or_not_the_name_exists(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Finding 5: 180 ms against 6 ms told which names exist."""
+    with serving(tmp_path_factory.mktemp("timing")) as fresh:
+        url = f"{fresh.url}/api/login"
+        httpx.post(f"{fresh.url}/api/register", json={"name": "wes", "password": "right-one"})
+
+        def timed(name: str) -> float:
+            start = time.perf_counter()
+            assert httpx.post(url, json={"name": name, "password": "wrong!"}).status_code == 401
+            return time.perf_counter() - start
+
+        known = statistics.median(timed("wes") for _ in range(5))
+        unknown = statistics.median(timed(f"nobody{n}") for n in range(5))
+    assert unknown > known / 3
+
+
+def test_tables_are_limited_per_person(server: Server) -> None:
+    """Finding 5: one guest made 300 tables."""
+    token = server.guest("builder")
+    answers = [
+        server.call(token, "POST", "/api/tables", game="luz", players=3).status_code
+        for _ in range(40)
+    ]
+    assert 429 in answers and answers.count(200) <= 30
+
+
+def test_a_large_body_is_refused_before_it_is_read(server: Server) -> None:
+    """Finding 7: a 64 MiB POST cost hundreds of MiB before its 400."""
+    answer = httpx.post(f"{server.url}/api/guest", content=b"{" + b" " * (4 << 20) + b"}")
+    assert answer.status_code == 413 and answer.json()["code"] == "body_too_large"
+
+
+def test_a_refusal_names_its_request_and_the_size_limit_counts_bytes(server: Server) -> None:
+    """Finding 12: errors for malformed messages dropped the request id, and the 8 KiB
+    limit counted characters (a 32 KB emoji message passed)."""
+    with greeted(server, server.guest("careful")) as link:
+        link.send(json.dumps({"type": "act", "id": "bad-1", "table": "x"}))
+        refusal = json.loads(link.recv(timeout=5))
+        assert refusal["type"] == "error" and refusal["id"] == "bad-1"
+        emoji = {"type": "chat", "id": "big", "room": "main", "text": "😀" * 2100}
+        link.send(json.dumps(emoji, ensure_ascii=False))
+        refusal = json.loads(link.recv(timeout=5))
+        assert refusal["code"] == "too_long"
