@@ -83,6 +83,7 @@ def test_sixty_cards_at_every_step_and_scores_follow_the_formula(players: int, s
 def test_wizard_conforms(players: int, seed: int, canadian: bool, hidden_bids: bool) -> None:
     """The conformance kit on short games: cards, notation, clones, refusals, samples, records."""
     rounds = short_game(players, seed).game.options["rounds"]
+    hidden_bids = hidden_bids and not canadian  # the Canadian rule needs open bids
     game = load_game(
         "wizard", players=players, rounds=rounds, canadian=canadian, hidden_bids=hidden_bids
     )

@@ -12,6 +12,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from types import MappingProxyType
 from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
@@ -126,6 +127,9 @@ class Game(ABC, Generic[S]):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     option_specs: ClassVar[Sequence[OptionSpec]] = ()
+    sampler: ClassVar[str]
+    """The module whose ``sample_state(game, observation, rng)`` draws what a seat cannot see;
+    imported when first needed (a sampler builds states, so it imports the rules)."""
 
     @classmethod
     def card_faces(cls) -> dict[str, dict[str, object]]:
@@ -190,11 +194,9 @@ class Game(ABC, Generic[S]):
         """A full state whose ``observation(observation.seat)`` equals ``observation``."""
         if not isinstance(observation, self.observation_class):
             raise TypeError(f"{self.name} samples states from a {self.observation_class.__name__}")
-        return self._sample(observation, rng)
-
-    @abstractmethod
-    def _sample(self, observation: Any, rng: random.Random) -> S:
-        """``sample_state`` once the observation's type is checked."""
+        draw: Callable[[Game[S], Observation, random.Random], S]
+        draw = import_module(self.sampler).sample_state
+        return draw(self, observation, rng)
 
 
 class State(ABC):

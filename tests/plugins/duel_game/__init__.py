@@ -49,28 +49,10 @@ class Duel(Game["DuelState"]):
     observation_class = DuelObservation
     min_players = 2
     max_players = 2
+    sampler = "duel_game"
 
     def new_initial_state(self, seed: int | None = None) -> DuelState:
         return DuelState(self, seed)
-
-    def _sample(self, observation: DuelObservation, rng: random.Random) -> DuelState:
-        seat = observation.seat
-        unseen = [c for c in DECK if c not in observation.hand and c not in observation.played]
-        unseen = [c for c in unseen if c not in observation.trick]
-        rng.shuffle(unseen)
-        state = DuelState(self)
-        if seat is None:
-            first = observation.hand_sizes[0]
-            state.hands = [unseen[:first], unseen[first : first + observation.hand_sizes[1]]]
-        else:
-            state.hands = [[], []]
-            state.hands[seat] = list(observation.hand)
-            state.hands[1 - seat] = unseen[: observation.hand_sizes[1 - seat]]
-        held = {*state.hands[0], *state.hands[1], *observation.played, *observation.trick}
-        state.aside = [c for c in DECK if c not in held]
-        state.trick, state.played = list(observation.trick), list(observation.played)
-        state.points, state.to_act = list(observation.points), observation.to_act
-        return state
 
 
 class DuelState(State):
@@ -160,6 +142,27 @@ class DuelState(State):
         twin.aside, twin.trick = self.aside.copy(), self.trick.copy()
         twin.played, twin.points = self.played.copy(), self.points.copy()
         return twin
+
+
+def sample_state(game: Duel, observation: DuelObservation, rng: random.Random) -> DuelState:
+    """The cards the seat has not seen, shuffled between the other hand and the set-aside."""
+    seat = observation.seat
+    unseen = [c for c in DECK if c not in observation.hand and c not in observation.played]
+    unseen = [c for c in unseen if c not in observation.trick]
+    rng.shuffle(unseen)
+    state = DuelState(game)
+    if seat is None:
+        first = observation.hand_sizes[0]
+        state.hands = [unseen[:first], unseen[first : first + observation.hand_sizes[1]]]
+    else:
+        state.hands = [[], []]
+        state.hands[seat] = list(observation.hand)
+        state.hands[1 - seat] = unseen[: observation.hand_sizes[1 - seat]]
+    held = {*state.hands[0], *state.hands[1], *observation.played, *observation.trick}
+    state.aside = [c for c in DECK if c not in held]
+    state.trick, state.played = list(observation.trick), list(observation.played)
+    state.points, state.to_act = list(observation.points), observation.to_act
+    return state
 
 
 class LowestCardBot:

@@ -197,6 +197,7 @@ class AbluxxenGame(Game["AbluxxenState"]):
 
     name = "abluxxen"
     observation_class = AbluxxenObservation
+    sampler = "tapisvert.games.abluxxen.sampler"
     min_players = 2
     max_players = 5
     option_specs = (
@@ -236,11 +237,6 @@ class AbluxxenGame(Game["AbluxxenState"]):
 
     def new_initial_state(self, seed: int | None = None) -> AbluxxenState:
         return AbluxxenState(self, seed)
-
-    def _sample(self, observation: AbluxxenObservation, rng: random.Random) -> AbluxxenState:
-        from tapisvert.games.abluxxen.sampler import sample_state
-
-        return sample_state(self, observation, rng)
 
 
 class AbluxxenState(State):

@@ -238,6 +238,7 @@ class FzzztGame(Game["FzzztState"]):
 
     name = "fzzzt"
     observation_class = FzzztObservation
+    sampler = "tapisvert.games.fzzzt.sampler"
     min_players = 2
     max_players = 4
     option_specs = (
@@ -278,11 +279,6 @@ class FzzztGame(Game["FzzztState"]):
 
     def new_initial_state(self, seed: int | None = None) -> FzzztState:
         return FzzztState(self, seed)
-
-    def _sample(self, observation: FzzztObservation, rng: random.Random) -> FzzztState:
-        from tapisvert.games.fzzzt.sampler import sample_state
-
-        return sample_state(self, observation, rng)
 
 
 class FzzztState(State):

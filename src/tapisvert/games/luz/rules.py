@@ -29,6 +29,7 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
+from tapisvert.core.tricks import tricks_taken
 from tapisvert.games.luz.cards import (
     COLOURS,
     DEALS,
@@ -199,6 +200,7 @@ class LuzGame(Game["LuzState"]):
 
     name = "luz"
     observation_class = LuzObservation
+    sampler = "tapisvert.games.luz.sampler"
     min_players = 3
     max_players = 5
     option_specs = (
@@ -235,11 +237,6 @@ class LuzGame(Game["LuzState"]):
 
     def new_initial_state(self, seed: int | None = None) -> LuzState:
         return LuzState(self, seed)
-
-    def _sample(self, observation: LuzObservation, rng: random.Random) -> LuzState:
-        from tapisvert.games.luz.sampler import sample_state
-
-        return sample_state(self, observation, rng)
 
 
 class LuzState(State):
@@ -414,10 +411,8 @@ class LuzState(State):
         return self._trick[trick_winner([play.card for play in self._trick])].seat
 
     def tricks_won(self) -> tuple[int, ...]:
-        won = [0] * self._players
-        for trick in self._completed:
-            won[trick.winner] += 1
-        return tuple(won)
+        """Tricks taken by each seat in the current deal."""
+        return tricks_taken((trick.winner for trick in self._completed), self._players)
 
     def _end_deal(self) -> None:
         tricks = self.tricks_won()

@@ -29,6 +29,7 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
+from tapisvert.core.tricks import tricks_taken
 from tapisvert.games.wizard.cards import (
     CARD_UNIT,
     DECK_SIZE,
@@ -197,6 +198,7 @@ class WizardGame(Game["WizardState"]):
 
     name = "wizard"
     observation_class = WizardObservation
+    sampler = "tapisvert.games.wizard.sampler"
     min_players = 3
     max_players = 6
     option_specs = (
@@ -230,11 +232,6 @@ class WizardGame(Game["WizardState"]):
 
     def new_initial_state(self, seed: int | None = None) -> WizardState:
         return WizardState(self, seed)
-
-    def _sample(self, observation: WizardObservation, rng: random.Random) -> WizardState:
-        from tapisvert.games.wizard.sampler import sample_state
-
-        return sample_state(self, observation, rng)
 
 
 class WizardState(State):
@@ -506,10 +503,7 @@ class WizardState(State):
 
     def tricks_won(self) -> tuple[int, ...]:
         """Tricks taken by each seat in the current round."""
-        won = [0] * self._players
-        for _, _, winner in self._completed:
-            won[winner] += 1
-        return tuple(won)
+        return tricks_taken((trick.winner for trick in self._completed), self._players)
 
     def hand(self, seat: Seat) -> list[int]:
         """The true hand of ``seat``: for tests and the referee, never for a bot."""
