@@ -138,6 +138,11 @@ class AsgiLink:
     def backlog(self) -> int:
         return len(self._outbox)
 
+    @property
+    def closing(self) -> bool:
+        """Whether the link is closed or closing: what the client sends is not read."""
+        return self._code is not None
+
     async def wait_closed(self) -> None:
         await self._sender
 

@@ -241,7 +241,8 @@ class Relay:
         link = self.clients[number] = AsgiLink(receive, send)
         bus.write(OPEN, number)
         try:
-            while (text := await link.receive()) is not None:
+            # once the hub closes the link (a flood, say), nothing more is read from it
+            while not link.closing and (text := await link.receive()) is not None:
                 bus.write(MESSAGE, number, text)
         finally:
             del self.clients[number]
