@@ -1,14 +1,24 @@
 """Engine speed, side by side with OpenSpiel's C++ ``oh_hell`` driven from Python.
 
-Random playouts of 4-player 12-trick hands (deal, trump, bids, plays):
-- ours: Wizard with ``rounds=12``; the deal and the turned card are drawn by the engine
-  (``resolve_chance``), every bid and card is a uniformly random legal action;
-- theirs: ``oh_hell`` with ``num_tricks_fixed=12``; every chance outcome (uniform there)
-  and every action is ``random.choice`` of ``legal_actions()``, the fastest sensible way.
-Both loops call the public API once per decision and pick with the same Python ``random``.
-Then full 4-player Wizard games per second and ``clone()`` per second.
+The two sides play 4-player 12-trick hands: ours Wizard with ``rounds=12`` (60 cards, with
+Wizards and Jesters, and a trump the dealer chooses when a Wizard is turned), theirs
+``oh_hell`` with ``num_tricks_fixed=12`` (52 cards). Both are driven through their public
+Python API, one call per step, choosing with the same Python ``random``; the two alternate in
+one run, and each keeps its best of the rounds.
 
-Run: ``.venv/bin/python benchmarks/engine_speed.py [--seconds 5]``
+(a) Decisions only: 200 positions dealt once on each side, every chance step done; then, over
+    and over, a clone of one of them played to the end by uniformly random legal bids and
+    cards (``legal_actions()``, ``random.choice``, ``apply_action()``). Decisions per second.
+(b) Whole hands, the deal as separate chance steps on both sides: at each chance step
+    ``legal_actions()`` and ``random.choice`` (both engines' chance outcomes are uniform).
+(c) Whole hands, each engine dealt its fastest way: ours in one call (``resolve_chance``,
+    which draws the whole deal and the turned card at once); theirs as in (b), since
+    OpenSpiel has no other way from Python.
+
+Then decisions/s and whole games/s of each of our four games (4 players, random legal moves,
+the engine drawing chance), and ``clone()``/s.
+
+Run: ``.venv/bin/python benchmarks/engine_speed.py [--seconds 6]``
 """
 
 from __future__ import annotations
@@ -22,96 +32,157 @@ from typing import Any
 import tapisvert
 from tapisvert import CHANCE
 
+POSITIONS = 200
 
-def rate(run_once: Callable[[int], object], seconds: float) -> float:
-    """Calls per second of ``run_once(i)`` over about ``seconds``, best of three slices."""
-    best = 0.0
+
+def rate(run_once: Callable[[], int], seconds: float) -> float:
+    """Units per second (``run_once`` answers how many it did) over about ``seconds``."""
+    done = 0
+    started = time.perf_counter()
+    while (elapsed := time.perf_counter() - started) < seconds:
+        done += run_once()
+    return done / elapsed
+
+
+def side_by_side(
+    ours: Callable[[], int], theirs: Callable[[], int] | None, seconds: float
+) -> tuple[float, float | None]:
+    """The best of three alternating rounds for each side, so both see the same machine."""
+    best_ours, best_theirs = 0.0, 0.0
     for _ in range(3):
-        count = 0
-        start = time.perf_counter()
-        while (elapsed := time.perf_counter() - start) < seconds / 3:
-            run_once(count)
-            count += 1
-        best = max(best, count / elapsed)
-    return best
+        best_ours = max(best_ours, rate(ours, seconds / 6))
+        if theirs is not None:
+            best_theirs = max(best_theirs, rate(theirs, seconds / 6))
+    return best_ours, (best_theirs if theirs is not None else None)
+
+
+def play_out(state: Any, choice: Callable[[list[int]], int]) -> int:
+    """Random legal decisions to the end of a dealt position; answers how many."""
+    decisions = 0
+    while not state.is_terminal():
+        state.apply_action(choice(state.legal_actions()))
+        decisions += 1
+    return decisions
+
+
+def ours_step_by_step(state: tapisvert.State, choice: Callable[[list[int]], int]) -> None:
+    """Every chance step through ``legal_actions`` (uniform here), as OpenSpiel is driven."""
+    while not state.is_terminal():
+        state.apply_action(choice(state.legal_actions()))
+
+
+def game_rates(
+    game: tapisvert.Game[Any], rng: random.Random, seconds: float
+) -> tuple[float, float]:
+    """Decisions/s and games/s of whole games: random legal moves, the engine drawing chance."""
+    decisions = games = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        state = game.new_initial_state(games)
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.resolve_chance(rng)
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                decisions += 1
+        games += 1
+    elapsed = time.perf_counter() - started
+    return decisions / elapsed, games / elapsed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=6.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=6.0, help="time per comparison")
     arguments = parser.parse_args()
+    seconds = arguments.seconds
     rng = random.Random(1)
     choice = rng.choice
-
-    def random_playouts(game: tapisvert.Game[Any]) -> Callable[[int], None]:
-        """One whole game per call: engine-drawn chance, uniformly random legal moves."""
-
-        def playout(seed: int) -> None:
-            state = game.new_initial_state(seed)
-            while True:
-                player = state.current_player()
-                if player >= 0:
-                    state.apply_action(choice(state.legal_actions()))
-                elif player == CHANCE:
-                    state.resolve_chance(rng)
-                else:
-                    return
-
-        return playout
-
-    full_game = tapisvert.load_game("wizard", players=4)
-    our_hand = random_playouts(tapisvert.load_game("wizard", players=4, rounds="12"))
-    our_game = random_playouts(full_game)
-
-    print(f"tapisvert {tapisvert.__version__}, {arguments.seconds:g} s per measurement")
+    hand_game = tapisvert.load_game("wizard", players=4, rounds="12")
     try:
         import pyspiel
+
+        their_game: Any = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 12})
     except ImportError:
-        pyspiel = None
+        their_game = None
         print("OpenSpiel is not installed: pip install open_spiel to compare")
 
-    if pyspiel is None:
-        print(f"ours   4-player 12-trick hands/s: {rate(our_hand, arguments.seconds):12,.0f}")
-    else:
-        their_game = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 12})
+    def dealt_ours(seed: int) -> tapisvert.State:
+        state = hand_game.new_initial_state(seed)
+        state.resolve_chance(random.Random(seed))
+        if state.current_player() == CHANCE:
+            raise AssertionError("a dealt position still waits for chance")
+        return state
 
-        def their_hand(_: int) -> None:
-            state = their_game.new_initial_state()
-            while not state.is_terminal():
+    def dealt_theirs(seed: int) -> Any:
+        state = their_game.new_initial_state()
+        deal = random.Random(seed)
+        while state.is_chance_node():
+            state.apply_action(deal.choice(state.legal_actions()))
+        return state
+
+    our_positions = [dealt_ours(seed) for seed in range(POSITIONS)]
+    their_positions = (
+        [dealt_theirs(seed) for seed in range(POSITIONS)] if their_game is not None else []
+    )
+    counter = iter(range(10**12))
+
+    def our_decisions() -> int:
+        return play_out(our_positions[next(counter) % POSITIONS].clone(), choice)
+
+    def their_decisions() -> int:
+        return play_out(their_positions[next(counter) % POSITIONS].clone(), choice)
+
+    def our_hand_in_steps() -> int:
+        ours_step_by_step(hand_game.new_initial_state(), choice)
+        return 1
+
+    def our_hand_fastest() -> int:
+        state = hand_game.new_initial_state()
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.resolve_chance(rng)
+            else:
                 state.apply_action(choice(state.legal_actions()))
+        return 1
 
-        # Alternate the two so that both see the same machine load; keep the best of each.
-        ours = theirs = 0.0
-        for _ in range(2):
-            ours = max(ours, rate(our_hand, arguments.seconds / 2))
-            theirs = max(theirs, rate(their_hand, arguments.seconds / 2))
-        print(f"ours   4-player 12-trick hands/s: {ours:12,.0f} (tapisvert Wizard, pure Python)")
-        print(f"theirs 4-player 12-trick hands/s: {theirs:12,.0f} (OpenSpiel oh_hell, C++)")
-        print(f"ratio ours/theirs: {ours / theirs:.2f} (target >= 1.0)")
+    def their_hand() -> int:
+        state = their_game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(choice(state.legal_actions()))
+        return 1
 
-    games = rate(our_game, arguments.seconds)
-    print(f"ours   full 4-player Wizard games/s: {games:10,.0f}")
-    luz_games = rate(random_playouts(tapisvert.load_game("luz", players=4)), arguments.seconds)
-    print(f"ours   full 4-player Luz games/s:    {luz_games:10,.0f}")
-    fzzzt_games = rate(random_playouts(tapisvert.load_game("fzzzt", players=4)), arguments.seconds)
-    print(f"ours   full 4-player Fzzzt! games/s: {fzzzt_games:10,.0f}")
-    abluxxen = random_playouts(tapisvert.load_game("abluxxen", players=4))
-    print(f"ours   full 4-player Abluxxen games/s: {rate(abluxxen, arguments.seconds):8,.0f}")
+    theirs_or_none = their_game is not None
+    print(f"tapisvert {tapisvert.__version__}; {seconds:g} s per comparison; 4 players, 12 tricks")
+    print(f"{'':<58} {'ours':>10} {'OpenSpiel':>10} {'ratio':>6}")
+    rows = [
+        ("(a) decisions/s from dealt positions", our_decisions, their_decisions),
+        ("(b) hands/s, the deal as separate chance steps", our_hand_in_steps, their_hand),
+        ("(c) hands/s, each dealing its fastest way (ours at once)", our_hand_fastest, their_hand),
+    ]
+    for label, ours, theirs in rows:
+        mine, other = side_by_side(ours, theirs if theirs_or_none else None, seconds)
+        if other is None:
+            print(f"{label:<58} {mine:>10,.0f}")
+        else:
+            print(f"{label:<58} {mine:>10,.0f} {other:>10,.0f} {mine / other:>6.2f}")
 
-    state = full_game.new_initial_state(3)
-    state.resolve_chance()
+    print()
+    print(f"{'our games, 4 players':<24} {'decisions/s':>12} {'games/s':>9}")
+    for name in tapisvert.game_names():
+        decisions, games = game_rates(tapisvert.load_game(name, players=4), rng, seconds / 2)
+        print(f"{name:<24} {decisions:>12,.0f} {games:>9,.0f}")
+
+    state = our_positions[0].clone()
     for _ in range(20):
         state.apply_action(state.legal_actions()[0])
-        if state.current_player() == CHANCE:
-            state.resolve_chance()
-    clone = state.clone
     batch = 10_000
 
-    def clones(_: int) -> None:
+    def clones() -> int:
         for _ in range(batch):
-            clone()
+            state.clone()
+        return batch
 
-    print(f"ours   clones/s: {rate(clones, arguments.seconds) * batch:,.0f} (target >= 1,000,000)")
+    print(f"\nWizard clone()/s: {rate(clones, seconds / 2):,.0f}")
 
 
 if __name__ == "__main__":
