@@ -13,7 +13,7 @@ and a uniform consistent hand draws each gap's m values uniformly.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from tapisvert.games.luz.cards import COLOUR_COUNT, MAX_VALUE, card, colour_of, value_of
@@ -32,15 +32,15 @@ def hand_gaps(
     colours: Sequence[int],
     revealed: dict[int, int],
     unknown_cards: set[int],
-    only: int | None = None,
+    only: Collection[int] | None = None,
 ) -> list[Gap]:
-    """The gaps of one hand (of colour ``only`` alone, when given).
+    """The gaps of one hand (of the colours ``only`` alone, when given).
 
     ``colours[slot]`` is each slot's colour, ``revealed`` maps played slots to their card,
     ``unknown_cards`` is what this viewer has not seen anywhere.
     """
     gaps: list[Gap] = []
-    for colour in range(COLOUR_COUNT) if only is None else (only,):
+    for colour in range(COLOUR_COUNT) if only is None else sorted(only):
         slots = [slot for slot, slot_colour in enumerate(colours) if slot_colour == colour]
         low = 0
         pending: list[int] = []

@@ -31,6 +31,7 @@ from tapisvert.core.game import (
 from tapisvert.core.notation import ascii_number
 from tapisvert.core.tricks import tricks_taken
 from tapisvert.games.luz.cards import (
+    COLOUR_COUNT,
     COLOURS,
     DEALS,
     FAIL_POINTS_PER_TRICK,
@@ -101,6 +102,10 @@ class DealSummary(NamedTuple):
     played: tuple[LuzTrick, ...]
 
 
+Knowledge = tuple[tuple[int, ...] | None, ...]
+"""For each slot of a hand, the values it may still hold (``None``: played)."""
+
+
 @dataclass(frozen=True)
 class LuzObservation(Observation):
     """What one seat knows.
@@ -118,7 +123,7 @@ class LuzObservation(Observation):
     current_player: Seat
     colours: tuple[tuple[int, ...], ...]
     values: tuple[tuple[int | None, ...], ...]
-    knowledge: tuple[tuple[int, ...] | None, ...]
+    knowledge: Knowledge
     bets: tuple[tuple[int, int] | None, ...]
     tricks_won: tuple[int, ...]
     leader: Seat
@@ -264,8 +269,10 @@ class LuzState(State):
         self._completed: tuple[LuzTrick, ...] = ()
         self._phase = PHASE_DEAL
         self._player = CHANCE
-        self._known: tuple[tuple[tuple[int, ...] | None, ...] | None, ...] = (None,) * players
+        self._known: tuple[Knowledge | None, ...] = (None,) * players
         """Each seat's knowledge of its own values, once deduced (``None``: not yet)."""
+        self._stale: tuple[int, ...] = (0,) * players
+        """For each seat, the colours it has played since its knowledge was last deduced."""
 
     def clone(self) -> LuzState:
         twin = object.__new__(LuzState)
@@ -358,6 +365,7 @@ class LuzState(State):
         if dealt_so_far + 1 == HAND_SIZE * self._players:
             self._hands = [sorted(cards) for cards in self._dealt]
             self._known = (None,) * self._players
+            self._stale = (0,) * self._players
             self._phase = PHASE_BET
             self._player = self._first
 
@@ -394,7 +402,9 @@ class LuzState(State):
         played = hand[slot]
         hand[slot] = PLAYED
         self._trick.append(LuzPlay(player, slot, played))
-        self._update_knowledge(player, played)
+        if self._known[player] is not None:  # what it learns is deduced when asked
+            stale = self._stale[player] | 1 << colour_of(played)
+            self._stale = (*self._stale[:player], stale, *self._stale[player + 1 :])
         if len(self._trick) < self._players:
             self._player = (player + 1) % self._players
             return
@@ -494,19 +504,27 @@ class LuzState(State):
         unseen = tuple((None,) * len(hand) for hand in self._hands)
         return public, seen, unseen
 
-    def _knowledge(self, seat: Seat) -> tuple[tuple[int, ...] | None, ...]:
-        """What ``seat`` knows of its own values, deduced once per deal and then kept up
-        to date as it plays (see ``_play``)."""
-        known = self._known[seat]
-        if known is None:
-            known = self._deduce_knowledge(seat)
+    def _knowledge(self, seat: Seat) -> Knowledge:
+        """What ``seat`` knows of its own values: deduced once per deal, then, after it has
+        played, deduced again for the colours it played only."""
+        known, stale = self._known[seat], self._stale[seat]
+        if known is None or stale:
+            if known is None:
+                known = self._deduce_knowledge(seat)
+            else:
+                colours = {colour for colour in range(COLOUR_COUNT) if stale >> colour & 1}
+                fresh = self._deduce_knowledge(seat, colours)
+                dealt = sorted(self._dealt[seat])
+                known = tuple(
+                    fresh[slot] if colour_of(dealt[slot]) in colours else possible
+                    for slot, possible in enumerate(known)
+                )
             self._known = (*self._known[:seat], known, *self._known[seat + 1 :])
+            self._stale = (*self._stale[:seat], 0, *self._stale[seat + 1 :])
         return known
 
-    def _deduce_knowledge(
-        self, seat: Seat, only: int | None = None
-    ) -> tuple[tuple[int, ...] | None, ...]:
-        """The values each of ``seat``'s slots may hold (of colour ``only`` alone, when
+    def _deduce_knowledge(self, seat: Seat, only: set[int] | None = None) -> Knowledge:
+        """The values each of ``seat``'s slots may hold (of the colours ``only`` alone, when
         given: the others are left ``None``).
 
         Every card of the others was in sight from the deal on, so what ``seat`` has not
@@ -520,20 +538,6 @@ class LuzState(State):
         unknown = {held for held in hand if held != PLAYED}.union(self._remaining)
         gaps = hand_gaps([colour_of(card) for card in dealt], revealed, unknown, only)
         return tuple(possible_values(gaps, len(hand)))
-
-    def _update_knowledge(self, seat: Seat, played: int) -> None:
-        """After ``seat`` played ``played``: only the slots of its colour learn something."""
-        known = self._known[seat]
-        if known is None:
-            return
-        colour = colour_of(played)
-        fresh = self._deduce_knowledge(seat, colour)
-        hand = self._hands[seat]
-        updated = tuple(
-            fresh[slot] if colour_of(held) == colour or held == PLAYED else possible
-            for slot, (held, possible) in enumerate(zip(hand, known, strict=True))
-        )
-        self._known = (*self._known[:seat], updated, *self._known[seat + 1 :])
 
     def action_to_string(self, action: Action) -> str:
         if 0 <= action < CARD_IDS:
