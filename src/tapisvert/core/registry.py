@@ -51,7 +51,9 @@ class GamePlugin:
     ``<game>.css``, the board the browser draws (see ``docs/design.md``); ``rules`` a
     package holding ``rules.<language>.md``, the rules for players; ``texts``, when the
     game's texts are not in the platform's catalogues, a package whose ``*.<language>.toml``
-    files are added to them.
+    files are added to them; ``encoding``, for a game that offers one, a ``module:Class``
+    whose class, built from a game, turns observations into tensors and actions into a
+    compact index (see ``tapisvert.encoding``).
     """
 
     game: type[Game[Any]]
@@ -62,6 +64,7 @@ class GamePlugin:
     rules: str
     search: SearchProfile = field(default_factory=SearchProfile)
     texts: str | None = None
+    encoding: str | None = None
 
 
 _plugins: dict[str, GamePlugin] | None = None

@@ -17,6 +17,7 @@ PLUGIN = GamePlugin(
     terminal_view="tapisvert.cli.views.abluxxen",
     web_board="tapisvert.web.games",
     rules="tapisvert.games.abluxxen",
+    encoding="tapisvert.games.abluxxen.encoding:AbluxxenEncoding",
     search=SearchProfile(medium=40, hard=180, relative=True),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""

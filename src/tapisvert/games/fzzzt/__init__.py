@@ -19,6 +19,7 @@ PLUGIN = GamePlugin(
     terminal_view="tapisvert.cli.views.fzzzt",
     web_board="tapisvert.web.games",
     rules="tapisvert.games.fzzzt",
+    encoding="tapisvert.games.fzzzt.encoding:FzzztEncoding",
     search=SearchProfile(medium=70, hard=350),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""

@@ -424,7 +424,7 @@ class FzzztState(State):
         points = sum([CARD_POINTS[card] for card in owned])
         for unit, items in self._units[seat].items():
             points += sum([CARD_POINTS[item.card] for item in items if item.card >= 0])
-            points += unit_score(unit, [_supply(item) for item in items])
+            points += unit_score(unit, [placement_symbols(item) for item in items])
         return points
 
     # -- observation ------------------------------------------------------------------------
@@ -787,5 +787,6 @@ class FzzztState(State):
         self._start_round()
 
 
-def _supply(item: Placement) -> int:
+def placement_symbols(item: Placement) -> int:
+    """The symbols a placement supplies: its robot's, or its chit's."""
     return SYMBOL_BITS[item.chit] if item.card < 0 else CARDS[item.card].symbols

@@ -1,0 +1,170 @@
+"""Observations as fixed-size numeric tensors, and a fixed action space with a legal mask.
+
+For learning agents: each game's ``encoding`` module (named by its plugin) subclasses
+:class:`Encoding`. A tensor is computed from a seat's observation and nothing else, so it
+holds exactly what that seat may know. This is the one module of the library that needs
+numpy (the ``research`` extra); nothing imports it unless asked.
+
+>>> import tapisvert
+>>> from tapisvert.encoding import encoding_for
+>>> game = tapisvert.load_game("wizard", players=4)
+>>> encoding = encoding_for(game)
+>>> state = game.new_initial_state(seed=7)
+>>> state.resolve_chance()
+>>> observation = state.observation(state.current_player())
+>>> encoding.encode(observation).shape == encoding.shape
+True
+>>> int(encoding.legal_mask(observation, state.legal_actions()).sum())
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from importlib import import_module
+from typing import Any, NamedTuple
+
+import numpy
+from numpy.typing import NDArray
+
+from tapisvert.core.game import Action, Game, Observation, Seat
+from tapisvert.core.registry import plugin
+
+Tensor = NDArray[numpy.float32]
+Mask = NDArray[numpy.bool_]
+
+
+class Field(NamedTuple):
+    """A named run of the tensor: ``tensor[start:stop]`` means ``meaning``."""
+
+    name: str
+    start: int
+    stop: int
+    meaning: str
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+    def block(self, index: int, size: int) -> Field:
+        """The ``index``-th run of ``size`` values in a field made of such runs (a seat's)."""
+        if not 0 <= index < self.size // size:
+            raise ValueError(f"{self.name} holds no block {index} of {size} values")
+        start = self.start + index * size
+        return Field(f"{self.name}[{index}]", start, start + size, self.meaning)
+
+
+class Encoding:
+    """A game's tensor layout and action space, fixed by its player count and options.
+
+    A subclass declares its fields in ``__init__`` with :meth:`field`, writes them in
+    :meth:`encode`, and lists its seats' decisions in ``actions`` (the compact index of an
+    action is its position there) unless it overrides :meth:`action_index` and
+    :meth:`action_at`. Seats are relative to the observer: 0 is the observer, 1 the next
+    seat in turn order, and so on (a spectator sees from seat 0).
+    """
+
+    low: float = -1.0
+    """The smallest value a tensor may hold (scores may be negative); the largest is 1."""
+
+    def __init__(self, game: Game[Any], actions: Sequence[Action]) -> None:
+        self.game = game
+        self.players = game.players
+        self.fields: list[Field] = []
+        self.actions: tuple[Action, ...] = tuple(actions)
+        self._index = {action: index for index, action in enumerate(self.actions)}
+
+    @property
+    def size(self) -> int:
+        return self.fields[-1].stop if self.fields else 0
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (self.size,)
+
+    @property
+    def action_count(self) -> int:
+        return len(self.actions)
+
+    def field(self, name: str, size: int, meaning: str) -> Field:
+        """Append a field of ``size`` values to the layout."""
+        added = Field(name, self.size, self.size + size, meaning)
+        self.fields.append(added)
+        return added
+
+    def describe(self) -> str:
+        """The layout, one line per field: the field-by-field documentation."""
+        return "\n".join(
+            f"{item.start:5}–{item.stop - 1:<5} {item.name}: {item.meaning}" for item in self.fields
+        )
+
+    def encode(self, observation: Observation) -> Tensor:
+        """The tensor of ``observation``: float32, of ``shape``, within [``low``, 1]."""
+        tensor = numpy.zeros(self.shape, dtype=numpy.float32)
+        self.write(tensor, observation)
+        return tensor
+
+    def write(self, tensor: Tensor, observation: Observation) -> None:
+        """Fill the zeroed ``tensor`` from ``observation``."""
+        raise NotImplementedError
+
+    def action_index(self, observation: Observation, action: Action) -> int:
+        """The compact index (``0 <= index < action_count``) of a seat's ``action``."""
+        try:
+            return self._index[action]
+        except KeyError:
+            raise ValueError(f"{action} is not a decision of a seat in {self.game.name}") from None
+
+    def action_at(self, observation: Observation, index: int) -> Action:
+        """The game's action at compact ``index`` (the inverse of :meth:`action_index`)."""
+        return self.actions[index]
+
+    def legal_mask(self, observation: Observation, legal_actions: Iterable[Action]) -> Mask:
+        """``True`` at the compact index of every legal action."""
+        mask = numpy.zeros(self.action_count, dtype=numpy.bool_)
+        for action in legal_actions:
+            mask[self.action_index(observation, action)] = True
+        return mask
+
+    def relative(self, observation: Observation, seat: Seat | None) -> int | None:
+        """``seat`` as seen from the observer (0: the observer), ``None`` for no seat."""
+        if seat is None or not 0 <= seat < self.players:
+            return None
+        return (seat - (observation.seat or 0)) % self.players
+
+    def by_seat(self, observation: Observation, values: Sequence[Any]) -> list[Any]:
+        """A per-seat sequence reordered from the observer on."""
+        start = observation.seat or 0
+        return [*values[start:], *values[:start]]
+
+
+def one_hot(tensor: Tensor, field: Field, index: int | None, value: float = 1.0) -> None:
+    """Set ``value`` at ``index`` within ``field``; nothing for ``None``."""
+    if index is None:
+        return
+    if not 0 <= index < field.size:
+        raise ValueError(f"{index} does not fit the {field.size} values of {field.name}")
+    tensor[field.start + index] = value
+
+
+def add_counts(tensor: Tensor, field: Field, items: Iterable[int], weight: float = 1.0) -> None:
+    """Add ``weight`` at each item's place within ``field`` (a multiset of small ints)."""
+    for item in items:
+        if not 0 <= item < field.size:
+            raise ValueError(f"{item} does not fit the {field.size} values of {field.name}")
+        tensor[field.start + item] += weight
+
+
+def scaled(value: float, maximum: float) -> float:
+    """``value / maximum`` clipped to [-1, 1]: a count or a score on the tensor's scale."""
+    return max(-1.0, min(1.0, value / maximum))
+
+
+def encoding_for(game: Game[Any]) -> Encoding:
+    """The encoding of ``game`` that its plugin names (``module:Class``)."""
+    place = plugin(game.name).encoding
+    if place is None:
+        raise LookupError(f"the game {game.name} declares no tensor encoding")
+    module, _, name = place.partition(":")
+    built: Encoding = getattr(import_module(module), name)(game)
+    return built

@@ -1,0 +1,187 @@
+"""Tensors and action spaces of the four games: fixed shapes, documented ranges, exact masks,
+and no more than a seat's observation shows."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from importlib import import_module
+from typing import Any
+
+import numpy
+import pytest
+
+import tapisvert
+from tapisvert.core.game import Game, State
+from tapisvert.encoding import Encoding, Tensor, encoding_for
+
+CASES: list[tuple[str, int, dict[str, object]]] = [
+    ("wizard", 3, {}),
+    ("wizard", 4, {"hidden_bids": True}),
+    ("wizard", 5, {"canadian": True, "rounds": "1,4,12"}),
+    ("wizard", 6, {"rounds": "first5"}),
+    ("luz", 3, {}),
+    ("luz", 4, {}),
+    ("luz", 5, {"bet_bead_supply": 3}),
+    ("abluxxen", 2, {"duel": True}),
+    ("abluxxen", 3, {}),
+    ("abluxxen", 5, {"series": True}),
+    ("fzzzt", 2, {"versus_scoring": True}),
+    ("fzzzt", 3, {"unlimited_final_placement": True}),
+    ("fzzzt", 4, {"unused_starting_robots": "box"}),
+]
+DECISIONS = 400
+"""Decisions checked per game, from its start (a long game is cut there)."""
+SAMPLE_EVERY = 3
+"""Every so many decisions, the seat's view is compared with a state drawn from it."""
+
+
+def _case_id(case: tuple[str, int, dict[str, object]]) -> str:
+    name, players, options = case
+    return "-".join([name, str(players), *options])
+
+
+def _walk(game: Game[Any], seed: int) -> list[State]:
+    """The positions where a seat decides, along a random game from ``seed``."""
+    state = game.new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    positions: list[State] = []
+    while not state.is_terminal() and len(positions) < DECISIONS:
+        if state.is_chance_node():
+            state.resolve_chance()
+            continue
+        positions.append(state.clone())
+        state.apply_action(rng.choice(state.legal_actions()))
+    positions.append(state)
+    return positions
+
+
+def _tensor(encoding: Encoding, state: State, seat: int | None) -> Tensor:
+    return encoding.encode(state.observation(seat))
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_tensors_masks_and_views(case: tuple[str, int, dict[str, object]]) -> None:
+    name, players, options = case
+    game = tapisvert.load_game(name, players=players, **options)
+    encoding = encoding_for(game)
+    assert encoding.shape == (encoding.fields[-1].stop,)
+    starts = [field.start for field in encoding.fields]
+    assert starts == [0, *(field.stop for field in encoding.fields[:-1])]
+    sampler = random.Random(1)
+    hidden_seen = False
+    for seed in (3, 4):
+        positions = _walk(game, seed)
+        for step, state in enumerate(positions):
+            if state.is_terminal():
+                assert encoding.encode(state.observation(0)).shape == encoding.shape
+                continue
+            seat = state.current_player()
+            observation = state.observation(seat)
+            tensor = encoding.encode(observation)
+            assert tensor.shape == encoding.shape
+            assert tensor.dtype == numpy.float32
+            assert numpy.isfinite(tensor).all()
+            assert tensor.min() >= encoding.low and tensor.max() <= 1.0
+            legal = state.legal_actions()
+            mask = encoding.legal_mask(observation, legal)
+            assert mask.shape == (encoding.action_count,)
+            indices = [encoding.action_index(observation, action) for action in legal]
+            assert sorted(indices) == numpy.flatnonzero(mask).tolist()
+            for action, index in zip(legal, indices, strict=True):
+                assert encoding.action_at(observation, index) == action
+            if step % SAMPLE_EVERY == 0:
+                drawn = game.sample_state(observation, sampler)
+                assert numpy.array_equal(_tensor(encoding, drawn, seat), tensor)
+                assert numpy.array_equal(
+                    _tensor(encoding, drawn, None), _tensor(encoding, state, None)
+                )
+                other = (seat + 1) % players
+                hidden_seen |= not numpy.array_equal(
+                    _tensor(encoding, drawn, other), _tensor(encoding, state, other)
+                )
+        decided = [state for state in positions if not state.is_terminal()]
+        first, later = decided[0], decided[len(decided) // 2]
+        assert not numpy.array_equal(
+            _tensor(encoding, first, first.current_player()),
+            _tensor(encoding, later, first.current_player()),
+        )
+    assert hidden_seen, "what another seat sees never changed in a drawn state"
+
+
+@pytest.mark.parametrize("name", ["wizard", "luz", "abluxxen", "fzzzt"])
+def test_each_field_is_documented(name: str) -> None:
+    module = import_module(f"tapisvert.games.{name}.encoding")
+    game = tapisvert.load_game(name, players=3)
+    encoding = encoding_for(game)
+    for field in encoding.fields:
+        assert f"``{field.name}``" in (module.__doc__ or ""), field.name
+        assert field.meaning in encoding.describe()
+
+
+def test_hidden_bids_stay_hidden_until_every_bid_is_in() -> None:
+    game = tapisvert.load_game("wizard", players=3, hidden_bids=True, rounds="3")
+    encoding = encoding_for(game)
+    states = []
+    for bid in (0, 3):
+        state = game.new_initial_state(seed=5)
+        state.resolve_chance()
+        bidder = state.current_player()
+        state.apply_string(f"bid {bid}")
+        states.append(state)
+    watcher = states[0].current_player()
+    assert numpy.array_equal(
+        _tensor(encoding, states[0], watcher), _tensor(encoding, states[1], watcher)
+    )
+    assert not numpy.array_equal(
+        _tensor(encoding, states[0], bidder), _tensor(encoding, states[1], bidder)
+    )
+
+
+def test_luz_tensor_holds_what_a_seat_knows_of_its_own_values() -> None:
+    game = tapisvert.load_game("luz", players=4)
+    encoding = encoding_for(game)
+    state = game.new_initial_state(seed=2)
+    state.resolve_chance()
+    seat = state.current_player()
+    knowledge = next(field for field in encoding.fields if field.name == "knowledge")
+    values = next(field for field in encoding.fields if field.name == "values")
+    tensor = _tensor(encoding, state, seat)
+    own = tensor[knowledge.start : knowledge.stop].reshape(10, 12)
+    expected = numpy.zeros((10, 12))
+    for slot, possible in enumerate(state.observation(seat).knowledge):
+        expected[slot, [value - 1 for value in possible or ()]] = 1
+    assert numpy.array_equal(own, expected)
+    assert own.sum(axis=1).min() > 0 and own.sum() > 10
+    assert not tensor[values.start : values.start + 10 * 12].any()
+    assert tensor[values.start + 10 * 12 : values.stop].any()
+
+
+def test_fzzzt_bids_are_indexed_by_hand_positions() -> None:
+    game = tapisvert.load_game("fzzzt", players=2)
+    encoding = encoding_for(game)
+    state = game.new_initial_state(seed=1)
+    state.resolve_chance()
+    observation = state.observation(state.current_player())
+    assert observation.phase == "bid"
+    hand = observation.hand
+    indices = sorted(encoding.legal_mask(observation, state.legal_actions()).nonzero()[0])
+    assert indices == list(range(2 ** len(hand) - 1))
+    with pytest.raises(ValueError):
+        encoding.action_at(observation, 2 ** len(hand) - 1)
+
+
+def test_the_library_imports_without_numpy() -> None:
+    script = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "import tapisvert\n"
+        "from tapisvert.core.registry import plugins\n"
+        "from tapisvert.bots import make_bot\n"
+        "for name in tapisvert.game_names():\n"
+        "    game = tapisvert.load_game(name)\n"
+        "    make_bot('easy', game)\n"
+        "    assert plugins()[name].encoding is not None\n"
+        "assert 'tapisvert.encoding' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
