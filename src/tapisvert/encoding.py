@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from importlib import import_module
 from typing import Any, NamedTuple
@@ -54,7 +55,7 @@ class Field(NamedTuple):
         return Field(f"{self.name}[{index}]", start, start + size, self.meaning)
 
 
-class Encoding:
+class Encoding(ABC):
     """A game's tensor layout and action space, fixed by its player count and options.
 
     A subclass declares its fields in ``__init__`` with :meth:`field`, writes them in
@@ -104,9 +105,9 @@ class Encoding:
         self.write(tensor, observation)
         return tensor
 
+    @abstractmethod
     def write(self, tensor: Tensor, observation: Observation) -> None:
         """Fill the zeroed ``tensor`` from ``observation``."""
-        raise NotImplementedError
 
     def action_index(self, observation: Observation, action: Action) -> int:
         """The compact index (``0 <= index < action_count``) of a seat's ``action``."""
