@@ -1,0 +1,80 @@
+"""What both environments share: a game in progress seen through its encoding."""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+import numpy
+from gymnasium import spaces
+from rich.console import Console
+
+from tapisvert.cli.views import render
+from tapisvert.core.game import Action, Game, Seat, State
+from tapisvert.core.registry import load_game
+from tapisvert.encoding import Encoding, encoding_for
+
+
+class Table:
+    """One game from reset to end: the state, its encoding, and the rewards to pay."""
+
+    def __init__(self, name: str, players: int | None, options: dict[str, object]) -> None:
+        self.game: Game[Any] = load_game(name, players, **options)
+        self.encoding: Encoding = encoding_for(self.game)
+        self.state: State = self.game.new_initial_state(0)
+        self._paid = [0.0] * self.game.players
+
+    def observation_space(self) -> spaces.Dict:
+        encoding = self.encoding
+        return spaces.Dict(
+            {
+                "observation": spaces.Box(encoding.low, 1.0, encoding.shape, numpy.float32),
+                "action_mask": spaces.Box(0, 1, (encoding.action_count,), numpy.int8),
+            }
+        )
+
+    def action_space(self) -> spaces.Discrete:
+        return spaces.Discrete(self.encoding.action_count)
+
+    def reset(self, seed: int | None) -> None:
+        """A new game; the same ``seed`` deals the same cards and draws the same chances."""
+        self.state = self.game.new_initial_state(seed)
+        self.state.resolve_chance()
+        self._paid = [0.0] * self.game.players
+
+    def observe(self, seat: Seat) -> dict[str, Any]:
+        """The seat's tensor, and its legal actions if it is to act."""
+        observation = self.state.observation(seat)
+        mask = numpy.zeros(self.encoding.action_count, dtype=numpy.int8)
+        if self.state.current_player() == seat:
+            mask[self.encoding.legal_mask(observation, self.state.legal_actions())] = 1
+        return {"observation": self.encoding.encode(observation), "action_mask": mask}
+
+    def action(self, index: int) -> Action | None:
+        """The legal action of the seat to act at compact ``index``, or ``None``."""
+        observation = self.state.observation(self.state.current_player())
+        try:
+            action = self.encoding.action_at(observation, index)
+        except (IndexError, ValueError):
+            return None
+        return action if action in self.state.legal_actions() else None
+
+    def play(self, action: Action) -> list[float]:
+        """Apply ``action``, then chance up to the next decision; what each seat is paid."""
+        segment = self.state.segment()
+        self.state.apply_action(action)
+        self.state.resolve_chance()
+        if not self.state.is_terminal() and self.state.segment() == segment:
+            return [0.0] * self.game.players
+        scores = self.state.returns()
+        rewards = [score - paid for score, paid in zip(scores, self._paid, strict=True)]
+        self._paid = scores
+        return rewards
+
+    def text(self) -> str:
+        """The table as a spectator sees it, in plain text."""
+        out = StringIO()
+        Console(file=out, width=100, color_system=None).print(
+            render(self.game.name, self.state.observation(None), "en")
+        )
+        return out.getvalue()
