@@ -392,6 +392,7 @@ def serve(
         ),
     ] = 1,
     api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = False,
+    bot_workers: Annotated[int | None, typer.Option(min=1, help=help_text("bot_workers"))] = None,
 ) -> None:
     import uvicorn
 
@@ -401,12 +402,16 @@ def serve(
     from tapisvert.server.storage import default_database_url
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
-    # A thread (PostgreSQL's writer, a searching bot) gets the interpreter within half a
-    # millisecond of asking, instead of five; the event loop gets it back as quickly.
+    # A thread (the storage's writer) gets the interpreter within half a millisecond of
+    # asking, instead of five; the event loop gets it back as quickly.
     sys.setswitchinterval(0.0005)
     url = database_url or default_database_url()
     settings = Settings(
-        bot_delay=bot_delay, absence_grace=absence_grace, rate=rate, abandoned_after=abandoned_after
+        bot_delay=bot_delay,
+        absence_grace=absence_grace,
+        rate=rate,
+        abandoned_after=abandoned_after,
+        bot_workers=bot_workers,
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     if relays == 0:

@@ -43,6 +43,7 @@ from tapisvert.server.pubsub import (
 from tapisvert.server.quotas import Quotas, QuotaSettings
 from tapisvert.server.storage import Storage, TableRow
 from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat
+from tapisvert.server.thinking import BotWorkers
 
 MAIN_ROOM = "main"
 
@@ -76,6 +77,8 @@ class Settings:
     rate: float = 30.0
     """Messages a second one connection may send, with bursts of twice as many; the
     quotas of people and addresses grow and shrink with it (see ``Quotas``)."""
+    bot_workers: int | None = None
+    """Processes in which the search bots think (``None``: all cores but one)."""
     quotas: QuotaSettings = field(default_factory=QuotaSettings)
 
 
@@ -225,6 +228,7 @@ class Lobby:
         self.storage = storage
         self.pubsub: PubSub = pubsub or LocalPubSub()
         self.settings = settings or Settings()
+        self.thinking = BotWorkers(self.settings.bot_workers)
         self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
         self.tokens: Tokens | None = None
@@ -270,6 +274,7 @@ class Lobby:
     async def stop(self) -> None:
         for task in list(self._tasks):
             task.cancel()
+        self.thinking.close()
         await self.storage.close()
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> None:

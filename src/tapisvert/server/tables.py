@@ -15,13 +15,13 @@ import contextlib
 import random
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from tapisvert.bots import Bot, make_bot
+from tapisvert.bots import make_bot
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
@@ -33,8 +33,6 @@ from tapisvert.server.storage import LoggedAction, TableRow
 if TYPE_CHECKING:
     from tapisvert.server.lobby import Lobby
 
-INLINE_BOTS = frozenset({"random", "easy", "heuristic"})
-"""Bots quick enough to choose on the event loop; the others think in a thread."""
 CHAT_HISTORY = 50
 RETRY_FIRST = 0.25
 RETRY_LONGEST = 10.0
@@ -74,7 +72,6 @@ class GameTable:
         self.spectators: dict[int, int] = {}
         """Watching user id → number of their connections watching."""
         self._lock = asyncio.Lock()
-        self._bots: dict[str, Bot] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._sent: dict[int | None, dict[str, Any]] = {}
         """The observation last sent to each seat's channel: the next frame sends the changes."""
@@ -242,7 +239,6 @@ class GameTable:
             raise ServerError.wrapping("bad_option", error) from None
         async with self._changing():
             self.options, self.game = options, game
-        self._bots.clear()
 
     async def leave(self, user_id: int) -> None:
         seat = self.seat_of(user_id)
@@ -462,13 +458,15 @@ class GameTable:
         if state is None or self.seq != seq or state.current_player() != seat:
             return
         level = self.seats[seat].level or self.lobby.settings.replacement_level
-        bot = self._bots.get(level)
-        if bot is None:
-            bot = self._bots[level] = make_bot(level, self.game)
-        observation, legal = state.observation(seat), state.legal_actions()
-        rng = random.Random(f"{self.seed}:bot:{seq}")
-        choose: Callable[[], int] = lambda: bot.choose(observation, legal, rng)  # noqa: E731
-        action = choose() if level in INLINE_BOTS else await asyncio.to_thread(choose)
+        action = await self.lobby.thinking.choose(
+            self.game.name,
+            self.game.players,
+            self.options,
+            level,
+            state.observation(seat),
+            state.legal_actions(),
+            f"{self.seed}:bot:{seq}",
+        )
         seat_info = self.seats[seat]
         if seat_info.kind == "bot" or seat_info.replaced:
             try:

@@ -1,0 +1,109 @@
+"""Where the search bots think: worker processes, never the server's event loop.
+
+A search takes up to a second of CPU. In a thread of the server it would hold the interpreter
+lock that the event loop needs, and every person's moves and pings would wait; in a process of
+its own it takes a core and nothing else. A decision travels as what the bot may know and
+nothing more — the game's name, player count and options, the bot's level, the seat's
+observation, the legal actions and the seed of its generator — and comes back as an action.
+Each worker keeps the bots it built, one per game and level.
+
+The quick bots (``random``, ``easy``) choose on the event loop: they take microseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import random
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from tapisvert.bots import Bot, make_bot
+from tapisvert.core.game import Action, Observation
+from tapisvert.core.registry import load_game
+
+QUICK_BOTS = frozenset({"random", "easy", "heuristic"})
+"""Bots quick enough to choose on the event loop."""
+FALLBACK_BOT = "easy"
+"""Who decides when a worker cannot (it died, or took far longer than any search may)."""
+THINKING_LIMIT = 60.0
+"""Seconds a decision may take in all, waiting for a worker included; a search caps itself at
+a second, so only a worker in trouble reaches this."""
+
+log = logging.getLogger(__name__)
+
+
+def default_workers() -> int:
+    """All the cores but one, which the event loop keeps; at least one."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+class BotWorkers:
+    """A pool of processes that take the search bots' decisions, in order of asking."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or default_workers()
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        """Started on the first search: a server whose bots are all quick starts none. The
+        workers are spawned, not forked: the server has threads (storage) a fork would copy
+        in whatever state they were."""
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+        return self._pool
+
+    async def choose(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any],
+        level: str,
+        observation: Observation,
+        legal: Sequence[Action],
+        seed: str,
+    ) -> Action:
+        """The move of a bot of ``level``, chosen in a worker unless the bot is a quick one."""
+        job = (game, players, dict(options), level, observation, list(legal), seed)
+        if level in QUICK_BOTS:
+            return decide(*job)
+        loop = asyncio.get_running_loop()
+        try:
+            decision = loop.run_in_executor(self._executor(), decide, *job)
+            return await asyncio.wait_for(decision, THINKING_LIMIT)
+        except (BrokenProcessPool, TimeoutError) as trouble:
+            log.error("a bot worker failed (%r); %s decides instead", trouble, FALLBACK_BOT)
+            if isinstance(trouble, BrokenProcessPool):
+                self._pool = None
+            return decide(game, players, dict(options), FALLBACK_BOT, *job[4:])
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+_BOTS: dict[tuple[str, int, str, str], Bot] = {}
+"""The bots this process built, by game, player count, options and level."""
+
+
+def decide(
+    game: str,
+    players: int,
+    options: dict[str, Any],
+    level: str,
+    observation: Observation,
+    legal: list[Action],
+    seed: str,
+) -> Action:
+    """One decision, in whichever process runs it."""
+    key = (game, players, repr(sorted(options.items())), level)
+    bot = _BOTS.get(key)
+    if bot is None:
+        bot = _BOTS[key] = make_bot(level, load_game(game, players, **options))
+    return bot.choose(observation, legal, random.Random(seed))
