@@ -21,6 +21,11 @@ The peer, side by side: the same server and sockets answering ``ping`` messages,
 sending the next as soon as the last is answered (no game, no database, no fan-out) — the
 bare WebSocket round trips this machine sustains. ``moves/pings`` relates the two.
 
+With ``--server-bots LEVEL`` a table has one client seat and three of the server's bots of
+that level: the latencies are then those of people's moves while the bots think, and the
+``bot moves/s`` and ``workers cpu`` columns tell how much the bots played and what their
+worker processes (``--bot-workers``) used.
+
 Afterwards the database is read back: every acknowledged move must be in the log.
 
 Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``
@@ -69,6 +74,8 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     acked: list[tuple[int, int]] = field(default_factory=list)
     """(table, position) of every acknowledged move, measured or not."""
+    bot_moves: int = 0
+    """Moves of the server's bots seen in the measured window (``--server-bots``)."""
 
     def record(self, sent: float, table: int, position: int) -> None:
         now = time.perf_counter()
@@ -96,6 +103,9 @@ class SeatClient:
         self.finished: asyncio.Queue[int] = asyncio.Queue()
         self.latest = -1
         self.numbers = itertools.count()
+        self.bots_to_act = False
+        """The other seats are the server's bots: count their moves."""
+        self.to_act: int | None = None
 
     async def request(self, **message: Any) -> dict[str, Any]:
         """Send a lobby request (create, join, start) and wait for its answer."""
@@ -113,7 +123,12 @@ class SeatClient:
             quick = WAITING.match(text)
             if quick and quick["ack"] in self.sent:
                 self.acknowledged(quick["ack"])
-            if quick and quick["seat"] != quick["to_act"] and int(quick["seq"]) > self.latest:
+            if (
+                quick
+                and not self.bots_to_act
+                and quick["seat"] != quick["to_act"]
+                and int(quick["seq"]) > self.latest
+            ):
                 self.latest = int(quick["seq"])  # a view where another seat is to act
                 continue
             self.handle(orjson.loads(text))
@@ -127,6 +142,10 @@ class SeatClient:
         elif kind == "view" and frame["ack"] in self.sent:
             self.acknowledged(frame["ack"])
         if kind == "view" and frame["seq"] > self.latest:
+            if self.bots_to_act and self.to_act not in (None, frame["seat"]):
+                now = time.perf_counter()
+                self.tally.bot_moves += self.tally.started <= now <= self.tally.until
+            self.to_act = frame["to_act"]
             self.latest = frame["seq"]
             if frame["result"] is not None:
                 self.latest = -1
@@ -169,13 +188,16 @@ async def connect(session: aiohttp.ClientSession, url: str, token: str) -> Any:
     return link
 
 
-async def host_tables(seats: list[SeatClient], game: str) -> None:
-    """Set up a table for these four over the WebSocket, and a new one whenever it ends."""
+async def host_tables(seats: list[SeatClient], game: str, server_bots: str) -> None:
+    """Set up a table for these four over the WebSocket (or for the first one and three of the
+    server's bots of level ``server_bots``), and a new one whenever it ends."""
     while True:
         created = await seats[0].request(type="create", room="main", game=game, players=4)
         table = created["table"]
         for index, seat in enumerate(seats[1:], start=1):
             await seat.request(type="join", table=table, seat=index)
+        for _ in range(4 - len(seats)):
+            await seats[0].request(type="bot", table=table, level=server_bots)
         await seats[0].request(type="start", table=table)
         ended = await seats[0].finished.get()
         assert ended == table, f"table {ended} ended, but this group plays at {table}"
@@ -186,20 +208,25 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     base = f"http://127.0.0.1:{arguments.port}"
     url = f"ws://127.0.0.1:{arguments.port}/ws"
     async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        names = [f"{arguments.mode[0]}{index}" for index in range(4 * arguments.tables)]
+        per_table = 1 if arguments.server_bots else 4
+        names = [f"{arguments.mode[0]}{index}" for index in range(per_table * arguments.tables)]
         tokens = [await guest(http, name) for name in names]
     tally = Tally(started=float("inf"), until=float("inf"))
     # aiohttp's client reads and writes frames in C: the load takes less of the machine.
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     links = [await connect(session, url, token) for token in tokens]
     seats = [SeatClient(link, index, tally, arguments.think) for index, link in enumerate(links)]
+    for seat in seats:
+        seat.bots_to_act = bool(arguments.server_bots)
     if arguments.mode == "pings":
         tasks = [asyncio.create_task(seat.pings()) for seat in seats]
     else:
         tasks = [asyncio.create_task(seat.listen()) for seat in seats]
         tasks += [
-            asyncio.create_task(host_tables(seats[first : first + 4], arguments.game))
-            for first in range(0, len(seats), 4)
+            asyncio.create_task(
+                host_tables(seats[first : first + per_table], arguments.game, arguments.server_bots)
+            )
+            for first in range(0, len(seats), per_table)
         ]
     tally.started = time.perf_counter() + arguments.warmup
     tally.until = tally.started + arguments.seconds
@@ -207,7 +234,7 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     cpu_before = (*cpu_seconds(arguments.server_pid), time.process_time())
     await asyncio.sleep(arguments.seconds)
     cpu_after = (*cpu_seconds(arguments.server_pid), time.process_time())
-    hub_cpu, relay_cpu, client_cpu = (
+    hub_cpu, relay_cpu, workers_cpu, client_cpu = (
         (after - before) / arguments.seconds
         for before, after in zip(cpu_before, cpu_after, strict=True)
     )
@@ -229,13 +256,16 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         "p99": quantile(latencies, 0.99),
         "hub_cpu": hub_cpu,
         "relay_cpu": relay_cpu,
+        "workers_cpu": workers_cpu,
         "client_cpu": client_cpu,
         "acked": tally.acked,
+        "bot_moves": tally.bot_moves / arguments.seconds,
     }
 
 
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """CPU time used by the server process (all its threads) and by its children, the relays.
+def cpu_seconds(pid: int) -> tuple[float, float, float]:
+    """CPU time used by the server process (all its threads), by its relays and by its bot
+    workers (its other children).
 
     Read from Linux's /proc; NaN elsewhere.
     """
@@ -244,10 +274,19 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
         fields = process_stat(process)
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def is_relay(process: int) -> bool:
+        return b"relay" in Path(f"/proc/{process}/cmdline").read_bytes().split(b"\0")
+
     try:
-        return used(pid), sum(used(relay) for relay in children(pid))
+        relays, workers = 0.0, 0.0
+        for child in children(pid):
+            if is_relay(child):
+                relays += used(child)
+            else:
+                workers += used(child)
+        return used(pid), relays, workers
     except OSError:
-        return float("nan"), float("nan")
+        return float("nan"), float("nan"), float("nan")
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -265,7 +304,7 @@ def client_process(server: Server, tables: int, mode: str, arguments: argparse.N
         "--server-pid", str(server.process.pid), "--report", str(report),
         "--tables", str(tables), "--seconds", str(arguments.seconds),
         "--warmup", str(arguments.warmup), "--game", arguments.game,
-        "--think", str(arguments.think),
+        "--think", str(arguments.think), "--server-bots", arguments.server_bots,
     ]  # fmt: skip
     output = subprocess.run(command, capture_output=True, text=True, check=False)
     if output.returncode != 0:
@@ -300,6 +339,14 @@ def main() -> None:
     parser.add_argument(
         "--relays", type=int, default=1, help="relay processes of the server (see `serve`)"
     )
+    parser.add_argument(
+        "--server-bots",
+        default="",
+        help="tables of one client seat and three of the server's bots of this level",
+    )
+    parser.add_argument(
+        "--bot-workers", type=int, default=0, help="the server's bot processes (0: its default)"
+    )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
@@ -318,10 +365,14 @@ def main() -> None:
 
     games = GAMES if "all" in arguments.game else tuple(arguments.game)
     print(f"relays: {arguments.relays}; bots think {arguments.think:g} s on average")
+    if arguments.server_bots:
+        workers = arguments.bot_workers or "the server's default"
+        print(f"one client seat and three {arguments.server_bots} bots a table; workers: {workers}")
     print(
         f"{'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7} {'p95 ms':>7}"
         f" {'p99 ms':>7} {'server cpu':>10} {'relay cpu':>9} {'client cpu':>10}"
         f" {'pings/s':>8} {'moves/pings':>11} {'persisted':>9}"
+        + (f" {'bot moves/s':>11} {'workers cpu':>11}" if arguments.server_bots else "")
     )
     for game, tables in itertools.product(games, arguments.tables):
         arguments.game = game
@@ -329,8 +380,13 @@ def main() -> None:
             path = Path(folder)
             # the peer's pings go as fast as the server answers (over 1,000 a second on one
             # socket on a quiet machine): the rate limit must not be what is measured
+            settings = {"bot-workers": arguments.bot_workers} if arguments.bot_workers else {}
             server = Server(
-                sqlite_url(path), path / "server.log", rate=1_000_000.0, relays=arguments.relays
+                sqlite_url(path),
+                path / "server.log",
+                rate=1_000_000.0,
+                relays=arguments.relays,
+                **settings,
             )
             server.start()
             try:
@@ -341,13 +397,19 @@ def main() -> None:
             acked = {tuple(move) for move in moves["acked"]}
             persisted = acked <= logged_moves(path / "tapisvert.sqlite3")
         print(
-            f"{game:<9} {tables:>6} {4 * tables:>7} {moves['per_second']:>8.0f}"
+            f"{game:<9} {tables:>6} {(1 if arguments.server_bots else 4) * tables:>7}"
+            f" {moves['per_second']:>8.0f}"
             f" {1000 * moves['p50']:>7.1f} {1000 * moves['p95']:>7.1f}"
             f" {1000 * moves['p99']:>7.1f}"
             f" {moves['hub_cpu']:>10.2f} {moves['relay_cpu']:>9.2f} {moves['client_cpu']:>10.2f}"
             f" {pings['per_second']:>8.0f}"
             f" {moves['per_second'] / pings['per_second']:>11.2f}"
-            f" {'all' if persisted else 'NO':>9}",
+            f" {'all' if persisted else 'NO':>9}"
+            + (
+                f" {moves['bot_moves']:>11.1f} {moves['workers_cpu']:>11.2f}"
+                if arguments.server_bots
+                else ""
+            ),
             flush=True,
         )
         if not persisted:

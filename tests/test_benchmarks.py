@@ -62,6 +62,19 @@ def test_server_load_runs_and_checks_persistence() -> None:
         assert float(row.split()[7]) > 0  # the server's CPU, read from /proc
 
 
+def test_server_load_runs_with_the_servers_bots() -> None:
+    printed = run_benchmark(
+        "server_load.py",
+        *("--game", "luz", "--tables", "2", "--server-bots", "medium", "--bot-workers", "1"),
+        *("--seconds", "3", "--warmup", "1", "--think", "0.02"),
+        TAPISVERT_SEARCH_SCALE="0.05",
+    )
+    header, row = printed.strip().splitlines()[-2:]
+    assert header.split()[-4:] == ["bot", "moves/s", "workers", "cpu"]
+    assert row.split()[2] == "2"  # one socket a table
+    assert float(row.split()[-2]) > 0  # the bots played
+
+
 def test_view_cost_runs_and_compares_with_an_earlier_version() -> None:
     printed = run_benchmark("view_cost.py", "--games", "1", "--repeats", "1", "--before", "HEAD")
     header, *rows = printed.strip().splitlines()[-5:]
