@@ -1,7 +1,9 @@
 """Tournaments between bots: duplicate deals with seat rotation, in parallel processes.
 
 Every deal (one seed) is played once per rotation of the line-up, so each entry sits in
-every seat on the same cards, which cancels most of the luck of the deal. The report
+every seat on the same cards, which cancels most of the luck of the deal. The games run in
+this process, in a pool of processes, or as Ray tasks on a cluster; each game depends on its
+job alone, so all three give the same report for the same seed. The report
 gives, per entry of the line-up, the margin over the other seats per game and per scoring
 segment (round, deal) with 95% intervals, win rates, bid accuracy where the game has bids,
 and OpenSkill ratings; it can draw the score distributions and the margins as PNG plots.
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -141,8 +143,13 @@ def run_arena(
     options: dict[str, Any] | None = None,
     workers: int = 1,
     advance: Callable[[], None] | None = None,
+    ray_address: str | None = None,
 ) -> ArenaReport:
-    """Play ``deals`` deals, each once per rotation of ``bots``; ``advance`` ticks per game."""
+    """Play ``deals`` deals, each once per rotation of ``bots``; ``advance`` ticks per game.
+
+    With ``ray_address`` the games are Ray tasks: ``"local"`` starts a Ray of this machine,
+    an address (``HEAD:6379``) joins that cluster, ``"auto"`` the one this machine belongs to.
+    """
     options = dict(options or {})
     players = len(bots)
     load_game(game, players, **options)
@@ -152,18 +159,36 @@ def run_arena(
         for rotation in range(players)
     ]
     outcomes: list[GameOutcome] = []
-    if workers > 1:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            for outcome in pool.imap(play_job, jobs):
-                outcomes.append(outcome)
-                if advance:
-                    advance()
-    else:
-        for job in jobs:
-            outcomes.append(play_job(job))
-            if advance:
-                advance()
+    for outcome in _play(jobs, workers, ray_address):
+        outcomes.append(outcome)
+        if advance:
+            advance()
     return ArenaReport(game, players, options, list(bots), deals, seed, _entries(bots, outcomes))
+
+
+def _play(jobs: list[Job], workers: int, ray_address: str | None) -> Iterator[GameOutcome]:
+    """The outcomes of ``jobs`` in their order, wherever they are played."""
+    if ray_address is not None:
+        yield from _play_on_ray(jobs, ray_address)
+    elif workers > 1:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            yield from pool.imap(play_job, jobs)
+    else:
+        yield from map(play_job, jobs)
+
+
+def _play_on_ray(jobs: list[Job], address: str) -> Iterator[GameOutcome]:
+    """One Ray task per game; every machine of the cluster needs tapisvert installed."""
+    import ray
+
+    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    try:
+        task = ray.remote(play_job)
+        for pending in [task.remote(job) for job in jobs]:
+            outcome: GameOutcome = ray.get(pending)
+            yield outcome
+    finally:
+        ray.shutdown()
 
 
 def _entries(bots: Sequence[str], outcomes: list[GameOutcome]) -> list[EntryReport]:

@@ -266,6 +266,7 @@ def arena(
     ),
     plots: Annotated[Path | None, typer.Option(help=help_text("plots"))] = Path("arena-plots"),
     as_json: Annotated[bool, typer.Option("--json", help=help_text("json"))] = False,
+    ray: Annotated[str | None, typer.Option(metavar="ADDRESS", help=help_text("ray"))] = None,
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
@@ -284,6 +285,7 @@ def arena(
             options=parse_options(option),
             workers=workers,
             advance=lambda: progress.advance(task),
+            ray_address=ray,
         )
     saved = save_plots(report, plots) if plots is not None else []
     if as_json:
