@@ -52,7 +52,13 @@ def browser() -> Iterator[Browser]:
 
 def watched_page(browser: Browser, **context: object) -> tuple[Page, list[str]]:
     """A new page whose script errors and missing catalogue texts are collected (a refused
-    request, such as a wrong password, is the browser's own log line, not an error)."""
+    request, such as a wrong password, is the browser's own log line, not an error).
+
+    The server's Content-Security-Policy is bypassed unless ``bypass_csp=False``: the tests'
+    own predicates are evaluated from strings, which the policy forbids. The app itself is
+    checked under the policy in ``tests/security/test_browser_policy.py``.
+    """
+    context.setdefault("bypass_csp", True)
     opened = browser.new_context(**context).new_page()  # type: ignore[arg-type]
     problems: list[str] = []
     opened.on("pageerror", lambda error: problems.append(f"{error}\n{error.stack}"))

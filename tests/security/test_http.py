@@ -66,3 +66,11 @@ def test_the_chat_keeps_repeated_lines(server: Server) -> None:
                 frame = json.loads(links[1].recv(timeout=max(0.0, deadline - time.monotonic())))
                 heard += frame.get("type") == "chat" and frame.get("text") == "gg"
     assert heard == 3
+
+
+@pytest.mark.parametrize("text", ["/join ²", "/join ①", "/join 1 ²"])
+def test_a_command_with_a_unicode_digit_is_refused_cleanly(server: Server, text: str) -> None:
+    """Finding 10: ``/join ²`` raised a bare ValueError: a 500 over HTTP."""
+    token = server.guest(f"digits{len(text)}{ord(text[-1])}")
+    answer = server.call(token, "POST", "/api/chat", room="main", text=text)
+    assert answer.status_code == 400 and answer.json()["code"] == "not_a_number"
