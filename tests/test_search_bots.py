@@ -21,6 +21,8 @@ def small_budget(bot: object) -> object:
     if isinstance(bot, ISMCTSBot | PIMCBot):
         settings = bot.searcher.settings
         bot.searcher.settings = dataclasses.replace(settings, iterations=12, seconds=None)
+    elif hasattr(bot, "simulations"):
+        bot.simulations = 12  # OpenSpiel's IS-MCTS, where OpenSpiel is installed
     return bot
 
 

@@ -63,16 +63,31 @@ class Encoding(ABC):
     action is its position there) unless it overrides :meth:`action_index` and
     :meth:`action_at`. Seats are relative to the observer: 0 is the observer, 1 the next
     seat in turn order, and so on (a spectator sees from seat 0).
+
+    It also sizes what a library must know before the first game (OpenSpiel does):
+    ``chance_actions``, every chance outcome being an action below it; ``longest_game``, the
+    most decisions a game can take (``None`` where the rules set no bound); ``score_bounds``,
+    the lowest and highest final score of a seat (``None`` where the rules set none).
     """
 
     low: float = -1.0
     """The smallest value a tensor may hold (scores may be negative); the largest is 1."""
 
-    def __init__(self, game: Game[Any], actions: Sequence[Action]) -> None:
+    def __init__(
+        self,
+        game: Game[Any],
+        actions: Sequence[Action],
+        chance_actions: int,
+        longest_game: int | None,
+        score_bounds: tuple[float, float] | None,
+    ) -> None:
         self.game = game
         self.players = game.players
         self.fields: list[Field] = []
         self.actions: tuple[Action, ...] = tuple(actions)
+        self.chance_actions = chance_actions
+        self.longest_game = longest_game
+        self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
 
     @property

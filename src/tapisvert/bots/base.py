@@ -63,4 +63,8 @@ def _load_builtin_bots() -> None:
         import_module(module)
 
 
-BUILTIN_BOT_MODULES = ("tapisvert.bots.random_bot", "tapisvert.bots.search")
+BUILTIN_BOT_MODULES = (
+    "tapisvert.bots.random_bot",
+    "tapisvert.bots.search",
+    "tapisvert.bots.openspiel_bot",
+)

@@ -68,6 +68,10 @@ class AbluxxenEncoding(Encoding):
 
     def __init__(self, game: AbluxxenGame) -> None:
         steals = range(1, HIGHEST) if game.duel else range(0)
+        # A game scores the cards laid minus the cards in hand: within the deck either way.
+        # The rules bound neither a game's length (stolen sets go back to hands) nor a series
+        # played up to a target.
+        games = game.games
         super().__init__(
             game,
             [
@@ -80,6 +84,9 @@ class AbluxxenEncoding(Encoding):
                 *(DRAW_DISPLAY_BASE + index for index in range(DISPLAY_SIZE)),
                 *(DUMMY_STEAL_BASE + value for value in steals),
             ],
+            chance_actions=max(KINDS, game.players),
+            longest_game=None,
+            score_bounds=None if games is None else (-DECK * games, DECK * games),
         )
         players = self.players
         self.phase = self.field("phase", len(PHASE_NAMES), "one-hot phase")

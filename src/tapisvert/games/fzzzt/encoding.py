@@ -34,7 +34,14 @@ from typing import cast
 
 from tapisvert.core.game import Action, Observation
 from tapisvert.encoding import Encoding, Tensor, add_counts, one_hot, scaled
-from tapisvert.games.fzzzt.cards import CARD_COUNT, MECHANICS, SYMBOL_BITS, UNITS
+from tapisvert.games.fzzzt.cards import (
+    CARD_COUNT,
+    CARD_POINTS,
+    CARDS,
+    MECHANICS,
+    SYMBOL_BITS,
+    UNITS,
+)
 from tapisvert.games.fzzzt.rules import (
     BELT_SIZE,
     BID_BASE,
@@ -42,6 +49,7 @@ from tapisvert.games.fzzzt.rules import (
     GONE,
     HAND_LIMIT,
     HIDDEN,
+    MECHANIC_BASE,
     PHASE_NAMES,
     PLACE_BASE,
     FzzztGame,
@@ -64,7 +72,19 @@ class FzzztEncoding(Encoding):
     """The tensor of a Fzzzt! observation and the compact space of the seats' decisions."""
 
     def __init__(self, game: FzzztGame) -> None:
-        super().__init__(game, range(PLACE_BASE, DONE + 1))
+        # A seat scores the points of the cards it owns, and per unit its value per completed
+        # set (a set takes a card at least), or minus its value if none.
+        unit_values = sum(abs(CARDS[unit].value) for unit in UNITS)
+        super().__init__(
+            game,
+            range(PLACE_BASE, DONE + 1),
+            chance_actions=MECHANIC_BASE + len(MECHANICS),
+            longest_game=None,
+            score_bounds=(
+                sum(min(0, points) for points in CARD_POINTS) - unit_values,
+                sum(max(0, points) for points in CARD_POINTS) + unit_values * CARD_COUNT,
+            ),
+        )
         players = self.players
         cards = CARD_COUNT
         self.phase = self.field("phase", len(PHASE_NAMES), "one-hot phase")

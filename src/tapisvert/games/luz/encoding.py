@@ -34,11 +34,13 @@ from tapisvert.games.luz.cards import (
     FAIL_POINTS_PER_TRICK,
     HAND_SIZE,
     MAX_VALUE,
+    SUCCESS_POINTS,
 )
 from tapisvert.games.luz.rules import (
     ACTION_COUNT,
     BET_BASE,
     CARD_IDS,
+    FIRST_BASE,
     MAX_BET,
     PHASE_NAMES,
     LuzGame,
@@ -52,7 +54,14 @@ class LuzEncoding(Encoding):
     """The tensor of a Luz observation and the compact space of the seats' decisions."""
 
     def __init__(self, game: LuzGame) -> None:
-        super().__init__(game, range(BET_BASE, ACTION_COUNT))
+        super().__init__(
+            game,
+            range(BET_BASE, ACTION_COUNT),
+            chance_actions=FIRST_BASE + game.players,
+            # Per deal: every bet and every card of every hand.
+            longest_game=DEALS * game.players * (HAND_SIZE + 1),
+            score_bounds=(-WORST_TOTAL, sum(map(max, SUCCESS_POINTS[0], SUCCESS_POINTS[1]))),
+        )
         players = self.players
         slots = players * HAND_SIZE
         self.phase = self.field("phase", len(PHASE_NAMES), "one-hot phase")

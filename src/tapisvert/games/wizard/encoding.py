@@ -41,7 +41,16 @@ class WizardEncoding(Encoding):
     """The tensor of a Wizard observation and the compact space of the seats' decisions."""
 
     def __init__(self, game: WizardGame) -> None:
-        super().__init__(game, range(DEALER_BASE))
+        rounds = game.round_numbers
+        super().__init__(
+            game,
+            range(DEALER_BASE),
+            chance_actions=DEALER_BASE + game.players,
+            # Per round: every bid, every card, and the dealer's trump after a turned Wizard.
+            longest_game=sum(game.players * (cards + 1) + 1 for cards in rounds),
+            # A round pays 20 + 10 per trick for a bid made, loses 10 per trick off.
+            score_bounds=(-10.0 * sum(rounds), float(sum(20 + 10 * cards for cards in rounds))),
+        )
         players = self.players
         self.most_cards = max(game.round_numbers)
         self.best_total = sum(20 + 10 * cards for cards in game.round_numbers)

@@ -1,0 +1,278 @@
+"""The games as OpenSpiel Python games, so that OpenSpiel's algorithms and tests run on them.
+
+``register(name, players, **options)`` registers game ``name`` with pyspiel under the short
+name ``python_tapisvert_<name>`` (the players and options given are its default parameters)
+and returns that name for ``pyspiel.load_game``. Chance is explicit: a chance node lists the
+engine's outcomes and their probabilities. A seat's actions are the compact indices of the
+game's encoding (``tapisvert.encoding``), so that ``num_distinct_actions`` is small and
+fixed. What a seat is told comes from its observation alone: its information-state and
+observation strings are the observation's JSON form, its tensors the encoding's (a
+spectator's for a public observer). A seat's observation holds everything it may know,
+its past included, so the two are the same. ``resample_from_infostate`` draws the hidden
+information with ``game.sample_state``, which is what OpenSpiel's IS-MCTS asks for.
+
+>>> import pyspiel
+>>> from tapisvert.envs.openspiel import register
+>>> game = pyspiel.load_game(register("wizard", players=4, rounds="1,2"))
+>>> game.num_distinct_actions(), game.information_state_tensor_shape()
+(79, [424])
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
+
+from tapisvert.core.game import CHANCE, TERMINAL, Action, Game, Observation, Seat, State
+from tapisvert.core.registry import game_class, load_game
+from tapisvert.encoding import Encoding, encoding_for
+
+UNBOUNDED_LENGTH = 2**31 - 1
+"""OpenSpiel's ``max_game_length`` for a game whose rules bound no length (a C++ ``int``)."""
+
+ISMCTS_SIMULATIONS = 200
+"""Simulations per decision of the ``openspiel-ismcts`` bot."""
+
+
+def short_name(name: str) -> str:
+    """The name pyspiel knows game ``name`` by."""
+    return f"python_tapisvert_{name}"
+
+
+def register(name: str, players: int | None = None, **options: Any) -> str:
+    """Register game ``name`` with pyspiel and return its short name.
+
+    ``players`` and ``options`` become the default parameters; every option whose default
+    is not ``None`` is a parameter too, so ``pyspiel.load_game`` may change it. Registering
+    again replaces the defaults.
+    """
+    cls = game_class(name)
+    rules = load_game(cls.name, players, **options)
+    defaults: dict[str, Any] = {"players": rules.players}
+    for spec in cls.option_specs:
+        value = options.get(spec.name, spec.default)
+        if value is not None:
+            defaults[spec.name] = value
+    game_type = pyspiel.GameType(
+        short_name=short_name(cls.name),
+        long_name=f"tapisvert {cls.name}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=cls.max_players,
+        min_num_players=cls.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=defaults,
+    )
+
+    built = type(
+        f"OpenSpiel{cls.__name__}",
+        (OpenSpielGame,),
+        {"game_type": game_type, "defaults": defaults},
+    )
+    pyspiel.register_game(game_type, built)
+    return str(game_type.short_name)
+
+
+class OpenSpielGame(pyspiel.Game):  # type: ignore[misc]
+    """A tapisvert game with the sizes OpenSpiel asks for, read from its encoding.
+
+    ``register`` makes a subclass per game, which pyspiel builds with the parameters given
+    to ``pyspiel.load_game``.
+    """
+
+    game_type: ClassVar[pyspiel.GameType]
+    defaults: ClassVar[dict[str, Any]]
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        game_type = self.game_type
+        params = {**self.defaults, **(params or {})}
+        name = game_type.short_name.removeprefix(short_name(""))
+        options = {key: value for key, value in params.items() if key != "players"}
+        self.rules: Game[Any] = load_game(name, int(params["players"]), **options)
+        self.encoding: Encoding = encoding_for(self.rules)
+        bounds = self.encoding.score_bounds
+        low, high = (-numpy.inf, numpy.inf) if bounds is None else bounds
+        longest = self.encoding.longest_game
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.encoding.action_count,
+            max_chance_outcomes=self.encoding.chance_actions,
+            num_players=self.rules.players,
+            min_utility=float(low),
+            max_utility=float(high),
+            max_game_length=UNBOUNDED_LENGTH if longest is None else longest,
+        )
+        super().__init__(game_type, info, params)
+
+    def new_initial_state(self) -> OpenSpielState:
+        return OpenSpielState(self, self.rules.new_initial_state(0))
+
+    def make_py_observer(
+        self,
+        iig_obs_type: pyspiel.IIGObservationType | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> SeatObserver:
+        return SeatObserver(self.encoding, iig_obs_type, params)
+
+
+class Position:
+    """The engine's side of an OpenSpiel state: its game, its encoding and its state.
+
+    OpenSpiel clones a Python state by deep-copying its attributes (and copies its own
+    history itself): a position copies as the engine's cheap clone, sharing the game.
+    """
+
+    def __init__(self, game: Game[Any], encoding: Encoding, state: State) -> None:
+        self.game = game
+        self.encoding = encoding
+        self.state = state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Position:
+        return Position(self.game, self.encoding, self.state.clone())
+
+
+class OpenSpielState(pyspiel.State):  # type: ignore[misc]
+    """A tapisvert state seen through OpenSpiel's interface."""
+
+    def __init__(self, game: OpenSpielGame, state: State) -> None:
+        super().__init__(game)
+        self.position = Position(game.rules, game.encoding, state)
+
+    @property
+    def state(self) -> State:
+        return self.position.state
+
+    def current_player(self) -> int:
+        player = self.state.current_player()
+        if player == CHANCE:
+            return int(pyspiel.PlayerId.CHANCE)
+        if player == TERMINAL:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return player
+
+    def is_terminal(self) -> bool:
+        return self.state.is_terminal()
+
+    def _legal_actions(self, player: int) -> list[int]:
+        observation = self.state.observation(player)
+        index = self.position.encoding.action_index
+        return sorted(index(observation, action) for action in self.state.legal_actions())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return sorted(self.state.chance_outcomes())
+
+    def _apply_action(self, action: int) -> None:
+        self.state.apply_action(self._rules_action(self.state.current_player(), action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.state.action_to_string(self._rules_action(player, action))
+
+    def _rules_action(self, player: Seat, action: int) -> Action:
+        """The engine's action for OpenSpiel's ``action`` of ``player`` (a chance outcome as is)."""
+        if player < 0:
+            return action
+        return self.position.encoding.action_at(self.state.observation(player), action)
+
+    def returns(self) -> list[float]:
+        if not self.state.is_terminal():
+            return [0.0] * self.position.game.players
+        return self.state.returns()
+
+    def resample_from_infostate(
+        self, player_id: int, probability_sampler: pyspiel.UniformProbabilitySampler
+    ) -> OpenSpielState:
+        """A state ``player_id`` cannot tell from this one, drawn from its observation alone.
+
+        OpenSpiel's history of the drawn state starts there: the engine draws a position,
+        not the actions that led to it.
+        """
+        return self.resample(player_id, random.Random(probability_sampler()))
+
+    def resample(self, seat: Seat, rng: random.Random) -> OpenSpielState:
+        drawn = self.position.game.sample_state(self.state.observation(seat), rng)
+        return OpenSpielState(self.get_game(), drawn)
+
+    def __str__(self) -> str:
+        return " ".join(map(str, self.state.history()))
+
+
+class SeatObserver:
+    """OpenSpiel's observer: a seat's (or a spectator's) observation as a tensor and a text."""
+
+    def __init__(
+        self,
+        encoding: Encoding,
+        iig_obs_type: pyspiel.IIGObservationType | None,
+        params: dict[str, Any] | None,
+    ) -> None:
+        if params:
+            raise ValueError(f"tapisvert observers take no parameters, got {params}")
+        private = (
+            pyspiel.PrivateInfoType.SINGLE_PLAYER
+            if iig_obs_type is None
+            else iig_obs_type.private_info
+        )
+        public = iig_obs_type is None or iig_obs_type.public_info
+        if private == pyspiel.PrivateInfoType.ALL_PLAYERS or not public:
+            raise ValueError("tapisvert observes for one seat or a spectator, with public info")
+        self.spectator = private == pyspiel.PrivateInfoType.NONE
+        self.encoding = encoding
+        self.tensor = numpy.zeros(encoding.shape, dtype=numpy.float32)
+        self.dict = {field.name: self.tensor[field.start : field.stop] for field in encoding.fields}
+
+    def observation(self, state: OpenSpielState, player: int) -> Observation:
+        return state.state.observation(None if self.spectator else player)
+
+    def set_from(self, state: OpenSpielState, player: int) -> None:
+        self.tensor.fill(0.0)
+        self.encoding.write(self.tensor, self.observation(state, player))
+
+    def string_from(self, state: OpenSpielState, player: int) -> str:
+        return json.dumps(self.observation(state, player).to_dict(), sort_keys=True)
+
+
+class IsmctsBot:
+    """OpenSpiel's Python IS-MCTS (random rollouts) as a tapisvert bot.
+
+    It searches from a state drawn from its observation, and every simulation draws again
+    from that observation, with a generator seeded by the bot's own: reproducible.
+    """
+
+    def __init__(self, game: Game[Any], simulations: int = ISMCTS_SIMULATIONS) -> None:
+        options = dict(game.options)
+        name = register(game.name, game.players, **options)
+        self.game: OpenSpielGame = pyspiel.load_game(name)
+        self.simulations = simulations
+
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
+    ) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        seat = observation.seat
+        if seat is None:
+            raise ValueError("a bot plays a seat")
+        drawn = random.Random(rng.getrandbits(64))
+        numbers = numpy.random.RandomState(rng.getrandbits(32))
+        bot = ismcts.ISMCTSBot(
+            game=self.game,
+            evaluator=mcts.RandomRolloutEvaluator(1, numbers),
+            uct_c=2.0,
+            max_simulations=self.simulations,
+            random_state=numbers,
+        )
+        bot.set_resampler(lambda state, player: state.resample(player, drawn))
+        root = OpenSpielState(self.game, self.game.rules.sample_state(observation, drawn))
+        chosen = int(bot.step(root))
+        return self.game.encoding.action_at(observation, chosen)

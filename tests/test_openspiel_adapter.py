@@ -1,0 +1,95 @@
+"""The games as OpenSpiel Python games: OpenSpiel's own checks, and no hidden information."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from tapisvert import load_game
+from tapisvert.bots import make_bot
+from tapisvert.bots.match import play_match
+
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="OpenSpiel (the open_spiel package) is not installed for this Python"
+)
+from tapisvert.envs.openspiel import register  # noqa: E402
+
+SHORT = {
+    "wizard": (4, {"rounds": "1,2"}),
+    "luz": (3, {}),
+    "abluxxen": (2, {}),
+    "fzzzt": (2, {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHORT))
+def test_openspiel_random_simulations_pass(name: str) -> None:
+    players, options = SHORT[name]
+    game = pyspiel.load_game(register(name, players=players, **options))
+    assert game.num_players() == players
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+def test_the_parameters_are_the_players_and_the_options() -> None:
+    name = register("wizard", players=4, rounds="1,2")
+    game = pyspiel.load_game(name, {"players": 3, "rounds": "3"})
+    assert game.num_players() == 3
+    assert game.max_game_length() == 3 * 4 + 1
+    assert (game.min_utility(), game.max_utility()) == (-30.0, 50.0)
+
+
+def seat_views(state: Any, seat: int) -> tuple[str, list[float], str, list[float]]:
+    return (
+        state.information_state_string(seat),
+        list(state.information_state_tensor(seat)),
+        state.observation_string(seat),
+        list(state.observation_tensor(seat)),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(SHORT))
+def test_a_seat_is_told_the_same_in_states_it_cannot_tell_apart(name: str) -> None:
+    """Information states come from the seat's observation: a state drawn from it, with
+    other hands, gives the seat the same strings and tensors, and another seat others."""
+    players, options = SHORT[name]
+    game = pyspiel.load_game(register(name, players=players, **options))
+    rng = random.Random(5)
+    redrawn = checked = 0
+    for _ in range(10):
+        state = game.new_initial_state()
+        for _ in range(rng.randrange(1, 12)):
+            while state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, weights)[0])
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        if state.is_terminal():
+            continue
+        checked += 1
+        seat = state.current_player()
+        twin = state.resample_from_infostate(seat, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        assert seat_views(twin, seat) == seat_views(state, seat)
+        assert twin.legal_actions() == state.legal_actions()
+        other = (seat + 1) % players
+        assert state.information_state_string(other) != state.information_state_string(seat)
+        redrawn += twin.information_state_string(other) != state.information_state_string(other)
+    assert checked >= 5
+    assert redrawn >= 2
+
+
+def test_openspiel_ismcts_plays_in_the_arena() -> None:
+    """OpenSpiel's IS-MCTS is a bot like ours, reproducible from its generator."""
+    game = load_game("wizard", players=3, rounds="1,2")
+    bot = make_bot("openspiel-ismcts", game)
+    bot.simulations = 20  # type: ignore[attr-defined]
+    finished = [
+        play_match(game, [bot, make_bot("easy", game), make_bot("random", game)], seed=3)
+        for _ in range(2)
+    ]
+    assert all(state.is_terminal() for state in finished)
+    assert finished[0].history() == finished[1].history()
