@@ -82,3 +82,10 @@ def test_view_cost_runs_and_compares_with_an_earlier_version() -> None:
     assert [row.split()[0] for row in rows] == ["wizard", "luz", "abluxxen", "fzzzt"]
     for row in rows:
         assert float(row.split()[-1]) > 0
+
+
+def test_interface_cost_runs_and_prints_its_figures() -> None:
+    printed = run_benchmark("interface_cost.py", "--seconds", "0.3")
+    for game in ("abluxxen", "fzzzt", "luz", "wizard"):
+        row = next(line for line in printed.splitlines() if line.startswith(game))
+        assert all(float(value.replace(",", "")) > 0 for value in row.split()[1:])
