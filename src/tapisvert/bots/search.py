@@ -221,6 +221,39 @@ class PIMCBot:
         )
 
 
+def expected_points(
+    game: Game[Any],
+    observation: Observation,
+    actions: Sequence[Action],
+    samples: int,
+    rng: random.Random,
+) -> dict[Action, float]:
+    """What the observation's seat can expect to score with each of ``actions`` by the end
+    of the scoring segment (the round, the deal, the game).
+
+    The same ``samples`` worlds, drawn from the observation alone, serve every action, and
+    each action's play-out from one world starts from the same random draws: the actions
+    differ by what they do, not by luck. The play-outs are those of ``hard``: the heuristic
+    bots at every seat.
+    """
+    seat = observation.seat
+    if seat is None:
+        raise ValueError("a spectator has no move to weigh")
+    searcher = _Searcher(game, SearchSettings(iterations=samples))
+    totals = dict.fromkeys(actions, 0.0)
+    for _ in range(samples):
+        world = game.sample_state(observation, rng)
+        base = world.returns()[seat]
+        segment = world.segment()
+        draws = rng.getrandbits(64)
+        for action in actions:
+            trial = world.clone()
+            trial.apply_action(action)
+            searcher.rollout(trial, segment, random.Random(draws))
+            totals[action] += trial.returns()[seat] - base
+    return {action: total / samples for action, total in totals.items()}
+
+
 BUDGET_SCALE_VARIABLE = "TAPISVERT_SEARCH_SCALE"
 """An environment variable that scales the level budgets (``0.1`` for a quick look)."""
 

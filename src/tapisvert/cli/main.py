@@ -12,7 +12,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -30,6 +30,7 @@ from tapisvert.core.records import actor_label, parse_record, record_of
 from tapisvert.core.registry import game_names, load_game
 from tapisvert.core.stats import mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
+from tapisvert.review import review_game
 
 
 def help_text(key: str, **arguments: object) -> str:
@@ -325,19 +326,24 @@ def arena(
         console.print(translate("cli.plot_saved", language, path=path))
 
 
+def read_file(path: Path, language: str) -> str:
+    """The text of ``path``, or an exit with a message saying why it cannot be read."""
+    try:
+        return path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        errors.print(
+            "[bold red]✗[/] " + translate("cli.file_missing", language, path=path, reason=error)
+        )
+        raise typer.Exit(code=2) from None
+
+
 @app.command(help=help_text("replay"))
 def replay(
     path: Annotated[Path, typer.Argument(help=help_text("replay_path"))],
     language: LanguageOption = "",
 ) -> None:
     language = language or default_language()
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        errors.print(
-            "[bold red]✗[/] " + translate("cli.file_missing", language, path=path, reason=error)
-        )
-        raise typer.Exit(code=2) from None
+    text = read_file(path, language)
     try:
         record = parse_record(text)
         console.print(f"[bold]{record.game}[/] — {', '.join(record.seats)} — {record.date}")
@@ -364,6 +370,77 @@ def replay(
         raise fail(error, language) from None
     result = final.returns() if final is not None and final.is_terminal() else "*"
     console.print(translate("cli.replay_ok", language, moves=len(record.actions), result=result))
+
+
+REVIEW_COLUMNS: tuple[tuple[str, Literal["left", "right"]], ...] = (
+    ("review_step", "right"),
+    ("review_played", "left"),
+    ("review_expected", "right"),
+    ("review_best", "left"),
+    ("review_expected", "right"),
+    ("review_cost", "right"),
+)
+
+
+@app.command(help=help_text("review"))
+def review(
+    path: Annotated[Path, typer.Argument(help=help_text("review_path"))],
+    seat: Annotated[int, typer.Option(min=1, help=help_text("review_seat"))],
+    samples: Annotated[int, typer.Option(min=1, help=help_text("review_samples"))] = 40,
+    seed: Annotated[int, typer.Option(help=help_text("review_seed"))] = 0,
+    top: Annotated[int, typer.Option(min=0, help=help_text("review_top"))] = 5,
+    language: LanguageOption = "",
+) -> None:
+    language = language or default_language()
+    text = read_file(path, language)
+    try:
+        record = parse_record(text)
+        if seat > record.players:
+            raise OptionError("cli.bad_seat", players=record.players)
+        with Progress(console=errors, transient=True) as progress:
+            task = progress.add_task(translate("cli.reviewing", language, decisions="…", seat=seat))
+
+            def advance(done: int, total: int) -> None:
+                label = translate("cli.reviewing", language, decisions=total, seat=seat)
+                progress.update(task, completed=done, total=total, description=label)
+
+            decisions = review_game(record, seat - 1, samples, seed, advance)
+    except TapisvertError as error:
+        raise fail(error, language) from None
+    table = Table(title=translate("cli.review_title", language, seat=seat, samples=samples))
+    for key, justify in REVIEW_COLUMNS:
+        table.add_column(translate(f"cli.{key}", language), justify=justify)
+    for decision in decisions:
+        table.add_row(
+            str(decision.step),
+            decision.played.text,
+            f"{decision.played.expected:+.1f}",
+            decision.best.text,
+            f"{decision.best.expected:+.1f}",
+            f"{decision.cost:.1f}" if decision.cost else "",
+        )
+    console.print(table)
+    costliest = sorted(decisions, key=lambda decision: -decision.cost)[:top]
+    for decision in costliest:
+        if decision.cost > 0:
+            console.print(
+                translate(
+                    "cli.review_costly",
+                    language,
+                    move=decision.played.text,
+                    cost=f"{decision.cost:.1f}",
+                    best=decision.best.text,
+                )
+            )
+    console.print(
+        translate(
+            "cli.review_total",
+            language,
+            cost=f"{sum(decision.cost for decision in decisions):.1f}",
+            decisions=len(decisions),
+            perfect=sum(1 for decision in decisions if not decision.cost),
+        )
+    )
 
 
 SERVER_GC_THRESHOLDS = (10_000, 10, 10)

@@ -1,0 +1,102 @@
+"""A finished game reviewed for one seat: what each of its decisions cost, in expectation.
+
+At each decision of the seat, the search weighs its options from that seat's information
+only — worlds drawn by ``game.sample_state`` from the seat's observation at that moment, the
+discipline of the bots — and estimates the points each option would bring by the end of
+the scoring segment (``tapisvert.bots.search.expected_points``). A decision's cost is what
+the best option was expected to bring more than the move played. Beyond ``MOST_OPTIONS``
+legal moves (a Fzzzt! bid from a large hand), the move played, the heuristic bot's choice
+and others drawn at random are weighed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tapisvert.bots import Bot, make_bot
+from tapisvert.bots.search import expected_points
+from tapisvert.core.game import Action, Seat, State
+from tapisvert.core.records import Record
+
+MOST_OPTIONS = 12
+"""Options weighed at one decision at most."""
+
+
+@dataclass(frozen=True)
+class Option:
+    action: Action
+    text: str
+    expected: float
+    """Points expected by the end of the scoring segment, from this decision on."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    step: int
+    """The number of the move in the record (1 for the first action)."""
+    played: Option
+    options: tuple[Option, ...]
+    """The options weighed, the best first."""
+
+    @property
+    def best(self) -> Option:
+        return self.options[0]
+
+    @property
+    def cost(self) -> float:
+        """What the move played was expected to lose against the best option (0 at best)."""
+        return max(0.0, self.best.expected - self.played.expected)
+
+
+def review_game(
+    record: Record,
+    seat: Seat,
+    samples: int = 40,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Decision]:
+    """Every decision of ``seat`` in the game of ``record``, weighed; ``progress(done, total)``
+    hears of each one."""
+    if not 0 <= seat < record.players:
+        raise ValueError(f"seat {seat + 1} is not at a table of {record.players}")
+    total = sum(1 for step in record.steps() if step.actor == seat)
+    rng = random.Random(seed)
+    heuristic = make_bot("easy", record.new_game())
+    decisions: list[Decision] = []
+    before: State = record.new_game().new_initial_state()
+    for step in record.steps():
+        if step.actor == seat:
+            decisions.append(_weigh(before, step.number, step.text, samples, rng, heuristic))
+            if progress is not None:
+                progress(len(decisions), total)
+        before = step.state.clone()
+    return decisions
+
+
+def _weigh(
+    state: State, number: int, text: str, samples: int, rng: random.Random, heuristic: Bot
+) -> Decision:
+    seat = state.current_player()
+    observation = state.observation(seat)
+    legal = state.legal_actions()
+    played = state.string_to_action(text)
+    candidates = legal
+    if len(legal) > MOST_OPTIONS:
+        suggested = heuristic.choose(observation, legal, rng)
+        others = [action for action in legal if action not in (played, suggested)]
+        drawn = rng.sample(others, MOST_OPTIONS - 2)
+        candidates = list(dict.fromkeys([played, suggested, *drawn]))
+    values = expected_points(state.game, observation, candidates, samples, rng)
+    options = tuple(
+        sorted(
+            (
+                Option(action, state.action_to_string(action), value)
+                for action, value in values.items()
+            ),
+            key=lambda option: (-option.expected, option.action),
+        )
+    )
+    chosen = next(option for option in options if option.action == played)
+    return Decision(number, chosen, options)
