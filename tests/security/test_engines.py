@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tapisvert.core.errors import IllegalActionError, RecordError
+from tapisvert.core.errors import IllegalActionError, OptionError, RecordError
 from tapisvert.core.game import CHANCE, State
 from tapisvert.core.records import load_record, record_of
 from tapisvert.core.registry import game_names, load_game
@@ -178,3 +178,12 @@ def test_a_record_with_a_unicode_digit_is_refused_with_a_record_error(
         actions = [*record.actions[:index], bad, *record.actions[index + 1 :]]
         with pytest.raises(RecordError):
             load_record(replace(record, actions=actions).to_json())
+
+
+def test_wizard_refuses_a_list_of_rounds_no_game_needs() -> None:
+    """Finding 12: a ``rounds`` list of 1,500 entries was accepted."""
+    with pytest.raises(OptionError):
+        load_game("wizard", players=3, rounds=",".join(["1"] * 1500))
+    with pytest.raises(OptionError):
+        load_game("wizard", players=3, rounds="1,²")
+    assert load_game("wizard", players=3, rounds="1,5,20").options["rounds"] == "1,5,20"

@@ -74,3 +74,16 @@ def test_a_command_with_a_unicode_digit_is_refused_cleanly(server: Server, text:
     token = server.guest(f"digits{len(text)}{ord(text[-1])}")
     answer = server.call(token, "POST", "/api/chat", room="main", text=text)
     assert answer.status_code == 400 and answer.json()["code"] == "not_a_number"
+
+
+def test_option_values_set_from_the_chat_are_limited_as_in_messages(server: Server) -> None:
+    """Finding 12: ``/option`` in chat skipped the value limit of the option message."""
+    token = server.guest("options")
+    table = server.call(token, "POST", "/api/tables", game="wizard", players=3).json()["table"]
+    long_value = ",".join(["1"] * 40)
+    answer = server.call(
+        token, "POST", "/api/chat", table=table, text=f"/option rounds {long_value}"
+    )
+    assert answer.status_code == 400 and answer.json()["code"] == "malformed"
+    options = server.call(token, "GET", f"/api/tables/{table}").json()["options"]
+    assert options["rounds"] != long_value

@@ -13,7 +13,7 @@ from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import message, translate
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
-from tapisvert.server.protocol import Ack, Notice, ServerMessage
+from tapisvert.server.protocol import MAX_OPTION_VALUE, Ack, Notice, ServerMessage
 
 COMMANDS = ("join", "leave", "start", "option", "bot", "rematch", "who", "help")
 
@@ -46,6 +46,11 @@ async def run_command(
     elif name == "start" and not arguments:
         await lobby.table(table).start(user.id)
     elif name == "option" and len(arguments) == 2:
+        if len(arguments[1]) > MAX_OPTION_VALUE:  # as long as the message's field allows
+            field = message("server.field.value")
+            raise ServerError(
+                "malformed", key="server.problem.too_long", field=field, limit=MAX_OPTION_VALUE
+            )
         await lobby.table(table).set_option(user.id, arguments[0], arguments[1])
     elif name == "bot" and len(arguments) == 2 and arguments[0].lower() == "add":
         await lobby.table(table).add_bot(user.id, arguments[1], None)

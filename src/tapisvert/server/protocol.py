@@ -18,6 +18,8 @@ MAX_MESSAGE_BYTES = 8192
 
 Name = Annotated[str, Field(min_length=1, max_length=32)]
 MAX_ID_LENGTH = 64
+MAX_OPTION_VALUE = 64
+"""The longest value an option is set to after the table is created (a message, ``/option``)."""
 RequestId = Annotated[str, Field(max_length=MAX_ID_LENGTH)]
 TableId = Annotated[int, Field(ge=1, le=2**31 - 1)]
 SeatIndex = Annotated[int, Field(ge=0, le=15)]
@@ -81,7 +83,7 @@ class SetOption(ClientMessage):
     type: Literal["option"]
     table: TableId
     name: Name
-    value: Annotated[str, Field(max_length=64)]
+    value: Annotated[str, Field(max_length=MAX_OPTION_VALUE)]
 
 
 class AddBot(ClientMessage):

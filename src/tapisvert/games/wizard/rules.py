@@ -81,14 +81,20 @@ SHORT_GAMES: dict[str, dict[int, tuple[int, ...]]] = {
 }
 
 
+MAX_ROUNDS = DECK_SIZE
+"""Three whole games at the fewest players: a longer list of rounds is a mistake."""
+
+
 def parse_rounds(value: object) -> str:
     """``all``, ``first5``, ``first7``, ``special6`` or a list of round numbers like ``1,5,12``."""
     text = str(value).strip().lower().replace(" ", "")
     if text == "all" or text in SHORT_GAMES:
         return text
-    parts = text.split(",")
-    if parts and all(part.isdigit() and int(part) >= 1 for part in parts):
-        return ",".join(str(int(part)) for part in parts)
+    numbers = [ascii_number(part) for part in text.split(",")]
+    if len(numbers) > MAX_ROUNDS:
+        raise ValueError(f"at most {MAX_ROUNDS} rounds")
+    if all(number is not None and number >= 1 for number in numbers):
+        return ",".join(str(number) for number in numbers)
     raise ValueError("expected all, first5, first7, special6 or round numbers such as 1,5,12")
 
 
