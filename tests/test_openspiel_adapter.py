@@ -38,6 +38,8 @@ def test_the_parameters_are_the_players_and_the_options() -> None:
     assert game.num_players() == 3
     assert game.max_game_length() == 3 * 4 + 1
     assert (game.min_utility(), game.max_utility()) == (-30.0, 50.0)
+    again = pyspiel.load_game(register("wizard", players=5, rounds="2"))
+    assert (again.num_players(), again.max_game_length()) == (5, 5 * 3 + 1)
 
 
 def seat_views(state: Any, seat: int) -> tuple[str, list[float], str, list[float]]:
