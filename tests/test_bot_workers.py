@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import random
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from tapisvert.bots import make_bot
 from tapisvert.bots.search import BUDGET_SCALE_VARIABLE
 from tapisvert.server.thinking import BotWorkers
 
-from server_support import Player, Server, serving, set_up_table
+from server_support import Player, Server, children, serving, set_up_table
 
 SCALE = "0.05"
 """Search budgets small enough that a decision ends by its iterations, not its clock: the
@@ -60,7 +61,7 @@ def test_a_worker_decides_as_this_process_would(small_searches: None, game_name:
     try:
         remote = asyncio.run(ask())
     finally:
-        workers.close()
+        asyncio.run(workers.close())
     bot = make_bot("medium", game)
     home = [
         bot.choose(observation, legal, random.Random(seed))  # type: ignore[arg-type]
@@ -86,7 +87,7 @@ def test_quick_bots_start_no_worker_and_search_bots_do(small_searches: None) -> 
         assert asyncio.run(ask("hard")) in legal
         assert len(started()) == 1  # one worker, another process than this one
     finally:
-        workers.close()
+        asyncio.run(workers.close())
 
 
 def test_a_dead_worker_costs_one_quick_decision(small_searches: None) -> None:
@@ -106,7 +107,7 @@ def test_a_dead_worker_costs_one_quick_decision(small_searches: None) -> None:
         assert asyncio.run(ask(1)) == easy.choose(observation, legal, random.Random(seed))  # type: ignore[arg-type]
         assert asyncio.run(ask(2)) in found[2][1]  # a new worker took over
     finally:
-        workers.close()
+        asyncio.run(workers.close())
 
 
 @pytest.fixture
@@ -124,3 +125,23 @@ def test_a_table_of_search_bots_plays_to_the_end(server_with_workers: Server) ->
     record = server.record(table, "text")
     assert record.replay().is_terminal()
     assert {"P2", "P3"} <= set(record.actors or [])  # the two bots played
+
+
+def test_workers_end_when_their_server_is_killed(server_with_workers: Server) -> None:
+    server = server_with_workers
+    token = server.guest("orphan")
+    table = set_up_table(server, [token], "luz", 3, bots="medium")
+    person = Player(server, token, 2)
+    asyncio.run(asyncio.wait_for(person.play({table}), 180))
+    assert server.process is not None
+    workers = [
+        child
+        for child in children(server.process.pid)
+        if b"relay" not in Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+    ]
+    assert workers  # the bots thought in them
+    server.kill()
+    deadline = time.monotonic() + 15
+    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)

@@ -274,7 +274,7 @@ class Lobby:
     async def stop(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        self.thinking.close()
+        await self.thinking.close()
         await self.storage.close()
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> None:

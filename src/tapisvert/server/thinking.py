@@ -17,6 +17,8 @@ import logging
 import multiprocessing
 import os
 import random
+import threading
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -33,6 +35,9 @@ FALLBACK_BOT = "easy"
 THINKING_LIMIT = 60.0
 """Seconds a decision may take in all, waiting for a worker included; a search caps itself at
 a second, so only a worker in trouble reaches this."""
+
+PARENT_CHECK_SECONDS = 1.0
+"""How often a worker checks that its server still runs."""
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +60,12 @@ class BotWorkers:
         in whatever state they were."""
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=context,
+                initializer=_follow_the_server,
+                initargs=(os.getpid(),),
+            )
         return self._pool
 
     async def choose(
@@ -82,10 +92,22 @@ class BotWorkers:
                 self._pool = None
             return decide(game, players, dict(options), FALLBACK_BOT, *job[4:])
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        """Stop the workers, letting a search under way finish (a second at most)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+
+
+def _follow_the_server(server: int) -> None:
+    """In a worker: end when the server that started it is gone, even killed outright."""
+
+    def watch() -> None:
+        while os.getppid() == server:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 _BOTS: dict[tuple[str, int, str, str], Bot] = {}
