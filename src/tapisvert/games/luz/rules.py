@@ -145,6 +145,11 @@ class LuzObservation(Observation):
         return data
 
 
+_COLOUR_OF: tuple[int, ...] = (*map(colour_of, range(CARD_IDS)), PLAYED)
+"""Each card's colour, by card id; ``PLAYED`` (-1) reads the last entry: played."""
+_VALUE_OF: tuple[int | None, ...] = (*map(value_of, range(CARD_IDS)), None)
+"""Each card's value, by card id; ``PLAYED`` (-1) reads the last entry: none."""
+
 _SLOT_TEXT: dict[int, dict[int | None, str | None]] = {
     PLAYED: {None: None},
     **{
@@ -485,10 +490,7 @@ class LuzState(State):
             "first_player": self._first,
             "phase": PHASE_NAMES[self._phase],
             "current_player": self._player,
-            "colours": tuple(
-                tuple(PLAYED if held == PLAYED else colour_of(held) for held in hand)
-                for hand in self._hands
-            ),
+            "colours": tuple(tuple(map(_COLOUR_OF.__getitem__, hand)) for hand in self._hands),
             "bets": self._bets,
             "tricks_won": self.tricks_won(),
             "leader": self._leader,
@@ -497,10 +499,7 @@ class LuzState(State):
             "scores": self._scores,
             "past_deals": self._past,
         }
-        seen = tuple(
-            tuple(None if held == PLAYED else value_of(held) for held in hand)
-            for hand in self._hands
-        )
+        seen = tuple(tuple(map(_VALUE_OF.__getitem__, hand)) for hand in self._hands)
         unseen = tuple((None,) * len(hand) for hand in self._hands)
         return public, seen, unseen
 
