@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from web_support import (
     PHONE,
@@ -152,6 +152,8 @@ def test_every_game_fits_a_phone_with_the_moves_in_sight(
             break
         play_one_move(phone, rng) if rng.random() < 0.3 else phone.wait_for_timeout(50)
     control = phone.locator("#dock.my-turn [data-action], #dock.my-turn [data-pick]").first
+    # the page scrolls the dock into sight when the turn comes: wait for the scroll to end
+    expect(control).to_be_in_viewport(ratio=1.0)
     box = control.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"]
     assert no_horizontal_overflow(phone) == 0, f"the {game} table is wider than a phone"

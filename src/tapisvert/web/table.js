@@ -201,7 +201,15 @@ function Dock({ info, frame, module, ctx }) {
   const myTurn = frame.to_act === ctx.mine && !frame.result;
   const rest = ctx.legal.filter((action) => !module.handles(action));
   const dock = useRef(null);
-  useEffect(() => { if (myTurn) bringIntoSight(dock.current); }, [myTurn]);
+  useEffect(() => {
+    if (!myTurn) return undefined;
+    // the board and the dock may still change size (a result shown, a prompt on two lines)
+    const node = dock.current;
+    const resized = new ResizeObserver(() => bringIntoSight(node));
+    resized.observe(node);
+    if (node.previousElementSibling) resized.observe(node.previousElementSibling);
+    return () => resized.disconnect();
+  }, [myTurn]);
   return html`<section class=${`dock${myTurn ? " my-turn" : ""}${frame.result ? " over" : ""}`} id="dock" ref=${dock}
     aria-label=${t("web.your_place")}>
     <${SeatPlate} index=${ctx.mine} info=${info} frame=${frame} module=${module} ctx=${ctx} own=${true} />
@@ -212,9 +220,10 @@ function Dock({ info, frame, module, ctx }) {
 }
 
 /**
- * When the person's turn comes, scroll so that the pinned dock sits where it belongs, right
- * under the board: the last trick or result above it is then in sight too. Not while they type
- * or choose something, nor when they scrolled themselves a moment ago.
+ * When the person's turn comes, and while the board or the dock change size during it, scroll so
+ * that the pinned dock sits where it belongs, right under the board (the last trick or result
+ * above it is then in sight too), and a dock that scrolls inside shows its first move. Not while
+ * they type or choose something, nor when they scrolled themselves a moment ago.
  */
 function bringIntoSight(dock) {
   const busy = document.activeElement?.matches("input, select, textarea");
@@ -222,6 +231,12 @@ function bringIntoSight(dock) {
   const felt = dock.previousElementSibling;
   const bottom = felt.getBoundingClientRect().bottom + window.scrollY + dock.offsetHeight;
   window.scrollTo({ top: Math.max(0, bottom - window.innerHeight + 8), behavior: "smooth" });
+  // a dock taller than its share of a phone's screen scrolls inside: show its first move
+  const move = dock.querySelector("[data-action]:not([disabled]), [data-pick]");
+  if (move) {
+    const needed = move.offsetTop + move.offsetHeight + 8 - dock.clientHeight;
+    if (needed > dock.scrollTop) dock.scrollTop = needed;
+  }
 }
 
 let lastScrolledByHand = 0;
