@@ -57,7 +57,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from server_support import Server, children, process_stat, sqlite_url  # noqa: E402
+from server_support import Server, children, is_relay, process_stat, sqlite_url  # noqa: E402
 
 WAITING = re.compile(
     r'\{"type":"view","table":\d+,"seq":(?P<seq>\d+),"seat":(?P<seat>\d+),'
@@ -273,9 +273,6 @@ def cpu_seconds(pid: int) -> tuple[float, float, float]:
     def used(process: int) -> float:
         fields = process_stat(process)
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def is_relay(process: int) -> bool:
-        return b"relay" in Path(f"/proc/{process}/cmdline").read_bytes().split(b"\0")
 
     try:
         relays, workers = 0.0, 0.0

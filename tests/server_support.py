@@ -71,9 +71,14 @@ class Server:
         raise RuntimeError("the server did not start within 30 s")
 
     def relays(self) -> list[int]:
-        """The process ids of the server's relays: its children."""
+        """The process ids of the server's relays."""
         assert self.process is not None
-        return children(self.process.pid)
+        return [child for child in children(self.process.pid) if is_relay(child)]
+
+    def bot_workers(self) -> list[int]:
+        """The process ids of the server's other children: the processes its bots think in."""
+        assert self.process is not None
+        return [child for child in children(self.process.pid) if not is_relay(child)]
 
     def kill(self) -> None:
         """kill -9: no chance to flush or say goodbye."""
@@ -240,6 +245,11 @@ def children(pid: int) -> list[int]:
                 if int(process_stat(int(entry.name))[1]) == pid:
                     found.append(int(entry.name))
     return found
+
+
+def is_relay(pid: int) -> bool:
+    """Whether process ``pid`` is a relay (``tapisvert relay``), read from /proc."""
+    return b"relay" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
 
 
 def sqlite_url(folder: Path) -> str:

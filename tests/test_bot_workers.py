@@ -19,7 +19,7 @@ from tapisvert.bots import make_bot
 from tapisvert.bots.search import BUDGET_SCALE_VARIABLE
 from tapisvert.server.thinking import BotWorkers
 
-from server_support import Player, Server, children, serving, set_up_table
+from server_support import Player, Server, serving, set_up_table
 
 SCALE = "0.05"
 """Search budgets small enough that a decision ends by its iterations, not its clock: the
@@ -116,29 +116,25 @@ def server_with_workers(small_searches: None, tmp_path: Path) -> Iterator[Server
         yield running
 
 
+def play_with_medium_bots(server: Server, name: str, game: str) -> int:
+    """A person and two ``medium`` bots play a whole game; answers the table."""
+    token = server.guest(name)
+    table = set_up_table(server, [token], game, 3, bots="medium")
+    asyncio.run(asyncio.wait_for(Player(server, token, 1).play({table}), 180))
+    return table
+
+
 def test_a_table_of_search_bots_plays_to_the_end(server_with_workers: Server) -> None:
-    server = server_with_workers
-    token = server.guest("thinker")
-    table = set_up_table(server, [token], "wizard", 3, bots="medium")
-    person = Player(server, token, 1)
-    asyncio.run(asyncio.wait_for(person.play({table}), 180))
-    record = server.record(table, "text")
+    table = play_with_medium_bots(server_with_workers, "thinker", "wizard")
+    record = server_with_workers.record(table, "text")
     assert record.replay().is_terminal()
     assert {"P2", "P3"} <= set(record.actors or [])  # the two bots played
 
 
 def test_workers_end_when_their_server_is_killed(server_with_workers: Server) -> None:
     server = server_with_workers
-    token = server.guest("orphan")
-    table = set_up_table(server, [token], "luz", 3, bots="medium")
-    person = Player(server, token, 2)
-    asyncio.run(asyncio.wait_for(person.play({table}), 180))
-    assert server.process is not None
-    workers = [
-        child
-        for child in children(server.process.pid)
-        if b"relay" not in Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
-    ]
+    play_with_medium_bots(server, "orphan", "luz")
+    workers = server.bot_workers()
     assert workers  # the bots thought in them
     server.kill()
     deadline = time.monotonic() + 15

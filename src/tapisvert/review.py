@@ -61,17 +61,20 @@ def review_game(
     hears of each one."""
     if not 0 <= seat < record.players:
         raise ValueError(f"seat {seat + 1} is not at a table of {record.players}")
-    total = sum(1 for step in record.steps() if step.actor == seat)
-    rng = random.Random(seed)
-    heuristic = make_bot("easy", record.new_game())
-    decisions: list[Decision] = []
+    # the position before each of the seat's moves, the move's number and its text
+    positions: list[tuple[State, int, str]] = []
     before: State = record.new_game().new_initial_state()
     for step in record.steps():
         if step.actor == seat:
-            decisions.append(_weigh(before, step.number, step.text, samples, rng, heuristic))
-            if progress is not None:
-                progress(len(decisions), total)
+            positions.append((before, step.number, step.text))
         before = step.state.clone()
+    rng = random.Random(seed)
+    heuristic = make_bot("easy", record.new_game())
+    decisions: list[Decision] = []
+    for state, number, text in positions:
+        decisions.append(_weigh(state, number, text, samples, rng, heuristic))
+        if progress is not None:
+            progress(len(decisions), len(positions))
     return decisions
 
 
