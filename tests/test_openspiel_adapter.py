@@ -59,7 +59,7 @@ def test_a_seat_is_told_the_same_in_states_it_cannot_tell_apart(name: str) -> No
     game = pyspiel.load_game(register(name, players=players, **options))
     rng = random.Random(5)
     redrawn = checked = 0
-    for _ in range(10):
+    for _ in range(30):
         state = game.new_initial_state()
         for _ in range(rng.randrange(1, 12)):
             while state.is_chance_node():
@@ -74,7 +74,8 @@ def test_a_seat_is_told_the_same_in_states_it_cannot_tell_apart(name: str) -> No
             continue
         checked += 1
         seat = state.current_player()
-        twin = state.resample_from_infostate(seat, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        sampler = pyspiel.UniformProbabilitySampler(rng.randrange(2**31), 0.0, 1.0)
+        twin = state.resample_from_infostate(seat, sampler)
         assert seat_views(twin, seat) == seat_views(state, seat)
         assert twin.legal_actions() == state.legal_actions()
         other = (seat + 1) % players
