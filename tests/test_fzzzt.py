@@ -316,3 +316,75 @@ def test_sampled_states_match_the_observation(players: int, seed: int, versus: b
 
 def test_symbols_helper() -> None:
     assert symbols("NBGO") == 15
+
+
+# -- the longest game -----------------------------------------------------------------------
+
+
+def test_the_longest_game_is_counted_from_the_rules() -> None:
+    game = load_game("fzzzt", players=4)
+    # 5 rounds of 8 auctions with 4 bids, a done per seat and round, and the 38 robots.
+    assert (game.rounds, game.placeable_items) == (5, 38)
+    assert game.longest_game == 5 * (8 * 4 + 4) + 38
+    versus = load_game("fzzzt", players=4, versus_scoring=True, unlimited_final_placement=True)
+    # Under VERSUS: 28 robots of one symbol; six of two, two of three, two upgrades of four
+    # give chits instead (spec, 1.3 to 1.5).
+    assert versus.placeable_items == 28 + 6 * 2 + 2 * 3 + 2 * 4
+    assert versus.longest_game == 5 * (8 * 4 + 4) + versus.placeable_items
+    assert load_game("fzzzt", players=2, unused_starting_robots="box").placeable_items == 32
+
+
+def drawn_out(state: FzzztState, rng: random.Random) -> int:
+    """A move that makes the game last: any placement first, else a bid of one card."""
+    legal = state.legal_actions()
+    placements = [action for action in legal if action < DONE]
+    if placements:
+        return rng.choice(placements)
+    return min(legal, key=lambda action: len(bid_cards(action)) if action > DONE else 0)
+
+
+@SETTINGS
+@given(
+    players=players_st,
+    seed=seed_st,
+    versus=st.booleans(),
+    unlimited=st.booleans(),
+    drawn=st.booleans(),
+)
+def test_no_game_is_longer_than_the_bound_and_each_count_holds(
+    players: int, seed: int, versus: bool, unlimited: bool, drawn: bool
+) -> None:
+    game = load_game(
+        "fzzzt", players=players, versus_scoring=versus, unlimited_final_placement=unlimited
+    )
+    state = game.new_initial_state(seed)
+    rng = random.Random(seed)
+    bids: dict[tuple[int, int], list[int]] = {}
+    placements: dict[int, int] = {}
+    dones: dict[int, list[int]] = {}
+    decisions = 0
+    while not state.is_terminal():
+        state.resolve_chance()
+        if state.is_terminal():
+            break
+        seen, seat = state.observation(None), state.current_player()
+        action = drawn_out(state, rng) if drawn else rng.choice(state.legal_actions())
+        if action > DONE:
+            bids.setdefault((seen.round, seen.auction), []).append(seat)
+        elif action == DONE:
+            dones.setdefault(seen.round, []).append(seat)
+        else:
+            placements[seen.round] = placements.get(seen.round, 0) + 1
+        state.apply_action(action)
+        decisions += 1
+    assert decisions <= game.longest_game
+    assert state.observation(None).round == game.rounds
+    assert len(bids) == game.rounds * 8
+    assert all(sorted(set(seats)) == sorted(seats) for seats in bids.values())
+    assert all(sorted(set(seats)) == sorted(seats) for seats in dones.values())
+    assert sum(placements.values()) <= game.placeable_items
+    for round_number, placed in placements.items():
+        if not (unlimited and round_number == game.rounds):
+            assert placed <= len(UNITS)
+    if drawn:  # Every seat with a unit placed what it could: the count bites.
+        assert sum(placements.values()) > 0

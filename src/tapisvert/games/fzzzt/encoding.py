@@ -79,7 +79,7 @@ class FzzztEncoding(Encoding):
             game,
             range(PLACE_BASE, DONE + 1),
             chance_actions=MECHANIC_BASE + len(MECHANICS),
-            longest_game=None,
+            longest_game=game.longest_game,
             score_bounds=(
                 sum(min(0, points) for points in CARD_POINTS) - unit_values,
                 sum(max(0, points) for points in CARD_POINTS) + unit_values * CARD_COUNT,

@@ -280,6 +280,46 @@ class FzzztGame(Game["FzzztState"]):
     def new_initial_state(self, seed: int | None = None) -> FzzztState:
         return FzzztState(self, seed)
 
+    @property
+    def rounds(self) -> int:
+        """Each round turns 8 conveyor cards; the game ends when fewer than 8 are left."""
+        return len(self.conveyor) // BELT_SIZE
+
+    @property
+    def placeable_items(self) -> int:
+        """The most placements a whole game allows.
+
+        A placement puts an item on a unit for good: a robot card leaves its owner's cards, a
+        chit its owner's chits. The items are the robots in play (the seats' starting robots
+        and the conveyor's), each one item, except that under VERSUS scoring a robot of
+        several symbols is never placed and gives a chit per symbol instead.
+        """
+        in_play = [
+            *self.conveyor,
+            *(robot for card in self.mechanics for robot in starting_robots(CARDS[card].mechanic)),
+        ]
+        items = 0
+        for card in filter(is_robot, in_play):
+            shown = bin(CARDS[card].symbols).count("1")
+            items += shown if self.versus and shown > 1 else 1
+        return items
+
+    @property
+    def longest_game(self) -> int:
+        """The most decisions a game can take, counted from the rules (chance steps aside).
+
+        - Bids: in each of a round's 8 auctions, a seat bids at most once (with an empty hand,
+          never).
+        - Placements: at most ``placeable_items``; and, unless the final placement is
+          unlimited, at most one per unit per production phase.
+        - Done: at most once per seat per production phase (a seat with nothing to place is
+          skipped).
+        """
+        placements = self.placeable_items
+        if not self.unlimited_final:
+            placements = min(placements, self.rounds * len(UNITS))
+        return self.rounds * (BELT_SIZE * self.players + self.players) + placements
+
 
 class FzzztState(State):
     game: FzzztGame
