@@ -42,6 +42,54 @@ def test_the_parameters_are_the_players_and_the_options() -> None:
     assert (again.num_players(), again.max_game_length()) == (5, 5 * 3 + 1)
 
 
+def test_fzzzt_tells_openspiel_its_longest_game() -> None:
+    game = pyspiel.load_game(register("fzzzt", players=3), {"versus_scoring": True})
+    assert game.max_game_length() == load_game("fzzzt", 3, versus_scoring=True).longest_game
+    # Bids and dones, then at most one placement per unit and phase (fewer than 54 items).
+    assert game.max_game_length() == 5 * (8 * 3 + 3) + 5 * 10
+
+
+def played(game: Any, moves: int, rng: random.Random) -> Any:
+    """A state ``moves`` steps (chance included) into a random game."""
+    state = game.new_initial_state()
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(outcomes, weights)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("rounds", ["1,2", "3", "first5"])
+def test_the_parameters_and_a_state_survive_serialisation(rounds: str) -> None:
+    """A list of rounds is written with semicolons, a single round with one after it, so
+    that the game string reads back as the same game, and a serialised state as itself."""
+    game = pyspiel.load_game(register("wizard", players=4, rounds=rounds))
+    assert str(game).endswith({"1,2": "rounds=1;2)", "3": "rounds=3;)"}.get(rounds, f"={rounds})"))
+    assert game.rules.options["rounds"] == rounds
+    assert pyspiel.load_game(str(game)).rules.options == game.rules.options
+    state = played(game, 25, random.Random(rounds))
+    copy, twin = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert str(copy) == str(game)
+    assert twin.history() == state.history()
+    assert [seat_views(twin, seat) for seat in range(4)] == [
+        seat_views(state, seat) for seat in range(4)
+    ]
+    assert twin.legal_actions() == state.legal_actions()
+    given = pyspiel.load_game(game.get_type().short_name, {"rounds": rounds})
+    assert str(given) == str(game)
+
+
+@pytest.mark.parametrize("name", sorted(SHORT))
+def test_openspiel_random_simulations_pass_with_serialisation(name: str) -> None:
+    players, options = SHORT[name]
+    game = pyspiel.load_game(register(name, players=players, **options))
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
 def seat_views(state: Any, seat: int) -> tuple[str, list[float], str, list[float]]:
     return (
         state.information_state_string(seat),

@@ -176,6 +176,11 @@ class Game(ABC, Generic[S]):
         shown = ", ".join(f"{key}={value!r}" for key, value in self.options.items())
         return f"{type(self).__name__}(players={self.players}, {shown})"
 
+    def __reduce__(self) -> tuple[Callable[..., Game[Any]], tuple[Any, ...]]:
+        """Pickled as its class, players and options, which make the whole of it (OpenSpiel
+        serialises a state by pickling it)."""
+        return (_rebuilt_game, (type(self), self.players, dict(self.options)))
+
     def seat_option(self, name: str) -> Seat | None:
         """A seat given as an option (``P1``…), checked against the seats; ``None`` is random."""
         value = self.options[name]
@@ -197,6 +202,10 @@ class Game(ABC, Generic[S]):
         draw: Callable[[Game[S], Observation, random.Random], S]
         draw = import_module(self.sampler).sample_state
         return draw(self, observation, rng)
+
+
+def _rebuilt_game(cls: type[Game[Any]], players: int, options: dict[str, object]) -> Game[Any]:
+    return cls(players, **options)
 
 
 class State(ABC):

@@ -45,12 +45,39 @@ def short_name(name: str) -> str:
     return f"python_tapisvert_{name}"
 
 
+SPIEL_COMMA = ";"
+"""Stands for a comma in a text parameter: OpenSpiel's game strings split on commas."""
+
+
+def spiel_text(value: Any) -> Any:
+    """A text parameter as OpenSpiel can write and read it back in a game string.
+
+    Its commas become ``SPIEL_COMMA``, and one is added at the end of a text OpenSpiel would
+    read as a number or a truth value (``rounds=3;`` for ``rounds="3"``).
+    """
+    if not isinstance(value, str):
+        return value
+    text = value.replace(",", SPIEL_COMMA)
+    if text.lower() in ("true", "false") or not text.strip("+-0123456789."):
+        text += SPIEL_COMMA
+    return text
+
+
+def rules_text(value: Any) -> Any:
+    """The option value a text parameter stands for (the inverse of ``spiel_text``)."""
+    if not isinstance(value, str):
+        return value
+    return ",".join(part for part in value.split(SPIEL_COMMA) if part)
+
+
 def register(name: str, players: int | None = None, **options: Any) -> str:
     """Register game ``name`` with pyspiel and return its short name.
 
     ``players`` and ``options`` become the default parameters; every option whose default
     is not ``None`` is a parameter too, so ``pyspiel.load_game`` may change it. Registering
-    again replaces the defaults.
+    again replaces the defaults. A text parameter is written with semicolons for its commas
+    (``python_tapisvert_wizard(players=4,rounds=1;2)``), so that a game string, and a state
+    serialised with it, reads back as it was written.
     """
     cls = game_class(name)
     rules = load_game(cls.name, players, **options)
@@ -58,7 +85,7 @@ def register(name: str, players: int | None = None, **options: Any) -> str:
     for spec in cls.option_specs:
         value = options.get(spec.name, spec.default)
         if value is not None:
-            defaults[spec.name] = value
+            defaults[spec.name] = spiel_text(value)
     game_type = pyspiel.GameType(
         short_name=short_name(cls.name),
         long_name=f"tapisvert {cls.name}",
@@ -97,9 +124,11 @@ class OpenSpielGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         game_type = self.game_type
-        params = {**self.defaults, **(params or {})}
+        params = {
+            key: spiel_text(value) for key, value in {**self.defaults, **(params or {})}.items()
+        }
         name = game_type.short_name.removeprefix(short_name(""))
-        options = {key: value for key, value in params.items() if key != "players"}
+        options = {key: rules_text(value) for key, value in params.items() if key != "players"}
         self.rules: Game[Any] = load_game(name, int(params["players"]), **options)
         self.encoding: Encoding = encoding_for(self.rules)
         bounds = self.encoding.score_bounds
