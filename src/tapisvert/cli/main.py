@@ -472,6 +472,9 @@ def serve(
     ] = 1,
     api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = False,
     bot_workers: Annotated[int | None, typer.Option(min=1, help=help_text("bot_workers"))] = None,
+    leaderboard_min_games: Annotated[
+        int, typer.Option(min=0, help=help_text("leaderboard_min_games"))
+    ] = 5,
 ) -> None:
     import uvicorn
 
@@ -491,6 +494,7 @@ def serve(
         rate=rate,
         abandoned_after=abandoned_after,
         bot_workers=bot_workers,
+        leaderboard_min_games=leaderboard_min_games,
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     if relays == 0:

@@ -27,6 +27,7 @@ from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catal
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
 from tapisvert.server.commands import Place, run_command
+from tapisvert.server.community import community_routes
 from tapisvert.server.errors import ServerError, malformed
 from tapisvert.server.links import AsgiLink, Link, accept, read_body, refuse_body
 from tapisvert.server.lobby import MAIN_ROOM, Connection, Lobby, Settings, User, rooms
@@ -68,6 +69,7 @@ class NewTable(BaseModel):
     players: Annotated[int, Field(ge=1, le=16)]
     options: dict[str, protocol.OptionValue] = Field(default_factory=dict)
     clock: Annotated[float, Field(ge=1, le=3600)] | None = None
+    rated: bool = True
 
 
 class SeatChoice(BaseModel):
@@ -192,13 +194,13 @@ def create_app(
     @app.post("/api/tables")
     async def create_table(body: NewTable, user: Me) -> protocol.TableInfo:
         table = await lobby.create_table(
-            user, body.room, body.game, body.players, body.options, body.clock
+            user, body.room, body.game, body.players, body.options, body.clock, body.rated
         )
         return table.info()
 
     @app.get("/api/tables/{table_id}")
     async def table_info(table_id: int) -> protocol.TableInfo:
-        return lobby.table(table_id).info()
+        return await lobby.table_info(table_id)
 
     @app.get("/api/tables/{table_id}/view")
     async def table_view(table_id: int, user: Me) -> Response:
@@ -290,6 +292,7 @@ def create_app(
         headers = {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
         return Response(compressed, media_type="application/json", headers=headers)
 
+    app.include_router(community_routes(lobby))
     app.add_middleware(SocketEndpoint, lobby=lobby)
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)
@@ -491,7 +494,13 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
             )
         case protocol.CreateTable():
             created = await lobby.create_table(
-                user, message.room, message.game, message.players, message.options, message.clock
+                user,
+                message.room,
+                message.game,
+                message.players,
+                message.options,
+                message.clock,
+                message.rated,
             )
             return Ack(id=request_id, table=created.id)
         case protocol.Join(table=table, seat=seat):

@@ -31,7 +31,14 @@ from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import BACKLOG_LIMIT, Link
 from tapisvert.server.names import name_key, valid_name
-from tapisvert.server.protocol import ChatLine, People, RoomInfo, ServerMessage
+from tapisvert.server.protocol import (
+    ChatLine,
+    People,
+    RoomInfo,
+    SeatView,
+    ServerMessage,
+    TableInfo,
+)
 from tapisvert.server.pubsub import (
     Frame,
     LocalPubSub,
@@ -42,7 +49,7 @@ from tapisvert.server.pubsub import (
 )
 from tapisvert.server.quotas import Quotas, QuotaSettings
 from tapisvert.server.storage import Storage, TableRow
-from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat
+from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat, seat_ratings
 from tapisvert.server.thinking import BotWorkers
 
 MAIN_ROOM = "main"
@@ -80,6 +87,8 @@ class Settings:
     bot_workers: int | None = None
     """Processes in which the search bots think (``None``: all cores but one)."""
     quotas: QuotaSettings = field(default_factory=QuotaSettings)
+    leaderboard_min_games: int = 5
+    """Rated games an account plays in a game before its leaderboard lists it."""
 
 
 DEFAULT_RATE = Settings.rate
@@ -233,6 +242,8 @@ class Lobby:
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
         self.tokens: Tokens | None = None
         self.tables: dict[int, GameTable] = {}
+        self.bot_accounts: dict[str, int] = {}
+        """The rated account of each bot level."""
         self.names: dict[int, str] = {}
         self.connections: dict[int, set[Connection]] = {}
         self.rooms: dict[str, dict[int, int]] = {room: {} for room in rooms()}
@@ -253,6 +264,7 @@ class Lobby:
         """
         await self.storage.start()
         self.tokens = Tokens(signing_key() or await self.storage.secret())
+        self.bot_accounts = await self.storage.bot_accounts(LEVELS)
         rows = await self.storage.tables(["open", "playing"])
         rows += await self.storage.tables(["finished"], latest=RESTORED_FINISHED)
         for row in rows:
@@ -435,6 +447,48 @@ class Lobby:
             raise ServerError("no_such_table", status=404, table=table_id)
         return table
 
+    async def table_info(self, table_id: int) -> TableInfo:
+        """What anybody may know of a table: one in play, or a finished one from the
+        database (for its replay, from a player's history)."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table.info()
+        row = await self._finished_row(table_id)
+        results = await self.storage.results(table_id)
+        return TableInfo(
+            table=row.id,
+            room=row.room,
+            game=row.game,
+            players=row.players,
+            options=dict(load_game(row.game, row.players, **row.options).options),
+            clock=row.clock,
+            status="finished",
+            seats=[
+                SeatView(
+                    name=seat.get("name"),
+                    kind=seat.get("kind", "empty"),
+                    level=seat.get("level"),
+                    replaced=seat.get("replaced", False),
+                )
+                for seat in row.seats
+            ],
+            spectators=0,
+            result=row.result,
+            rated=row.rated,
+            ratings=seat_ratings(results) if results else None,
+        )
+
+    async def _finished_row(self, table_id: int) -> TableRow:
+        """A finished game's row; nothing of a running one (its deal is secret)."""
+        if not 1 <= table_id <= MAX_TABLE_ID:  # the database's integers stop there
+            raise ServerError("no_such_table", status=404, table=table_id)
+        row = await self.storage.table(table_id)
+        if row is None or row.status == "closed":
+            raise ServerError("no_such_table", status=404, table=table_id)
+        if row.status != "finished":
+            raise ServerError("not_finished", status=409)
+        return row
+
     async def create_table(
         self,
         user: User,
@@ -443,6 +497,7 @@ class Lobby:
         players: int,
         options: dict[str, Any],
         clock: float | None,
+        rated: bool = True,
     ) -> GameTable:
         if room not in self.rooms:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
@@ -452,12 +507,19 @@ class Lobby:
         except OptionError as error:
             raise ServerError.wrapping("bad_option", error) from None
         options = {name: value for name, value in options.items() if value is not None}
-        table = await self._open_table(room, game, options, clock, [Seat() for _ in range(players)])
+        seats = [Seat() for _ in range(players)]
+        table = await self._open_table(room, game, options, clock, seats, rated)
         await self.join(user, table.id, 0)
         return table
 
     async def _open_table(
-        self, room: str, game: str, options: dict[str, Any], clock: float | None, seats: list[Seat]
+        self,
+        room: str,
+        game: str,
+        options: dict[str, Any],
+        clock: float | None,
+        seats: list[Seat],
+        rated: bool,
     ) -> GameTable:
         """A new open table, stored, with these seats; nobody is told of it yet."""
         row = TableRow(
@@ -469,6 +531,7 @@ class Lobby:
             clock=clock,
             status="open",
             seats=[asdict(seat) for seat in seats],
+            rated=rated,
         )
         row.id = await self.storage.create_table(row)
         table = GameTable(row, self)
@@ -488,7 +551,12 @@ class Lobby:
             if table.rematch is None:
                 seats = [replace(seat, replaced=False) for seat in table.seats]
                 rematch = await self._open_table(
-                    table.room, table.game.name, table.options, table.clock, seats[-1:] + seats[:-1]
+                    table.room,
+                    table.game.name,
+                    table.options,
+                    table.clock,
+                    seats[-1:] + seats[:-1],
+                    table.rated,
                 )
                 table.rematch = rematch.id
                 self.table_changed(rematch)
@@ -611,13 +679,7 @@ class Lobby:
 
     async def record(self, table_id: int) -> Record:
         """The record of a finished game; nothing of a running one (its deal is secret)."""
-        if not 1 <= table_id <= MAX_TABLE_ID:  # the database's integers stop there
-            raise ServerError("no_such_table", status=404, table=table_id)
-        row = await self.storage.table(table_id)
-        if row is None or row.status == "closed":
-            raise ServerError("no_such_table", status=404, table=table_id)
-        if row.status != "finished":
-            raise ServerError("not_finished", status=409)
+        row = await self._finished_row(table_id)
         state = load_game(row.game, row.players, **row.options).new_initial_state()
         for entry in await self.storage.actions(table_id):
             state.apply_action(entry.action)

@@ -63,6 +63,7 @@ class CreateTable(ClientMessage):
         default_factory=dict, max_length=16
     )
     clock: Annotated[float, Field(ge=1, le=3600)] | None = None
+    rated: bool = True
 
 
 class Join(ClientMessage):
@@ -171,6 +172,13 @@ class SeatView(ServerMessage):
     """A bot plays for this absent person until they come back."""
 
 
+class SeatRating(ServerMessage):
+    """A seat's rating in the game before and after a rated game (OpenSkill's μ − 3σ)."""
+
+    before: float
+    after: float
+
+
 class TableInfo(ServerMessage):
     """What anybody in the room may know of a table."""
 
@@ -186,6 +194,10 @@ class TableInfo(ServerMessage):
     seats: list[SeatView]
     spectators: int
     result: list[float] | None = None
+    rated: bool = True
+    """A finished game changes the ratings of the accounts at the table."""
+    ratings: list[SeatRating | None] | None = None
+    """Once a rated game is over, each seat's rating change (``None``: a guest, say)."""
 
 
 class RoomInfo(ServerMessage):

@@ -44,16 +44,22 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
+    cast,
     create_engine,
     event,
+    false,
+    func,
     insert,
     select,
+    true,
     update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from tapisvert.server.errors import StorageError
+from tapisvert.server.ratings import Skill, Standing, places, rate
 
 metadata = MetaData()
 
@@ -71,6 +77,7 @@ users_table = Table(
     Column("name_key", String(64), nullable=True, index=True),
     Column("password_hash", String(200), nullable=True),
     Column("guest", Boolean, nullable=False),
+    Column("bot", Boolean, nullable=False, server_default=false()),
 )
 tables_table = Table(
     "game_tables",
@@ -85,6 +92,8 @@ tables_table = Table(
     Column("status", String(16), nullable=False, index=True),
     Column("seats", Text, nullable=False),
     Column("result", Text, nullable=True),
+    Column("rated", Boolean, nullable=False, server_default=true()),
+    Column("finished_at", Float, nullable=True),
 )
 actions_table = Table(
     "actions",
@@ -93,6 +102,37 @@ actions_table = Table(
     Column("seq", Integer, primary_key=True),
     Column("actor", Integer, nullable=False),
     Column("action", Integer, nullable=False),
+    Column("stand_in", Boolean, nullable=False, server_default=false()),
+)
+ratings_table = Table(
+    "ratings",
+    metadata,
+    Column("user_id", Integer, primary_key=True),
+    Column("game", String(32), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+)
+results_table = Table(
+    "results",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", Integer, nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("user_id", Integer, nullable=True, index=True),
+    Column("game", String(32), nullable=False),
+    Column("place", Integer, nullable=False),
+    Column("score", Float, nullable=False),
+    Column("won", Boolean, nullable=False),
+    Column("absent", Boolean, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("mu_before", Float, nullable=True),
+    Column("sigma_before", Float, nullable=True),
+    Column("mu_after", Float, nullable=True),
+    Column("sigma_after", Float, nullable=True),
+    Column("finished_at", Float, nullable=False),
+    UniqueConstraint("table_id", "seat", name="uq_results_table_seat"),
 )
 
 _ACTION_COLUMNS = tuple(column.name for column in actions_table.columns)
@@ -125,6 +165,8 @@ class TableRow:
     seats: list[dict[str, Any]]
     result: list[float] | None = None
     id: int = 0
+    rated: bool = True
+    finished_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -132,6 +174,52 @@ class LoggedAction:
     seq: int
     actor: int
     action: int
+    stand_in: bool = False
+    """Played by a bot for the seat's absent person."""
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """A seat's end of a game, and the rating it changed (``None`` when unrated)."""
+
+    seat: int
+    account: int | None
+    place: int
+    score: float
+    won: bool
+    absent: bool
+    before: Skill | None
+    after: Skill | None
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """An account's rating in one game."""
+
+    name: str
+    game: str
+    skill: Skill
+    games: int
+    wins: int
+    bot: bool
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A finished game as one account's history shows it."""
+
+    table: int
+    game: str
+    finished_at: float
+    seats: list[str]
+    result: SeatResult
+
+
+@dataclass(frozen=True)
+class GameCounts:
+    game: str
+    played: int
+    won: int
 
 
 class Storage(Protocol):
@@ -163,6 +251,28 @@ class Storage(Protocol):
         """
 
     async def actions(self, table_id: int) -> list[LoggedAction]: ...
+    async def finish(
+        self,
+        table_id: int,
+        entries: Sequence[LoggedAction],
+        table: TableRow,
+        standings: Sequence[Standing],
+    ) -> list[SeatResult]:
+        """Append the game's last moves, save its finished row, write each seat's result and
+        update the ratings, in one transaction: a game is never finished and unrated, nor
+        rated twice (a table's results are unique per seat)."""
+
+    async def results(self, table_id: int) -> list[SeatResult]: ...
+    async def bot_accounts(self, levels: Sequence[str]) -> dict[str, int]:
+        """The account of each bot level (``bot easy``…), made the first time it is asked."""
+
+    async def leaderboard(self, game: str, minimum: int, limit: int) -> list[RatingRow]:
+        """The best ratings of a game among accounts with ``minimum`` rated games or more."""
+
+    async def ratings(self, user_id: int) -> list[RatingRow]: ...
+    async def game_counts(self, user_id: int) -> list[GameCounts]: ...
+    async def history(self, user_id: int, limit: int) -> list[PlayedGame]:
+        """The account's latest finished games, latest first."""
 
 
 T = TypeVar("T")
@@ -175,8 +285,8 @@ class _Job:
     future: asyncio.Future[Any]
     loop: asyncio.AbstractEventLoop
     groupable: bool
-    rows: list[tuple[int, int, int, int]] = field(default_factory=list)
-    """Log entries to append: (table id, seq, actor, action)."""
+    rows: list[tuple[int, int, int, int, bool]] = field(default_factory=list)
+    """Log entries to append: (table id, seq, actor, action, stand-in)."""
     result: Any = None
     error: BaseException | None = None
 
@@ -223,7 +333,7 @@ class SqlStorage:
         self,
         work: Callable[[Connection], T] | None,
         groupable: bool = False,
-        rows: list[tuple[int, int, int, int]] | None = None,
+        rows: list[tuple[int, int, int, int, bool]] | None = None,
     ) -> T:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
@@ -334,18 +444,118 @@ class SqlStorage:
     ) -> None:
         if not entries and table is None:
             return
-        rows = [(table_id, entry.seq, entry.actor, entry.action) for entry in entries]
         work = None if table is None else _saving(table)
-        await self._run(work, groupable=True, rows=rows)
+        await self._run(work, groupable=True, rows=_log_rows(table_id, entries))
 
     async def actions(self, table_id: int) -> list[LoggedAction]:
         query = (
-            select(actions_table.c.seq, actions_table.c.actor, actions_table.c.action)
+            select(
+                actions_table.c.seq,
+                actions_table.c.actor,
+                actions_table.c.action,
+                actions_table.c.stand_in,
+            )
             .where(actions_table.c.table_id == table_id)
             .order_by(actions_table.c.seq)
         )
         rows = await self._run(lambda c: c.execute(query).all())
-        return [LoggedAction(seq, actor, action) for seq, actor, action in rows]
+        return [
+            LoggedAction(seq, actor, action, bool(stand_in))
+            for seq, actor, action, stand_in in rows
+        ]
+
+    async def finish(
+        self,
+        table_id: int,
+        entries: Sequence[LoggedAction],
+        table: TableRow,
+        standings: Sequence[Standing],
+    ) -> list[SeatResult]:
+        work = _finishing(table, list(standings))
+        result: list[SeatResult] = await self._run(
+            work, groupable=True, rows=_log_rows(table_id, entries)
+        )
+        return result
+
+    async def results(self, table_id: int) -> list[SeatResult]:
+        query = (
+            select(results_table)
+            .where(results_table.c.table_id == table_id)
+            .order_by(results_table.c.seat)
+        )
+        rows = await self._run(lambda c: c.execute(query).all())
+        return [_seat_result(row._mapping) for row in rows]
+
+    async def bot_accounts(self, levels: Sequence[str]) -> dict[str, int]:
+        def work(connection: Connection) -> dict[str, int]:
+            accounts = {}
+            for level in levels:
+                name = f"bot {level}"
+                found = connection.execute(
+                    select(users_table.c.id).where(users_table.c.name == name)
+                ).scalar()
+                if found is None:
+                    values = {"name": name, "name_key": name, "guest": False, "bot": True}
+                    key = connection.execute(
+                        insert(users_table).values(values)
+                    ).inserted_primary_key
+                    assert key is not None
+                    found = key[0]
+                accounts[level] = int(found)
+            return accounts
+
+        return await self._run(work)
+
+    async def leaderboard(self, game: str, minimum: int, limit: int) -> list[RatingRow]:
+        ordinal = ratings_table.c.mu - 3 * ratings_table.c.sigma
+        query = (
+            _ratings_query()
+            .where(ratings_table.c.game == game, ratings_table.c.games >= minimum)
+            .order_by(ordinal.desc(), users_table.c.name)
+            .limit(limit)
+        )
+        rows = await self._run(lambda c: c.execute(query).all())
+        return [_rating_row(row._mapping) for row in rows]
+
+    async def ratings(self, user_id: int) -> list[RatingRow]:
+        query = (
+            _ratings_query()
+            .where(ratings_table.c.user_id == user_id)
+            .order_by(ratings_table.c.game)
+        )
+        rows = await self._run(lambda c: c.execute(query).all())
+        return [_rating_row(row._mapping) for row in rows]
+
+    async def game_counts(self, user_id: int) -> list[GameCounts]:
+        won = func.sum(cast(results_table.c.won, Integer))
+        query = (
+            select(results_table.c.game, func.count(), won)
+            .where(results_table.c.user_id == user_id)
+            .group_by(results_table.c.game)
+            .order_by(results_table.c.game)
+        )
+        rows = await self._run(lambda c: c.execute(query).all())
+        return [GameCounts(game, int(played), int(wins or 0)) for game, played, wins in rows]
+
+    async def history(self, user_id: int, limit: int) -> list[PlayedGame]:
+        query = (
+            select(results_table, tables_table.c.seats)
+            .join(tables_table, tables_table.c.id == results_table.c.table_id)
+            .where(results_table.c.user_id == user_id)
+            .order_by(results_table.c.id.desc())
+            .limit(limit)
+        )
+        rows = await self._run(lambda c: c.execute(query).all())
+        return [
+            PlayedGame(
+                table=row.table_id,
+                game=row.game,
+                finished_at=row.finished_at,
+                seats=[seat.get("name") or "?" for seat in json.loads(row.seats)],
+                result=_seat_result(row._mapping),
+            )
+            for row in rows
+        ]
 
 
 class _Checkpointer:
@@ -414,6 +624,158 @@ def _saving(row: TableRow) -> Callable[[Connection], Any]:
     return lambda connection: connection.execute(statement)
 
 
+def _log_rows(
+    table_id: int, entries: Sequence[LoggedAction]
+) -> list[tuple[int, int, int, int, bool]]:
+    return [(table_id, entry.seq, entry.actor, entry.action, entry.stand_in) for entry in entries]
+
+
+def _finishing(
+    row: TableRow, standings: list[Standing]
+) -> Callable[[Connection], list[SeatResult]]:
+    """The work that ends a game: its row, each seat's result and the ratings they change.
+
+    The ratings are read inside the transaction: games that end in the same group are rated
+    one after the other, each from the ratings the previous one left.
+    """
+    save = _saving(row)
+    ranks = places(
+        [standing.score for standing in standings],
+        [standing.seat for standing in standings if standing.won],
+        [standing.absent for standing in standings],
+    )
+
+    def work(connection: Connection) -> list[SeatResult]:
+        save(connection)
+        accounts = [standing.account for standing in standings if standing.account is not None]
+        guests = set(
+            connection.execute(
+                select(users_table.c.id).where(users_table.c.id.in_(accounts), users_table.c.guest)
+            ).scalars()
+        )
+        rated = [
+            standing
+            for standing in standings
+            if standing.rated and standing.account is not None and standing.account not in guests
+        ]
+        if len(rated) < 2:  # nobody to be measured against
+            rated = []
+        known = {
+            user_id: (Skill(mu, sigma), games, wins)
+            for user_id, mu, sigma, games, wins in connection.execute(
+                select(
+                    ratings_table.c.user_id,
+                    ratings_table.c.mu,
+                    ratings_table.c.sigma,
+                    ratings_table.c.games,
+                    ratings_table.c.wins,
+                ).where(
+                    ratings_table.c.game == row.game,
+                    ratings_table.c.user_id.in_([standing.account for standing in rated]),
+                )
+            ).all()
+        }
+        befores = [known.get(standing.account, (Skill(), 0, 0))[0] for standing in rated]
+        afters = rate(befores, [ranks[standing.seat] for standing in rated])
+        changes: dict[int, tuple[Skill, Skill]] = {}
+        for standing, before, after in zip(rated, befores, afters, strict=True):
+            assert standing.account is not None
+            changes[standing.seat] = (before, after)
+            won = int(standing.won and not standing.absent)
+            values = {"mu": after.mu, "sigma": after.sigma}
+            if standing.account in known:
+                _, games, wins = known[standing.account]
+                connection.execute(
+                    update(ratings_table)
+                    .where(
+                        ratings_table.c.user_id == standing.account,
+                        ratings_table.c.game == row.game,
+                    )
+                    .values(**values, games=games + 1, wins=wins + won)
+                )
+            else:
+                connection.execute(
+                    insert(ratings_table).values(
+                        user_id=standing.account, game=row.game, **values, games=1, wins=won
+                    )
+                )
+        results = []
+        for standing in standings:
+            before_after = changes.get(standing.seat)
+            result = SeatResult(
+                seat=standing.seat,
+                account=standing.account,
+                place=ranks[standing.seat],
+                score=standing.score,
+                won=standing.won and not standing.absent,
+                absent=standing.absent,
+                before=None if before_after is None else before_after[0],
+                after=None if before_after is None else before_after[1],
+            )
+            results.append(result)
+            connection.execute(insert(results_table).values(_result_values(row, result)))
+        return results
+
+    return work
+
+
+def _result_values(row: TableRow, result: SeatResult) -> dict[str, Any]:
+    before, after = result.before, result.after
+    return {
+        "table_id": row.id,
+        "seat": result.seat,
+        "user_id": result.account,
+        "game": row.game,
+        "place": result.place,
+        "score": result.score,
+        "won": result.won,
+        "absent": result.absent,
+        "rated": after is not None,
+        "mu_before": None if before is None else before.mu,
+        "sigma_before": None if before is None else before.sigma,
+        "mu_after": None if after is None else after.mu,
+        "sigma_after": None if after is None else after.sigma,
+        "finished_at": row.finished_at or 0.0,
+    }
+
+
+def _seat_result(values: Any) -> SeatResult:
+    rated = bool(values["rated"])
+    return SeatResult(
+        seat=values["seat"],
+        account=values["user_id"],
+        place=values["place"],
+        score=values["score"],
+        won=bool(values["won"]),
+        absent=bool(values["absent"]),
+        before=Skill(values["mu_before"], values["sigma_before"]) if rated else None,
+        after=Skill(values["mu_after"], values["sigma_after"]) if rated else None,
+    )
+
+
+def _ratings_query() -> Any:
+    return select(
+        users_table.c.name,
+        users_table.c.bot,
+        ratings_table.c.game,
+        ratings_table.c.mu,
+        ratings_table.c.sigma,
+        ratings_table.c.games,
+        ratings_table.c.wins,
+    ).join(users_table, users_table.c.id == ratings_table.c.user_id)
+
+
+def _rating_row(values: Any) -> RatingRow:
+    return RatingRow(
+        name=values["name"],
+        game=values["game"],
+        skill=Skill(values["mu"], values["sigma"]),
+        games=values["games"],
+        wins=values["wins"],
+        bot=bool(values["bot"]),
+    )
+
+
 def _sqlite_synchronous() -> str:
     synchronous = os.environ.get("TAPISVERT_SQLITE_SYNC", "NORMAL").upper()
     if synchronous not in {"NORMAL", "FULL"}:
@@ -475,6 +837,8 @@ def _table_values(row: TableRow) -> dict[str, Any]:
         "status": row.status,
         "seats": json.dumps(row.seats),
         "result": None if row.result is None else json.dumps(row.result),
+        "rated": row.rated,
+        "finished_at": row.finished_at,
     }
 
 
@@ -490,6 +854,8 @@ def _table_row(values: Any) -> TableRow:
         status=values["status"],
         seats=json.loads(values["seats"]),
         result=None if values["result"] is None else json.loads(values["result"]),
+        rated=bool(values["rated"]),
+        finished_at=values["finished_at"],
     )
 
 

@@ -26,9 +26,10 @@ from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
 from tapisvert.server.errors import ServerError, StorageError
-from tapisvert.server.protocol import ChatLine, SeatView, TableInfo
+from tapisvert.server.protocol import ChatLine, SeatRating, SeatView, TableInfo
 from tapisvert.server.pubsub import seat_channel
-from tapisvert.server.storage import LoggedAction, TableRow
+from tapisvert.server.ratings import Standing, places
+from tapisvert.server.storage import LoggedAction, SeatResult, TableRow
 
 if TYPE_CHECKING:
     from tapisvert.server.lobby import Lobby
@@ -63,9 +64,16 @@ class GameTable:
         self.clock = row.clock
         self.status = row.status
         self.result = row.result
+        self.rated = row.rated
+        self.finished_at = row.finished_at
+        self.results: list[SeatResult] | None = None
+        """Each seat's place and rating change, once the game is over."""
         self.options: dict[str, Any] = dict(row.options)
         self.game: Game[Any] = load_game(row.game, row.players, **self.options)
         self.seats = [Seat(**seat) for seat in row.seats]
+        self.moves = [0] * len(self.seats)
+        self.stand_in_moves = [0] * len(self.seats)
+        """Each seat's moves, and those a bot played for its absent person."""
         self.state: State | None = None
         self.seq = 0
         self.deadline: float | None = None
@@ -96,6 +104,8 @@ class GameTable:
             status=self.status,
             seats=[asdict(seat) for seat in self.seats],
             result=self.result,
+            rated=self.rated,
+            finished_at=self.finished_at,
         )
 
     def info(self) -> TableInfo:
@@ -119,6 +129,8 @@ class GameTable:
             ],
             spectators=len(self.spectators),
             result=self.result,
+            rated=self.rated,
+            ratings=None if self.results is None else seat_ratings(self.results),
         )
 
     def view_frame(
@@ -337,7 +349,14 @@ class GameTable:
             await self.come_back(user_id)
         return await self._play(seat, text, seq, request)
 
-    async def _play(self, seat: int, text: str | int, seq: int, request: str | None = None) -> int:
+    async def _play(
+        self,
+        seat: int,
+        text: str | int,
+        seq: int,
+        request: str | None = None,
+        stand_in: bool = False,
+    ) -> int:
         async with self._lock:
             state = self.state
             if state is None or self.status != "playing":
@@ -352,15 +371,20 @@ class GameTable:
                 following.apply_action(action)
             except IllegalActionError as error:
                 raise ServerError.wrapping("illegal", error) from None
-            entries = await self._store(following, [(seat, action)])
+            entries = await self._store(following, [(seat, action)], stand_in=stand_in)
             self._adopt(entries, request)
             return self.seq
 
     async def _store(
-        self, state: State, moves: list[tuple[int, int]], status: str | None = None
+        self,
+        state: State,
+        moves: list[tuple[int, int]],
+        status: str | None = None,
+        stand_in: bool = False,
     ) -> _Stored:
         """Draw pending chance and log the moves, with the table's row when its ``status``
-        changes or the game ends: all in one transaction.
+        changes or the game ends, and then the results and ratings: all in one transaction.
+        ``stand_in``: the move is a bot's, for an absent person.
 
         The caller holds the lock. Until the commit returns, the table shows the position
         before the move, so nobody hears of a move that might still be lost; if the
@@ -371,25 +395,73 @@ class GameTable:
             state.resolve_chance(random.Random(f"{self.seed}:{done}"))
             moves = moves + [(CHANCE, action) for action in state.history()[done:]]
         entries = [
-            LoggedAction(self.seq + index, actor, action)
+            LoggedAction(self.seq + index, actor, action, stand_in and index == 0)
             for index, (actor, action) in enumerate(moves)
         ]
-        row = None
         if state.is_terminal():
-            row = replace(self.row(), status="finished", result=state.returns())
-        elif status is not None:
-            row = replace(self.row(), status=status)
-        await self.lobby.storage.append(self.id, entries, row)
-        return _Stored(state, moves, len(entries))
+            row = replace(
+                self.row(), status="finished", result=state.returns(), finished_at=time.time()
+            )
+            standings = self._standings(state, entries)
+            results = await self.lobby.storage.finish(self.id, entries, row, standings)
+            return _Stored(state, moves, entries, row.finished_at, results)
+        changed = None if status is None else replace(self.row(), status=status)
+        await self.lobby.storage.append(self.id, entries, changed)
+        return _Stored(state, moves, entries)
+
+    def _standings(self, state: State, entries: list[LoggedAction]) -> list[Standing]:
+        """Each seat at the end: its account, points, whether it won, whether a bot played
+        most of its moves. A bot level's account is rated once per game, by its best seat."""
+        moves, stand_ins = self._counted(entries)
+        scores, winners = state.returns(), state.winners()
+        absent = [
+            seat.kind == "human" and 2 * stand_ins[index] > moves[index]
+            for index, seat in enumerate(self.seats)
+        ]
+        ranks = places(scores, winners, absent)
+        accounts = [self._account(seat) for seat in self.seats]
+        best: dict[int, int] = {}
+        for index in sorted(range(len(self.seats)), key=lambda index: ranks[index]):
+            account = accounts[index]
+            if account is not None:
+                best.setdefault(account, index)
+        return [
+            Standing(
+                seat=index,
+                account=accounts[index],
+                score=scores[index],
+                won=index in winners,
+                absent=absent[index],
+                rated=self.rated and index in best.values(),
+            )
+            for index in range(len(self.seats))
+        ]
+
+    def _account(self, seat: Seat) -> int | None:
+        if seat.kind == "bot" and seat.level is not None:
+            return self.lobby.bot_accounts.get(seat.level)
+        return seat.user_id
+
+    def _counted(self, entries: list[LoggedAction]) -> tuple[list[int], list[int]]:
+        """Each seat's moves and stand-in moves, with ``entries`` counted in."""
+        moves, stand_ins = list(self.moves), list(self.stand_in_moves)
+        for entry in entries:
+            if entry.actor >= 0:
+                moves[entry.actor] += 1
+                stand_ins[entry.actor] += entry.stand_in
+        return moves, stand_ins
 
     def _adopt(self, stored: _Stored, request: str | None = None) -> None:
         """``stored`` is the table's position now: publish it to every seat."""
         state, moves = stored.state, stored.moves
         self.state = state
-        self.seq += stored.count
+        self.seq += len(stored.entries)
+        self.moves, self.stand_in_moves = self._counted(stored.entries)
         if state.is_terminal():
             self.status = "finished"
             self.result = state.returns()
+            self.finished_at = stored.finished_at
+            self.results = stored.results
             self.lobby.table_changed(self)
         self._next_turn()
         self.publish_views(moves[0][0] if request is not None else None, request)
@@ -470,7 +542,7 @@ class GameTable:
         seat_info = self.seats[seat]
         if seat_info.kind == "bot" or seat_info.replaced:
             try:
-                await self._play(seat, action, seq)
+                await self._play(seat, action, seq, stand_in=seat_info.kind == "human")
             except StorageError:
                 again = self._bot_turn(seat, seq, min(2 * wait, RETRY_LONGEST))
                 asyncio.get_running_loop().call_later(wait, self.lobby.spawn, again)
@@ -513,11 +585,24 @@ class GameTable:
                 raise RuntimeError(f"table {self.id}: the log does not replay at {entry.seq}")
             state.apply_action(entry.action)
             self.seq += 1
+        self.moves, self.stand_in_moves = self._counted(entries)
         self.state = state
-        if state.is_terminal() and self.status != "finished":
-            self.status = "finished"
-            self.result = state.returns()
-            await self.lobby.storage.save_table(self.row())
+        if state.is_terminal() and self.status != "finished":  # a log written before 0003
+            stored = await self._store(state, [])
+            self.status, self.result = "finished", state.returns()
+            self.finished_at, self.results = stored.finished_at, stored.results
+        elif self.status == "finished":
+            self.results = await self.lobby.storage.results(self.id) or None
+
+
+def seat_ratings(results: list[SeatResult]) -> list[SeatRating | None]:
+    """Each seat's rating before and after the game, as shown; ``None`` where unrated."""
+    return [
+        None
+        if result.before is None or result.after is None
+        else SeatRating(before=result.before.shown, after=result.after.shown)
+        for result in results
+    ]
 
 
 @dataclass(frozen=True)
@@ -526,4 +611,6 @@ class _Stored:
 
     state: State
     moves: list[tuple[int, int]]
-    count: int
+    entries: list[LoggedAction]
+    finished_at: float | None = None
+    results: list[SeatResult] | None = None

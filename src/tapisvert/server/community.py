@@ -1,0 +1,169 @@
+"""What brings players back, over HTTP: leaderboards, profiles with past games, presence.
+
+Everything here is public, as on BrettspielWelt: a name, its ratings and finished games
+(whose every hand may be shown, the games being over), and who is online at which table.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel
+
+from tapisvert.core.registry import game_names
+from tapisvert.server.errors import ServerError
+from tapisvert.server.lobby import Lobby
+from tapisvert.server.ratings import Skill
+from tapisvert.server.storage import RatingRow
+
+LEADERBOARD_LENGTH = 100
+HISTORY_LENGTH = 50
+
+
+class Rating(BaseModel):
+    game: str
+    name: str
+    rating: float
+    """OpenSkill's μ − 3σ, to one decimal: 0 to start with."""
+    mu: float
+    sigma: float
+    games: int
+    """Rated games."""
+    wins: int
+    bot: bool
+
+
+class Leaderboard(BaseModel):
+    game: str
+    minimum: int
+    """Rated games an account needs to be listed."""
+    players: list[Rating]
+
+
+class Counts(BaseModel):
+    game: str
+    played: int
+    won: int
+
+
+class PastGame(BaseModel):
+    table: int
+    game: str
+    finished_at: float
+    seats: list[str]
+    seat: int
+    place: int
+    score: float
+    won: bool
+    absent: bool
+    """A bot played most of this person's moves (see the README: they count as last)."""
+    rating_before: float | None
+    rating_after: float | None
+
+
+class Profile(BaseModel):
+    name: str
+    guest: bool
+    bot: bool
+    online: bool
+    ratings: list[Rating]
+    games: list[Counts]
+    history: list[PastGame]
+
+
+class PresentTable(BaseModel):
+    table: int
+    game: str
+    status: str
+    seat: int | None
+    """``None``: watching."""
+
+
+class Present(BaseModel):
+    name: str
+    tables: list[PresentTable]
+
+
+def community_routes(lobby: Lobby) -> APIRouter:
+    routes = APIRouter()
+
+    @routes.get("/api/leaderboards/{game}")
+    async def leaderboard(
+        game: str, limit: Annotated[int, Query(ge=1, le=LEADERBOARD_LENGTH)] = LEADERBOARD_LENGTH
+    ) -> Leaderboard:
+        if game not in game_names():
+            raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+        minimum = lobby.settings.leaderboard_min_games
+        rows = await lobby.storage.leaderboard(game, minimum, limit)
+        return Leaderboard(game=game, minimum=minimum, players=[_rating(row) for row in rows])
+
+    @routes.get("/api/players/{name}")
+    async def profile(name: str) -> Profile:
+        user = await lobby.storage.user_by_name(name) if len(name) <= 32 else None
+        if user is None:
+            raise ServerError("no_such_player", status=404, name=name[:32])
+        storage = lobby.storage
+        history = await storage.history(user.id, HISTORY_LENGTH)
+        return Profile(
+            name=user.name,
+            guest=user.guest,
+            bot=user.id in lobby.bot_accounts.values(),
+            online=lobby.is_online(user.id),
+            ratings=[_rating(row) for row in await storage.ratings(user.id)],
+            games=[Counts(**vars(counts)) for counts in await storage.game_counts(user.id)],
+            history=[
+                PastGame(
+                    table=played.table,
+                    game=played.game,
+                    finished_at=played.finished_at,
+                    seats=played.seats,
+                    seat=played.result.seat,
+                    place=played.result.place,
+                    score=played.result.score,
+                    won=played.result.won,
+                    absent=played.result.absent,
+                    rating_before=_shown(played.result.before),
+                    rating_after=_shown(played.result.after),
+                )
+                for played in history
+            ],
+        )
+
+    @routes.get("/api/presence")
+    async def presence() -> list[Present]:
+        """Everyone online, by name, with the tables they sit or watch at (open or playing)."""
+        online = []
+        for user_id in list(lobby.connections):
+            tables = []
+            for table in lobby.tables.values():
+                if table.status not in {"open", "playing"}:
+                    continue
+                seat = table.seat_of(user_id)
+                if seat is not None or user_id in table.spectators:
+                    tables.append(
+                        PresentTable(
+                            table=table.id, game=table.game.name, status=table.status, seat=seat
+                        )
+                    )
+            online.append(Present(name=lobby.user_name(user_id), tables=tables))
+        return sorted(online, key=lambda present: present.name.casefold())
+
+    return routes
+
+
+def _shown(skill: Skill | None) -> float | None:
+    return None if skill is None else skill.shown
+
+
+def _rating(row: RatingRow) -> Rating:
+    return Rating(
+        game=row.game,
+        name=row.name,
+        rating=row.skill.shown,
+        mu=round(row.skill.mu, 3),
+        sigma=round(row.skill.sigma, 3),
+        games=row.games,
+        wins=row.wins,
+        bot=row.bot,
+    )
