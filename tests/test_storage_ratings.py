@@ -1,0 +1,135 @@
+"""Migration 0003 and the storage of results and ratings, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, inspect, text
+
+from tapisvert.server.errors import StorageError
+from tapisvert.server.ratings import Skill, Standing
+from tapisvert.server.storage import MIGRATIONS, LoggedAction, SqlStorage, TableRow
+from test_server_storage import postgres_database
+
+from server_support import sqlite_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+    else:
+        yield from postgres_database()
+
+
+def engine_for(url: str) -> Engine:
+    return create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+
+
+def migrate(url: str, revision: str, down: bool = False) -> None:
+    engine = engine_for(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        (command.downgrade if down else command.upgrade)(config, revision)
+    engine.dispose()
+
+
+def finished_row(table: int) -> TableRow:
+    return TableRow(
+        id=table,
+        room="main",
+        game="wizard",
+        players=3,
+        options={"rounds": "1"},
+        seed=7,
+        clock=None,
+        status="finished",
+        seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
+        result=[30.0, -10.0, 20.0],
+        finished_at=1_800_000_000.0,
+    )
+
+
+def test_migration_0003_keeps_what_was_there_and_goes_back(database_url: str) -> None:
+    migrate(database_url, "0002")
+    engine = engine_for(database_url)
+    with engine.begin() as connection:
+        connection.execute(
+            text("INSERT INTO users (name, name_key, guest) VALUES ('old-ann', 'old-ann', false)")
+        )
+        connection.execute(
+            text(
+                "INSERT INTO game_tables (room, game, players, options, seed, status, seats) "
+                "VALUES ('main', 'luz', 3, '{}', 1, 'finished', '[]')"
+            )
+        )
+        connection.execute(text("INSERT INTO actions VALUES (1, 0, -1, 5)"))
+    migrate(database_url, "head")
+    with engine.connect() as connection:
+        bot, rated, stand_in = connection.execute(
+            text(
+                "SELECT users.bot, game_tables.rated, actions.stand_in "
+                "FROM users, game_tables, actions"
+            )
+        ).one()
+        assert (bot, rated, stand_in) == (False, True, False)
+        assert {"ratings", "results"} <= set(inspect(connection).get_table_names())
+    migrate(database_url, "0002", down=True)
+    with engine.connect() as connection:
+        tables = set(inspect(connection).get_table_names())
+        assert "ratings" not in tables and "results" not in tables
+        assert "bot" not in {column["name"] for column in inspect(connection).get_columns("users")}
+        assert connection.execute(text("SELECT name FROM users")).scalar() == "old-ann"
+    engine.dispose()
+    migrate(database_url, "head")
+
+
+def test_a_game_is_finished_and_rated_once(database_url: str) -> None:
+    async def run() -> None:
+        storage = SqlStorage(database_url)
+        await storage.start()
+        bots = await storage.bot_accounts(["easy", "hard"])
+        assert await storage.bot_accounts(["easy", "hard"]) == bots  # made once
+        ann = await storage.create_user("ann", "ann", "hash", False)
+        guest = await storage.create_user("gus", "gus", None, True)
+        assert ann is not None and guest is not None
+        table = await storage.create_table(replace(finished_row(0), status="playing"))
+        standings = [
+            Standing(0, ann, 30.0, True, False, True),
+            Standing(1, bots["easy"], -10.0, False, False, True),
+            Standing(2, guest, 20.0, False, False, True),
+        ]
+        entries = [LoggedAction(0, 0, 3), LoggedAction(1, 1, 4, stand_in=True)]
+        results = await storage.finish(table, entries, finished_row(table), standings)
+        assert [result.place for result in results] == [1, 3, 2]
+        assert results[2].after is None  # a guest is not rated
+        ann_after, bot_after = results[0].after, results[1].after
+        assert results[0].before == Skill() and ann_after is not None and bot_after is not None
+        assert ann_after.mu > Skill().mu > bot_after.mu
+        assert await storage.results(table) == results
+        assert [entry.stand_in for entry in await storage.actions(table)] == [False, True]
+
+        with pytest.raises(StorageError):  # a second end of the same game: nothing changes
+            await storage.finish(table, [LoggedAction(2, 0, 1)], finished_row(table), standings)
+        assert len(await storage.actions(table)) == 2
+        [rating] = await storage.ratings(ann)
+        assert (rating.game, rating.games, rating.wins) == ("wizard", 1, 1)
+        assert rating.skill == results[0].after
+        board = await storage.leaderboard("wizard", 1, 10)
+        assert [row.name for row in board] == ["ann", "bot easy"]
+        assert await storage.leaderboard("wizard", 2, 10) == []
+        [played] = await storage.history(ann, 10)
+        assert (played.table, played.game, played.result.won) == (table, "wizard", True)
+        [counts] = await storage.game_counts(guest)
+        assert (counts.game, counts.played, counts.won) == ("wizard", 1, 0)
+        await storage.close()
+
+    asyncio.run(run())
