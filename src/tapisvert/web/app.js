@@ -2,11 +2,12 @@
 // only what changed. Every text comes from the server's catalogues; names and chat are text.
 import { html, render, useEffect, useState } from "./ui.js";
 import { language, t } from "./i18n.js";
-import { api, currentTable, myTurns, signedIn, signOut, start, state, subscribe, switchLanguage,
-  tell, toggleSound } from "./store.js";
+import { api, currentTable, myTurns, route, signedIn, signOut, start, state, subscribe,
+  switchLanguage, tell, toggleSound } from "./store.js";
 import { Lobby } from "./lobby.js";
-import { TableScreen } from "./table.js";
+import { Replay, TableScreen } from "./table.js";
 import { RulesButton } from "./rules.js";
+import { Leaderboard, Profile, ReplayScreen, profileLink } from "./community.js";
 
 function App() {
   const [, setVersion] = useState(0);
@@ -18,10 +19,12 @@ function App() {
   });
   if (!ready) return null;
   const table = currentTable();
+  const page = route();
   return html`
     <header id="bar">
       <a class="brand" href="#">tapisvert</a>
-      ${state.token ? html`<span class="me">${state.user}</span>` : null}
+      <a class="nav" id="leaderboards" href=${`#leaderboard=${state.games[0].name}`}>${t("web.leaderboards")}</a>
+      ${state.token ? html`<a class="me" href=${profileLink(state.user)} title=${t("web.my_profile")}>${state.user}</a>` : null}
       ${state.token && waiting.length && waiting[0] !== table ? html`
         <a class="your-turn" href=${`#table=${waiting[0]}`}>${t("web.your_turn_at", { table: waiting[0] })}</a>` : null}
       <${RulesButton} />
@@ -35,11 +38,15 @@ function App() {
       <button class="close" aria-label=${t("web.close")} onClick=${() => { state.notice = null; setVersion((v) => v + 1); }}>×</button>
     </div>` : null}
     <main id="main">
-      ${!state.token ? html`<${SignIn} />` : table ? html`<${TableScreen} id=${table} key=${table} />` : html`<${Lobby} />`}
+      ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} />`
+        : page?.kind === "leaderboard" ? html`<${Leaderboard} game=${page.value} key=${page.value} />`
+        : page?.kind === "replay" ? html`<${ReplayScreen} id=${page.value} key=${page.value} Replay=${Replay} />`
+        : !state.token ? html`<${SignIn} invited=${page?.kind === "join" ? page.value : null} />`
+        : table ? html`<${TableScreen} id=${table} key=${table} />` : html`<${Lobby} />`}
     </main>`;
 }
 
-function SignIn() {
+function SignIn({ invited }) {
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const attempt = (path, withPassword) => async (event) => {
@@ -52,6 +59,7 @@ function SignIn() {
   return html`
     <section class="panel sign-in">
       <h1>${t("web.tagline")}</h1>
+      ${invited ? html`<p class="invited" id="invited">${t("web.invited", { table: invited })}</p>` : null}
       <form class="row" onSubmit=${attempt("/api/guest", false)}>
         <label>${t("web.name")} <input id="name" autocomplete="username" maxlength="32" value=${name}
           onInput=${(event) => setName(event.target.value)} /></label>

@@ -4,6 +4,7 @@ import { html, useState } from "./ui.js";
 import { has, t, tn } from "./i18n.js";
 import { changed, myTurns, openTable, send, state } from "./store.js";
 import { ChatPanel } from "./chat.js";
+import { Presence } from "./community.js";
 
 export function Lobby() {
   const info = state.roomInfo;
@@ -31,6 +32,7 @@ export function Lobby() {
       </div>
       <div>
         <section class="panel"><strong>${t("web.people")}</strong> ${info ? info.people.join(", ") : ""}</section>
+        <${Presence} />
         <${ChatPanel} place=${{ room: state.room }} lines=${state.logs.room} title=${t("web.chat")} />
       </div>
     </div>`;
@@ -72,12 +74,13 @@ function NewTable() {
   const [players, setPlayers] = useState(Math.min(4, spec.max_players));
   const [clock, setClock] = useState(0);
   const [options, setOptions] = useState({});
+  const [rated, setRated] = useState(true);
   const choose = (name) => { setGame(name); setOptions({});
     const next = state.games.find((each) => each.name === name);
     setPlayers((count) => Math.max(next.min_players, Math.min(next.max_players, count))); };
   const create = (event) => {
     event.preventDefault();
-    send({ type: "create", room: state.room, game, players, options, clock: clock || null }, (answer) => {
+    send({ type: "create", room: state.room, game, players, options, clock: clock || null, rated }, (answer) => {
       if (answer.type === "ack" && answer.table) location.hash = `table=${answer.table}`;
     });
   };
@@ -101,6 +104,8 @@ function NewTable() {
           onChange=${(value) => setOptions((now) => { const next = { ...now };
             if (value === undefined) delete next[option.name]; else next[option.name] = value; return next; })} />`)}
       </fieldset>
+      <label class="option check" for="new-rated"><input type="checkbox" id="new-rated" checked=${rated}
+        onChange=${(event) => setRated(event.target.checked)} /> <span>${t("web.rated_option")}</span></label>
       <button class="primary" type="submit" id="create">${t("web.create")}</button>
     </form>`;
 }

@@ -166,6 +166,31 @@ export function currentTable() {
   return match ? Number(match[1]) : null;
 }
 
+/** The page the address names besides a table: `{ kind, value }` for `#player=NAME`,
+ * `#leaderboard=GAME`, `#replay=TABLE` and `#join=TABLE` (an invitation), else null. */
+export function route() {
+  const match = location.hash.match(/^#(player|leaderboard|replay|join)=(.+)$/);
+  if (!match) return null;
+  const value = decodeURIComponent(match[2]);
+  return { kind: match[1], value: ["replay", "join"].includes(match[1]) ? Number(value) : value };
+}
+
+/** An invitation (`#join=TABLE`), once signed in: a free seat at an open table, or else the
+ * table to watch, with a word on why. */
+async function accept(table) {
+  try {
+    const info = await api(`/api/tables/${table}`);
+    const free = info.status === "open" && info.seats.some((seat) => seat.kind === "empty");
+    const mine = info.seats.some((seat) => seat.kind === "human" && seat.name === state.user);
+    if (free && !mine) send({ type: "join", table });
+    else if (!mine) tell(t("web.invite_no_seat", { table }), "info");
+    location.hash = `table=${table}`;
+  } catch (error) {
+    tell(error.message);
+    location.hash = "";
+  }
+}
+
 export function openTable(id) {
   location.hash = `table=${id}`;
 }
@@ -190,6 +215,7 @@ function receive(frame) {
         state.socket.unanswered.add(JSON.parse(text).id);
       }
       if (currentTable() && !state.views[currentTable()]) send({ type: "watch", table: currentTable() });
+      if (route()?.kind === "join") accept(route().value);
       break;
     case "error":
       if (frame.code === "bad_token" || frame.code === "hello_first") signOut();

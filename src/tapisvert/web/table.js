@@ -6,6 +6,7 @@ import { has, t, tn } from "./i18n.js";
 import { api, changed, context, send, state, tableLog, tell } from "./store.js";
 import { Backs } from "./cards.js";
 import { ChatPanel } from "./chat.js";
+import { Invitation, PlayerLink, RatingChange, accountName } from "./community.js";
 
 const LEVELS = ["random", "easy", "medium", "hard"];
 
@@ -91,6 +92,7 @@ function Options({ info }) {
   return html`<span class="chips" id="table-options">
     <span class="chip">${tn("web.players_count", info.players)}</span>
     ${info.clock ? html`<span class="chip">${tn("web.seconds_per_move", info.clock)}</span>` : null}
+    ${info.rated ? null : html`<span class="chip" id="unrated">${t("web.unrated")}</span>`}
     ${chosen.map((option) => html`<span class="chip" key=${option.name}>${t("web.labelled", { label: shortLabel(t(option.label)), value: optionValue(info, option) })}</span>`)}
   </span>`;
 }
@@ -145,6 +147,7 @@ function Seating({ info }) {
       <button class="primary" id="start" onClick=${() => send({ type: "start", table: info.table })}>${t("web.start")}</button>
     </div>
     <p class="hint">${full ? t("web.start_hint") : t("web.seats_hint")}</p>
+    ${full ? null : html`<${Invitation} table=${info.table} />`}
   </section>`;
 }
 
@@ -297,13 +300,18 @@ function EndScreen({ info, frame, ctx }) {
     .sort((a, b) => place(a.index) - place(b.index));
   const rematch = state.rematches[info.table];
   const seated = frame.seat !== null;
+  const ratings = info.ratings ?? [];
   return html`<section class="panel end" id="end" aria-labelledby="end-heading">
     <h2 id="end-heading">${t("web.game_over")}</h2>
     <ol class="ranking">
-      ${order.map(({ points, index }) => html`<li key=${index} class=${place(index) === 1 ? "first" : ""}>
+      ${order.map(({ points, index }) => html`<li key=${index} class=${place(index) === 1 ? "first" : ""} data-seat=${index}>
         <span class="place">${t("web.place", { place: place(index) })}</span>
-        <strong>${ctx.names[index]}</strong> <span>${t("web.points", { points })}</span></li>`)}
+        <strong><${PlayerLink} name=${ctx.names[index]} account=${accountName(info.seats[index])} /></strong>
+        <span>${t("web.points", { points })}</span>
+        ${ratings[index] ? html`<${RatingChange} before=${ratings[index].before} after=${ratings[index].after} />`
+          : ratings.some(Boolean) ? html`<span class="chip">${t("web.not_rated")}</span>` : null}</li>`)}
     </ol>
+    <p class="hint">${!info.rated ? t("web.unrated_game") : ratings.some(Boolean) ? t("web.rated_game_hint") : t("web.nobody_rated")}</p>
     <div class="row">
       ${rematch ? html`<a class="button primary" id="rematch-link" href=${`#table=${rematch}`}>${t("web.rematch_open", { table: rematch })}</a>`
         : seated ? html`<button class="primary" id="rematch" onClick=${() => send({ type: "rematch", table: info.table }, (answer) => {
@@ -323,7 +331,7 @@ async function openReplay(id) {
 }
 
 /** A finished game step by step, every hand shown: by move, by trick and by round. */
-function Replay({ info, module }) {
+export function Replay({ info, module }) {
   const replay = state.replay;
   const steps = replay.steps;
   const step = steps[replay.index];

@@ -1,0 +1,164 @@
+// What brings players back: leaderboards, profiles with their finished games, who is online and
+// where, the invitation link of a table, a finished game's replay from a profile.
+import { html, useEffect, useState } from "./ui.js";
+import { language, t, tn } from "./i18n.js";
+import { api, changed, state, tell } from "./store.js";
+
+/** The account a seat plays for: the person's name, or the account of the bot's level. */
+export function accountName(seat) {
+  return seat.kind === "bot" ? `bot ${seat.level}` : seat.name;
+}
+
+export function profileLink(name) {
+  return `#player=${encodeURIComponent(name)}`;
+}
+
+export function PlayerLink({ name, account = name }) {
+  return html`<a class="player" href=${profileLink(account)}>${name}</a>`;
+}
+
+function signed(number) {
+  const text = number.toFixed(1);
+  return number > 0 ? `+${text}` : number === 0 ? "±0.0" : text;
+}
+
+/** A rating before and after a game: "0.0 → 2.3 (+2.3)". */
+export function RatingChange({ before, after }) {
+  const delta = after - before;
+  return html`<span class=${`rating-change ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`}>
+    ${t("web.rating_change", { before: before.toFixed(1), after: after.toFixed(1), delta: signed(delta) })}</span>`;
+}
+
+/** Fetch `path` whenever it changes; `[data, error]`, both null while it loads. */
+function useFetched(path, refresh = 0) {
+  const [found, setFound] = useState([null, null]);
+  useEffect(() => {
+    let current = true;
+    const load = () => api(path).then((data) => current && setFound([data, null]),
+      (error) => current && setFound([null, error.message]));
+    load();
+    const timer = refresh ? setInterval(load, refresh) : null;
+    return () => { current = false; clearInterval(timer); };
+  }, [path]);
+  return found;
+}
+
+function Loading({ error }) {
+  return html`<section class="panel"><p role=${error ? "alert" : "status"}>${error ?? t("web.loading")}</p>
+    <a class="button" href="#">${t("web.back")}</a></section>`;
+}
+
+function when(seconds) {
+  return new Date(seconds * 1000).toLocaleString(language(), { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function Leaderboard({ game }) {
+  const [board, error] = useFetched(`/api/leaderboards/${encodeURIComponent(game)}`);
+  return html`<section class="panel" id="leaderboard" aria-labelledby="leaderboard-heading">
+    <div class="row"><a class="button" href="#">${t("web.back")}</a>
+      <h1 id="leaderboard-heading">${t("web.leaderboard")}</h1></div>
+    <nav class="row games-nav" aria-label=${t("web.game")}>
+      ${state.games.map((spec) => html`<a key=${spec.name} class=${`button${spec.name === game ? " primary" : ""}`}
+        aria-current=${spec.name === game ? "page" : null} href=${`#leaderboard=${spec.name}`}>${t(`${spec.name}.name`)}</a>`)}
+    </nav>
+    ${!board ? html`<p role=${error ? "alert" : "status"}>${error ?? t("web.loading")}</p>` : html`
+      <p class="hint">${tn("web.leaderboard_minimum", board.minimum)} ${t("web.rating_hint")}</p>
+      ${board.players.length ? html`<div class="scroll"><table class="sheet listing">
+        <thead><tr><th scope="col">#</th><th scope="col">${t("web.player")}</th><th scope="col">${t("web.rating")}</th>
+          <th scope="col">${t("web.rated_games")}</th><th scope="col">${t("web.wins")}</th></tr></thead>
+        <tbody>${board.players.map((row, index) => html`<tr key=${row.name} class=${row.name === state.user ? "mine" : ""}>
+          <td>${index + 1}</td><th scope="row"><${PlayerLink} name=${row.name} />${row.bot ? html` <span class="chip">${t("web.bot")}</span>` : null}</th>
+          <td>${row.rating.toFixed(1)}</td><td>${row.games}</td><td>${row.wins}</td></tr>`)}</tbody>
+      </table></div>` : html`<p>${t("web.leaderboard_empty")}</p>`}`}
+  </section>`;
+}
+
+export function Profile({ name }) {
+  const [player, error] = useFetched(`/api/players/${encodeURIComponent(name)}`);
+  if (!player) return html`<${Loading} error=${error} />`;
+  return html`<section class="panel profile" id="profile" aria-labelledby="profile-heading">
+    <div class="row"><a class="button" href="#">${t("web.back")}</a>
+      <h1 id="profile-heading">${player.name}</h1>
+      ${player.bot ? html`<span class="chip">${t("web.bot")}</span>` : player.guest ? html`<span class="chip">${t("web.guest_account")}</span>` : null}
+      <span class=${`chip ${player.online ? "online" : ""}`}>${player.online ? t("web.online") : t("web.offline")}</span>
+    </div>
+    <h2 class="small">${t("web.ratings")}</h2>
+    ${player.ratings.length ? html`<div class="scroll"><table class="sheet listing" id="profile-ratings">
+      <thead><tr><th scope="col">${t("web.game")}</th><th scope="col">${t("web.rating")}</th>
+        <th scope="col">${t("web.rated_games")}</th><th scope="col">${t("web.wins")}</th></tr></thead>
+      <tbody>${player.ratings.map((row) => html`<tr key=${row.game}><th scope="row">
+        <a href=${`#leaderboard=${row.game}`}>${t(`${row.game}.name`)}</a></th>
+        <td>${row.rating.toFixed(1)}</td><td>${row.games}</td><td>${row.wins}</td></tr>`)}</tbody>
+    </table></div>` : html`<p>${player.guest ? t("web.guests_unrated") : t("web.no_rating")}</p>`}
+    <h2 class="small">${t("web.games_played")}</h2>
+    ${player.games.length ? html`<ul class="counts">${player.games.map((row) => html`<li key=${row.game}>
+      <strong>${t(`${row.game}.name`)}</strong> ${tn("web.played", row.played)}, ${tn("web.won", row.won)}</li>`)}</ul>`
+      : html`<p>${t("web.no_games")}</p>`}
+    <h2 class="small">${t("web.finished_games")}</h2>
+    <ul class="history" id="history">${player.history.map((game) => html`<li key=${game.table} class="row" data-table=${game.table}>
+      <strong>#${game.table} ${t(`${game.game}.name`)}</strong>
+      <span>${when(game.finished_at)}</span>
+      <span>${t("web.place_of", { place: game.place, players: game.seats.length })} · ${t("web.points", { points: game.score })}</span>
+      ${game.absent ? html`<span class="chip">${t("web.played_by_bot")}</span>` : null}
+      ${game.rating_after !== null ? html`<${RatingChange} before=${game.rating_before} after=${game.rating_after} />` : null}
+      <span class="with">${t("web.with", { names: game.seats.filter((_, seat) => seat !== game.seat).join(", ") })}</span>
+      <a class="button" href=${`#replay=${game.table}`}>${t("web.replay")}</a>
+    </li>`)}</ul>
+  </section>`;
+}
+
+/** Who is online, and at which table: a link to each. Refreshed while the lobby is open. */
+export function Presence() {
+  const [people] = useFetched("/api/presence", 10_000);
+  return html`<section class="panel" id="presence" aria-labelledby="presence-heading">
+    <h2 class="small" id="presence-heading">${t("web.online_now")}</h2>
+    ${people ? html`<ul class="presence">${people.map((person) => html`<li key=${person.name}>
+      <${PlayerLink} name=${person.name} />
+      ${person.tables.map((place) => html` <a key=${place.table} class="chip" href=${`#table=${place.table}`}>
+        ${t(place.seat === null ? "web.watching_at" : "web.playing_at", { table: place.table, game: t(`${place.game}.name`) })}</a>`)}
+    </li>`)}</ul>` : null}
+  </section>`;
+}
+
+/** The link that seats whoever opens it at this table, once signed in. */
+export function Invitation({ table }) {
+  const link = `${location.origin}/#join=${table}`;
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(link);
+      tell(t("web.invite_copied"), "info");
+    } catch {
+      document.getElementById("invite-link").select();
+      tell(t("web.invite_copy_by_hand"), "info");
+    }
+  };
+  return html`<div class="invite">
+    <label for="invite-link">${t("web.invite")}</label>
+    <div class="row"><span class="grow"><input id="invite-link" readonly value=${link}
+      onFocus=${(event) => event.target.select()} /></span>
+      <button id="copy-invite" onClick=${copy}>${t("web.copy")}</button></div>
+  </div>`;
+}
+
+/** A finished game from a profile: its table may have left the lobby, its replay has not. */
+export function ReplayScreen({ id, Replay }) {
+  const [info, error] = useFetched(`/api/tables/${id}`);
+  const [steps, setSteps] = useState(null);
+  const show = (loaded) => { state.replay = { table: id, steps: loaded, index: 0 }; changed(); };
+  useEffect(() => {
+    api(`/api/tables/${id}/replay`).then((loaded) => { setSteps(loaded); show(loaded); },
+      (problem) => tell(problem.message));
+  }, [id]);
+  if (!info) return html`<${Loading} error=${error} />`;
+  const module = state.boards[info.game];
+  return html`<div class="table-screen">
+    <section class="panel table-head"><div class="row">
+      <a class="button" href="#" id="back">${t("web.back")}</a>
+      <h1>#${id} ${t(`${info.game}.name`)}</h1>
+      <span>${info.seats.map((seat, index) => html`${index ? ", " : ""}<${PlayerLink} name=${seat.name} account=${accountName(seat)} />`)}</span>
+      ${steps && state.replay?.table !== id ? html`<button class="primary" id="replay" onClick=${() => show(steps)}>${t("web.replay")}</button>` : null}
+    </div></section>
+    ${state.replay?.table === id ? html`<${Replay} info=${info} module=${module} />`
+      : steps ? null : html`<section class="panel"><p role="status">${t("web.loading")}</p></section>`}
+  </div>`;
+}

@@ -1,0 +1,154 @@
+"""In the browser: rating changes at the end of a game, profiles whose games open their
+replay, leaderboards, invitation links, presence and unrated tables."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from web_support import (
+    DESKTOP,
+    PHONE,
+    browser,
+    create_table,
+    needs_chromium,
+    no_horizontal_overflow,
+    page,
+    phone,
+    play_to_the_end,
+    screenshot,
+    sign_in,
+    start_table,
+    watched_page,
+)
+
+from server_support import Server, serving
+
+__all__ = ["browser", "page", "phone"]  # fixtures
+pytestmark = needs_chromium
+SHORT = {"rounds": "1"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Listed on a leaderboard after one rated game, so that one game shows it."""
+    settings = {"bot-delay": 0.05, "leaderboard-min-games": 1}
+    with serving(tmp_path_factory.mktemp("community"), **settings) as running:
+        yield running
+
+
+def register(page: Page, server: Server, name: str) -> None:
+    page.goto(server.url)
+    page.fill("#name", name)
+    page.fill("#password", "secret-enough")
+    page.click("#register")
+    page.wait_for_selector("#create")
+
+
+def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
+    server: Server, page: Page
+) -> None:
+    register(page, server, "web-rated")
+    table = start_table(page, "wizard", 3, SHORT)  # two easy bots: their account counts once
+    play_to_the_end(page, random.Random(3))
+    page.wait_for_selector("#end .rating-change")
+    changes = page.locator("#end .rating-change").all_inner_texts()
+    assert len(changes) == 2 and all(text.startswith("rating 0.0 → ") for text in changes)
+    assert page.locator("#end .chip", has_text="not rated").count() == 1  # the second easy bot
+    mine = page.inner_text("#end [data-seat='0']")
+    assert "web-rated" in mine and "rating 0.0 → " in mine
+    assert "Ratings changed" in page.inner_text("#end")
+    screenshot(page, "rating-changes")
+
+    page.click("#end [data-seat='0'] a.player")
+    page.wait_for_selector("#profile-ratings")
+    assert "Wizard" in page.inner_text("#profile-ratings")
+    assert "1 played" in page.inner_text("#profile")
+    entry = page.locator(f"#history [data-table='{table}']")
+    assert "place " in entry.inner_text() and "with bot easy, bot easy 2" in entry.inner_text()
+    screenshot(page, "profile")
+    entry.locator("a.button").click()
+    page.wait_for_selector("#replay-panel")
+    assert page.locator("#replay-panel .seat .hand.revealed").count() == 3
+    page.click("#replay-next")
+    page.click("#replay-next")
+    screenshot(page, "profile-replay")
+
+
+def test_a_leaderboard_per_game_in_the_web_app(server: Server, page: Page) -> None:
+    register(page, server, "web-board")
+    start_table(page, "wizard", 3, SHORT)
+    play_to_the_end(page, random.Random(4))
+    page.click("#leaderboards")
+    page.click("#leaderboard .games-nav >> text=Wizard")
+    page.wait_for_selector("#leaderboard table")
+    rows = page.locator("#leaderboard tbody tr").all_inner_texts()
+    assert any("web-board" in row for row in rows) and any("bot easy" in row for row in rows)
+    assert page.locator("#leaderboard tr.mine").count() == 1
+    screenshot(page, "leaderboard")
+    page.click("#leaderboard .games-nav >> text=Luz")
+    page.wait_for_function("location.hash === '#leaderboard=luz'")
+    page.wait_for_selector("#leaderboard >> text=Nobody has played enough")
+
+
+def test_an_invitation_link_seats_a_guest_after_signing_in(
+    server: Server, page: Page, browser: Browser
+) -> None:
+    sign_in(page, server, "web-host")
+    table = create_table(page, "luz", 3)
+    link = page.input_value("#invite-link")
+    assert link == f"{server.url}/#join={table}"
+    screenshot(page, "invitation")
+    friend, problems = watched_page(browser, viewport=DESKTOP)
+    try:
+        friend.goto(link)
+        friend.wait_for_selector("#invited")
+        assert f"table {table}" in friend.inner_text("#invited")
+        friend.fill("#name", "web-friend")
+        friend.click("#guest")
+        friend.wait_for_function(f"location.hash === '#table={table}'")
+        friend.wait_for_selector(".seat-list >> text=web-friend")
+        page.wait_for_selector(".seat-list >> text=web-friend")  # the host sees them sit
+        # the presence panel of a third person links to the table
+        page.click("#back")
+        page.wait_for_selector("#presence >> text=web-friend")
+        present = page.locator("#presence li", has_text="web-friend")
+        assert f"playing at #{table}" in present.inner_text()
+        screenshot(page, "presence")
+        present.locator("a.chip").click()
+        page.wait_for_function(f"location.hash === '#table={table}'")
+    finally:
+        friend.context.close()
+    assert not problems, problems
+
+
+def test_a_table_may_be_unrated_and_says_so(server: Server, page: Page) -> None:
+    register(page, server, "web-unrated")
+    page.uncheck("#new-rated")
+    create_table(page, "wizard", 3, SHORT)
+    assert page.inner_text("#unrated") == "unrated"
+    page.click("#add-bot")
+    page.click("#add-bot")
+    page.click("#start")
+    play_to_the_end(page, random.Random(5))
+    assert "nobody's rating changes" in page.inner_text("#end")
+    assert page.locator("#end .rating-change").count() == 0
+
+
+def test_profile_and_leaderboard_fit_a_phone(server: Server, phone: Page) -> None:
+    register(phone, server, "phone-rated")
+    start_table(phone, "wizard", 3, SHORT)
+    play_to_the_end(phone, random.Random(6))
+    phone.wait_for_selector("#end .rating-change")
+    assert no_horizontal_overflow(phone) == 0, "the end screen is wider than a phone"
+    phone.goto(f"{server.url}/#player=phone-rated")
+    phone.wait_for_selector("#history li")
+    assert no_horizontal_overflow(phone) == 0, "the profile is wider than a phone"
+    screenshot(phone, "profile-phone")
+    phone.goto(f"{server.url}/#leaderboard=wizard")
+    phone.wait_for_selector("#leaderboard table")
+    assert no_horizontal_overflow(phone) == 0, "the leaderboard is wider than a phone"
+    assert phone.viewport_size == PHONE
