@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import itertools
 import json
@@ -250,6 +251,45 @@ def children(pid: int) -> list[int]:
 def is_relay(pid: int) -> bool:
     """Whether process ``pid`` is a relay (``tapisvert relay``), read from /proc."""
     return b"relay" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+
+
+def masked_frame(payload: bytes) -> bytes:
+    """A client's WebSocket text frame (RFC 6455), masked as clients must."""
+    key = os.urandom(4)
+    length = len(payload)
+    if length < 126:
+        head = bytes([0x81, 0x80 | length])
+    elif length < 1 << 16:
+        head = bytes([0x81, 0x80 | 126]) + length.to_bytes(2, "big")
+    else:
+        head = bytes([0x81, 0x80 | 127]) + length.to_bytes(8, "big")
+    mask = int.from_bytes((key * (length // 4 + 1))[:length], "big")
+    body = (int.from_bytes(payload, "big") ^ mask).to_bytes(length, "big")
+    return head + key + body
+
+
+def raw_websocket(port: int, token: str, receive_buffer: int | None = None) -> socket.socket:
+    """A WebSocket over a bare socket, greeted with ``token``: a client that reads only
+    when, and what, its caller decides (the server's answers pile up until then)."""
+    raw = socket.socket()
+    if receive_buffer is not None:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    raw.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    raw.sendall(
+        (
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    answer = b""
+    while not answer.endswith(b"\r\n\r\n"):  # the handshake's answer, byte by byte
+        answer += raw.recv(1)
+    assert answer.startswith(b"HTTP/1.1 101"), answer
+    hello = {"type": "hello", "version": 1, "token": token}
+    raw.sendall(masked_frame(json.dumps(hello).encode()))
+    return raw
 
 
 def sqlite_url(folder: Path) -> str:

@@ -16,7 +16,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from server_support import Server, serving
+from server_support import Server, masked_frame, raw_websocket, serving
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @contextlib.contextmanager
 def greeted(server: Server, token: str) -> Iterator[ClientConnection]:
-    with connect(server.ws_url, max_size=None) as link:
+    with connect(server.ws_url, max_size=None, max_queue=None) as link:  # reads all it gets
         link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
         assert json.loads(link.recv(timeout=5))["type"] == "welcome"
         yield link
@@ -45,24 +45,61 @@ def frames(link: ClientConnection, seconds: float) -> list[dict[str, object]]:
 
 def test_a_flood_of_malformed_messages_is_cut_short(server: Server) -> None:
     """Finding 4: the rate limit came after validation, so 8 KB of garbage a message was
-    parsed and answered, 94,800 times in 3 s."""
+    parsed and answered, 94,800 times in 3 s. Now the flooder is cut off without a closing
+    handshake (which would mean reading its flood on), and the log says why."""
     token = server.guest("flooder")
-    answered = 0
-    closed = None
+    received: list[dict[str, object]] = []
     with greeted(server, token) as link:
         garbage = "x" * 8000
         with contextlib.suppress(ConnectionClosed):
             for _ in range(3000):
                 link.send(garbage)
-        with contextlib.suppress(TimeoutError):
-            try:
-                while True:
-                    link.recv(timeout=5)
-                    answered += 1
-            except ConnectionClosed as error:
-                closed = error.rcvd
-    assert closed is not None and closed.code == 1008
-    assert answered < 1000
+        with pytest.raises(ConnectionClosed):
+            while True:
+                received.append(json.loads(link.recv(timeout=5)))
+    assert len(received) < 400
+    assert {frame["code"] for frame in received} <= {"malformed", "rate_limited", "flooding"}
+    assert "the connection of flooder is cut: flooding" in server.log.read_text()
+
+
+def test_one_cut_off_does_not_come_straight_back_for_more(server: Server) -> None:
+    """A flooder cut off reconnects at once: a person may open 30 connections a minute."""
+    token = server.guest("returning")
+    for _ in range(30):
+        with greeted(server, token):
+            pass
+    with connect(server.ws_url) as link:
+        link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
+        assert json.loads(link.recv(timeout=5))["code"] == "rate_limited"
+        with pytest.raises(ConnectionClosed):
+            link.recv(timeout=5)
+
+
+@pytest.mark.parametrize("relays", [1, 0], ids=["relayed", "in-process"])
+def test_a_client_that_does_not_read_is_cut_off(
+    tmp_path_factory: pytest.TempPathFactory, relays: int
+) -> None:
+    """Finding 8: a client that does not read had 5,000 frames queued for it, and its links
+    were unlimited. Now what it leaves unread is capped in bytes (here 100 KB: the server
+    option ``--unread-limit``), and past the cap it is cut off while others carry on. The
+    rate is raised so that it can ask for answers faster than sockets' buffers absorb them."""
+    folder = tmp_path_factory.mktemp("unread")
+    settings = {"unread-limit": 100_000, "relays": relays, "rate": 5000}
+    with serving(folder, **settings) as server:
+        raw = raw_websocket(server.port, server.guest("deaf"), receive_buffer=4096)
+        help_request = masked_frame(json.dumps({"type": "help"}).encode())
+        with raw, greeted(server, server.guest("listening")) as other:
+            for _ in range(8000):  # 600 B of answer each, within the rate: ~5 MB to read
+                raw.sendall(help_request)
+                time.sleep(0.0002)
+            other.send(json.dumps({"type": "ping", "id": "still there"}))
+            assert json.loads(other.recv(timeout=5))["type"] == "ack"
+            received = bytearray()
+            raw.settimeout(10)
+            with contextlib.suppress(ConnectionResetError):  # closed with requests unread
+                while chunk := raw.recv(1 << 16):  # what it was sent, then the end
+                    received += chunk
+        assert received.count(b'"key":"server.help"') < 8000
 
 
 def test_chat_is_limited_per_person_across_connections(server: Server) -> None:

@@ -462,6 +462,7 @@ def serve(
     bot_delay: Annotated[float, typer.Option(help=help_text("bot_delay"))] = 0.6,
     absence_grace: Annotated[float, typer.Option(help=help_text("absence_grace"))] = 60.0,
     rate: Annotated[float, typer.Option(help=help_text("rate"))] = 30.0,
+    unread_limit: Annotated[int, typer.Option(min=1, help=help_text("unread_limit"))] = 1 << 20,
     abandoned_after: Annotated[float, typer.Option(help=help_text("abandoned_after"))] = 300.0,
     relays: Annotated[
         int,
@@ -492,6 +493,7 @@ def serve(
         bot_delay=bot_delay,
         absence_grace=absence_grace,
         rate=rate,
+        unread_limit=unread_limit,
         abandoned_after=abandoned_after,
         bot_workers=bot_workers,
         leaderboard_min_games=leaderboard_min_games,
@@ -505,7 +507,7 @@ def serve(
         hub, bus = Path(folder) / "hub.sock", Path(folder) / "bus.sock"
         command = [
             sys.executable, "-m", "tapisvert", "relay", "--bus", str(bus), "--hub", str(hub),
-            "--host", host, "--port", str(port),
+            "--host", host, "--port", str(port), "--unread-limit", str(unread_limit),
         ]  # fmt: skip
         # Relays get no terminal signals (Ctrl+C): the server stops them, or they see it go.
         started = [subprocess.Popen(command, start_new_session=True) for _ in range(relays)]
@@ -539,12 +541,13 @@ def relay(
     hub: Annotated[Path, typer.Option()],
     host: Annotated[str, typer.Option()],
     port: Annotated[int, typer.Option()],
+    unread_limit: Annotated[int, typer.Option()],
 ) -> None:
     """A process holding the clients' sockets for ``serve`` (see ``tapisvert.server.relay``)."""
     from tapisvert.server.relay import run_relay
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
-    run_relay(bus, hub, host, port)
+    run_relay(bus, hub, host, port, unread_limit)
 
 
 def main() -> None:

@@ -416,7 +416,7 @@ async def _greet(lobby: Lobby, link: Link) -> Connection | None:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
         frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
         link.push(frame.model_dump_json())
-        link.close(code=1008)
+        link.drop()  # whatever else it sends is not read
         return None
     language = hello.language or DEFAULT_LANGUAGE
     link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())

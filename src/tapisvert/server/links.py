@@ -17,9 +17,14 @@ from starlette.types import Receive, Send
 
 from tapisvert.server.errors import ServerError
 
-BACKLOG_LIMIT = 500
-"""Frames a client may leave unread before its link is closed: it is not reading. A
-client that reads gets a move's frames within milliseconds; this is minutes of play."""
+BACKLOG_BYTES = 1 << 20
+"""What a client may leave unread (in bytes of frames waiting for its socket, beyond what
+the socket's buffers hold) before its link is dropped: it is not reading. A client that
+reads gets a move's frames within milliseconds; this is minutes of play."""
+DROP_GRACE_SECONDS = 1.0
+"""How long a dropped link still tries to hand its last frames (the reason) to the client."""
+DROPPED = "dropped"
+"""What a dropped link's waiting reader is cancelled with, to tell it from other cancels."""
 MAX_BODY_BYTES = 64 * 1024
 """The largest HTTP request body taken: every request the API takes is far smaller."""
 
@@ -55,8 +60,13 @@ class Link(Protocol):
     def close(self, code: int = 1000) -> None:
         """Close the link once the frames pushed before are sent."""
 
+    def drop(self) -> None:
+        """Cut the link without a closing handshake, and read nothing more from it: the
+        client floods or does not read, and a handshake would mean reading on until its
+        answer. The frames pushed before get ``DROP_GRACE_SECONDS`` to leave."""
+
     def backlog(self) -> int:
-        """Frames pushed and not yet handed to the socket."""
+        """Bytes of frames pushed and not yet handed to the socket."""
 
     async def wait_closed(self) -> None: ...
 
@@ -71,12 +81,13 @@ class Outbox:
     def __init__(self) -> None:
         self._frames: deque[str | None] = deque()
         self._waiter: asyncio.Future[None] | None = None
-
-    def __len__(self) -> int:
-        return len(self._frames)
+        self.size = 0
+        """Characters waiting: bytes, near enough, for frames of JSON."""
 
     def put(self, frame: str | None) -> None:
         self._frames.append(frame)
+        if frame is not None:
+            self.size += len(frame)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -89,6 +100,7 @@ class Outbox:
             finally:
                 self._waiter = None
         frames, self._frames = self._frames, deque()
+        self.size = 0
         return frames
 
 
@@ -122,10 +134,24 @@ class AsgiLink:
         self._send = send
         self._outbox = Outbox()
         self._code: int | None = None
+        self._dropped = False
+        self._reader: asyncio.Task[object] | None = None
+        """The task waiting in ``receive``, if one is: a drop wakes it."""
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
 
     async def receive(self) -> str | None:
-        return await receive_text(self._receive)
+        if self._dropped:
+            return None
+        self._reader = asyncio.current_task()
+        try:
+            return await receive_text(self._receive)
+        except asyncio.CancelledError as cancelled:
+            if cancelled.args != (DROPPED,) or self._reader is None:
+                raise
+            self._reader.uncancel()
+            return None
+        finally:
+            self._reader = None
 
     def push(self, frame: str) -> None:
         self._outbox.put(frame)
@@ -135,8 +161,16 @@ class AsgiLink:
             self._code = code
             self._outbox.put(None)
 
+    def drop(self) -> None:
+        if not self._dropped:
+            self._dropped = True
+            self.close(1008)
+            asyncio.get_running_loop().call_later(DROP_GRACE_SECONDS, self._sender.cancel)
+            if self._reader is not None:
+                self._reader.cancel(DROPPED)
+
     def backlog(self) -> int:
-        return len(self._outbox)
+        return self._outbox.size
 
     @property
     def closing(self) -> bool:
@@ -144,7 +178,9 @@ class AsgiLink:
         return self._code is not None
 
     async def wait_closed(self) -> None:
-        await self._sender
+        """Once the socket is closed, or dropped: the ASGI server then closes the
+        connection when its application returns, without reading on."""
+        await asyncio.wait([self._sender])
 
     async def _send_all(self) -> None:
         try:
@@ -156,5 +192,6 @@ class AsgiLink:
         except Exception:
             return
         finally:
-            with contextlib.suppress(Exception):
-                await self._send({"type": "websocket.close", "code": self._code or 1000})
+            if not self._dropped:
+                with contextlib.suppress(Exception):
+                    await self._send({"type": "websocket.close", "code": self._code or 1000})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import random
 import secrets
@@ -29,10 +30,11 @@ from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import BACKLOG_LIMIT, Link
+from tapisvert.server.links import BACKLOG_BYTES, Link
 from tapisvert.server.names import name_key, valid_name
 from tapisvert.server.protocol import (
     ChatLine,
+    Error,
     People,
     RoomInfo,
     SeatView,
@@ -84,6 +86,8 @@ class Settings:
     rate: float = 30.0
     """Messages a second one connection may send, with bursts of twice as many; the
     quotas of people and addresses grow and shrink with it (see ``Quotas``)."""
+    unread_limit: int = BACKLOG_BYTES
+    """Bytes of frames a client may leave unread before its connection is dropped."""
     bot_workers: int | None = None
     """Processes in which the search bots think (``None``: all cores but one)."""
     quotas: QuotaSettings = field(default_factory=QuotaSettings)
@@ -91,10 +95,12 @@ class Settings:
     """Rated games an account plays in a game before its leaderboard lists it."""
 
 
+_log = logging.getLogger(__name__)
 DEFAULT_RATE = Settings.rate
 MAX_TABLE_ID = 2**31 - 1
-FLOOD_SECONDS = 20
-"""A connection whose refused messages outrun its rate by this many seconds' worth is closed."""
+FLOOD_SECONDS = 10
+"""A connection whose refused messages outrun its rate by this many seconds' worth is
+dropped: a client that backs off when refused never comes near it."""
 LOGINS_AT_ONCE = 2
 """Password hashes computed at once: argon2 costs a core each, the others wait."""
 
@@ -168,8 +174,8 @@ class Connection:
     def _enqueue(self, frame: str) -> None:
         if self.closed:
             return
-        if self.link.backlog() >= BACKLOG_LIMIT:
-            self.close(code=1008)
+        if self.link.backlog() >= self.lobby.settings.unread_limit:
+            self.drop()
             return
         self.link.push(frame)
 
@@ -200,7 +206,7 @@ class Connection:
 
         Refusals fill a second bucket that drains at ``rate`` a second: a client whose
         refusals outrun it by ``FLOOD_SECONDS`` seconds' worth of messages is flooding, and
-        its connection is closed. A burst that then waits is only slowed down.
+        its connection is dropped. A burst that then waits is only slowed down.
         """
         now = time.monotonic()
         rate = self.lobby.settings.rate
@@ -210,7 +216,7 @@ class Connection:
         if self._allowance < 1:
             self._refused += 1
             if self._refused > FLOOD_SECONDS * rate:
-                self.close(code=1008)
+                self.drop(ServerError("flooding", status=429))
             return False
         self._allowance -= 1
         return True
@@ -228,6 +234,20 @@ class Connection:
             self.closed = True
             self.stop_listening(lambda name: True)
             self.link.close(code)
+
+    def drop(self, reason: ServerError | None = None) -> None:
+        """Cut a connection that floods or does not read (see ``Link.drop``), saying why
+        in the log and, as far as it goes, to the client: a socket closed with unread data
+        on it may lose its last frames on the way."""
+        if not self.closed:
+            why = "it does not read" if reason is None else reason.code
+            _log.warning("the connection of %s is cut: %s", self.user.name, why)
+            if reason is not None:
+                refusal = Error(code=reason.code, message=reason.render(self.language))
+                self.link.push(refusal.model_dump_json())
+            self.closed = True
+            self.stop_listening(lambda name: True)
+            self.link.drop()
 
 
 class Lobby:
@@ -363,6 +383,7 @@ class Lobby:
         """Refuse a connection beyond the number one person may hold."""
         if len(self.connections.get(user.id, ())) >= self.quotas.sockets():
             raise ServerError("too_many_sockets", status=429, limit=self.quotas.sockets())
+        self.quotas.take("connections", user.id)
 
     async def connect(self, user: User, language: str, link: Link) -> Connection:
         """A new connection: it follows every table where the user sits, with its view."""

@@ -31,6 +31,9 @@ class QuotaSettings:
     """Chat lines one person may send, on all their connections together."""
     sockets: int = 8
     """Connections one person may hold at once."""
+    connections: str = "30/minute"
+    """Connections one person may open: one cut off for flooding does not come straight
+    back for more."""
 
 
 class Quotas:

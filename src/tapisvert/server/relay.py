@@ -31,12 +31,13 @@ from starlette.types import Receive, Scope, Send
 
 from tapisvert.i18n import accepted_language
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import BACKLOG_LIMIT, AsgiLink, accept, read_body, refuse_body
+from tapisvert.server.links import AsgiLink, accept, read_body, refuse_body
 
 HEADER = struct.Struct("!IIB")
 """Length of the text, link number, kind."""
-OPEN, MESSAGE, CLOSED, FRAME, CLOSE = range(5)
-"""Relay to hub: a client came, sent a message, left. Hub to relay: a frame, close it."""
+OPEN, MESSAGE, CLOSED, FRAME, CLOSE, DROP = range(6)
+"""Relay to hub: a client came, sent a message, left. Hub to relay: a frame, close it,
+drop it (see ``Link.drop``)."""
 HOP_HEADERS = frozenset(
     {b"connection", b"keep-alive", b"transfer-encoding", b"upgrade", b"te", b"trailer"}
 )
@@ -111,6 +112,11 @@ class RelayedLink:
             self._closed = True
             self._bus.write(CLOSE, self._number, str(code))
 
+    def drop(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._bus.write(DROP, self._number)
+
     def backlog(self) -> int:
         return 0  # frames go to the bus at once; the relay holds any backlog
 
@@ -175,8 +181,8 @@ class RelayBus(asyncio.Protocol):
                 continue
             if kind == CLOSE:
                 link.close(int(text))
-            elif link.backlog() >= BACKLOG_LIMIT:
-                link.close(1008)  # a client that does not read: the hub hears it leave
+            elif kind == DROP or link.backlog() >= self._relay.unread_limit:
+                link.drop()  # a flood, or a client that does not read: the hub hears it leave
             else:
                 link.push(text)
 
@@ -189,8 +195,10 @@ class Relay:
 
     CONNECT_SECONDS = 30.0
 
-    def __init__(self, bus_path: Path, hub_path: Path) -> None:
+    def __init__(self, bus_path: Path, hub_path: Path, unread_limit: int) -> None:
         self.bus_path = bus_path
+        self.unread_limit = unread_limit
+        """Bytes of frames a client may leave unread before its link is dropped."""
         self.clients: dict[int, AsgiLink] = {}
         self._numbers = itertools.count()
         self._bus: BusWriter | None = None
@@ -308,10 +316,11 @@ def relay_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
-def run_relay(bus_path: Path, hub_path: Path, host: str, port: int) -> None:
+def run_relay(bus_path: Path, hub_path: Path, host: str, port: int, unread_limit: int) -> None:
     import uvicorn
 
-    config = uvicorn.Config(Relay(bus_path, hub_path), log_level="warning", **WEBSOCKET_OPTIONS)
+    relay = Relay(bus_path, hub_path, unread_limit)
+    config = uvicorn.Config(relay, log_level="warning", **WEBSOCKET_OPTIONS)
     uvicorn.Server(config).run(sockets=[relay_socket(host, port)])
 
 
