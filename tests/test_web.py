@@ -232,7 +232,13 @@ def test_an_account_signs_in_and_errors_speak_to_players(server: Server, browser
         page.fill("#password", "zoe-secret")
         page.click("#register")
         page.wait_for_selector("#create")
+        token = page.evaluate("localStorage.getItem('token')")
+        assert server.call(token, "POST", "/api/tables", game="luz", players=3).status_code == 200
         page.click("text=Sign out")
+        page.wait_for_selector("#login")
+        assert page.evaluate("localStorage.getItem('token')") is None
+        # the server ended the session: the token is no good to anyone who copied it
+        assert server.call(token, "POST", "/api/tables", game="luz", players=3).status_code == 401
         page.fill("#name", "phone-zoe")
         page.fill("#password", "wrong-one")
         page.click("#login")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from server_support import Server, serving
+from test_storage_ratings import migrate
+
+from server_support import Server, serving, sqlite_url
 
 
 @pytest.fixture(scope="module")
@@ -90,11 +91,6 @@ def test_an_old_database_gets_name_keys(tmp_path: Path) -> None:
     """Names stored before keys existed still block their look-alikes."""
     with serving(tmp_path) as running:
         as_guest(running, "zoe").raise_for_status()
-    database = tmp_path / "tapisvert.sqlite3"
-    with sqlite3.connect(database) as con:
-        con.execute("UPDATE users SET name_key = NULL")
-        con.execute("UPDATE alembic_version SET version_num = '0001'")
-        con.execute("DROP INDEX ix_users_name_key")
-        con.execute("ALTER TABLE users DROP COLUMN name_key")
+    migrate(sqlite_url(tmp_path), "0001", down=True)  # back to before name keys
     with serving(tmp_path) as running:
         assert as_guest(running, "ZOE").status_code == 409

@@ -57,6 +57,11 @@ class Credentials(BaseModel):
     password: Annotated[str, Field(max_length=200)] = ""
 
 
+class NewPassword(BaseModel):
+    old: Annotated[str, Field(max_length=200)]
+    new: Annotated[str, Field(max_length=200)]
+
+
 class Session(BaseModel):
     token: str
     user: str
@@ -173,6 +178,17 @@ def create_app(
     @app.post("/api/login")
     async def login(body: Credentials, request: Request) -> Session:
         token, user = await lobby.login(body.name, body.password, peer(request))
+        return Session(token=token, user=user.name, guest=False)
+
+    @app.post("/api/logout", status_code=204)
+    async def logout(user: Me) -> None:
+        await lobby.sign_out(user)
+
+    @app.post("/api/password")
+    async def change_password(body: NewPassword, user: Me) -> Session:
+        if user.guest:
+            raise ServerError("guest_password", status=403)
+        token, user = await lobby.change_password(user, body.old, body.new)
         return Session(token=token, user=user.name, guest=False)
 
     @app.get("/api/games")

@@ -22,18 +22,27 @@ def password_matches(password_hash: str, password: str) -> bool:
 
 
 class Tokens:
-    """Session tokens naming a user id, signed with the server's secret."""
+    """Session tokens naming a user id and a session, signed with the server's secret.
+
+    The signature proves who issued a token; the session, looked up in the database, says
+    whether it still holds: signing out and changing a password close sessions.
+    """
 
     def __init__(self, secret: str) -> None:
         self._serializer = URLSafeTimedSerializer(secret, salt="tapisvert-session")
 
-    def issue(self, user_id: int) -> str:
-        return self._serializer.dumps({"user": user_id})
+    def issue(self, user_id: int, session: str) -> str:
+        return self._serializer.dumps({"user": user_id, "session": session})
 
-    def user_id(self, token: str) -> int | None:
+    def read(self, token: str) -> tuple[int, str] | None:
+        """The user id and session a token names, if it is genuine and not expired."""
         try:
             payload = self._serializer.loads(token, max_age=TOKEN_MAX_AGE)
         except BadSignature:
             return None
-        user = payload.get("user") if isinstance(payload, dict) else None
-        return user if isinstance(user, int) else None
+        if not isinstance(payload, dict):
+            return None
+        user, session = payload.get("user"), payload.get("session")
+        if not isinstance(user, int) or not isinstance(session, str):
+            return None
+        return user, session

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import logging
 import os
 import random
@@ -72,6 +73,8 @@ class User:
     id: int
     name: str
     guest: bool
+    session: str = ""
+    """The session a token opened, by which signing out reaches this user's connections."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,12 @@ def signing_key() -> str | None:
 def _unknown_hash() -> str:
     """Checked against when a name has no password, so that a login takes as long either way."""
     return hash_password(secrets.token_hex(16))
+
+
+def _session_key(session: str) -> str:
+    """What the database keeps of a session: its hash, so that whoever reads the database
+    (and the signing key, if it is kept there) still cannot sign a token for an open one."""
+    return hashlib.sha256(session.encode()).hexdigest()
 
 
 def _password_checks(password_hash: str | None, password: str) -> bool:
@@ -340,7 +349,7 @@ class Lobby:
         if user_id is None:
             raise ServerError("name_taken", status=409, name=name)
         self.names[user_id] = name
-        return self._token(user_id), User(user_id, name, password_hash is None)
+        return await self._open_session(User(user_id, name, password_hash is None))
 
     async def login(self, name: str, password: str, address: str) -> tuple[str, User]:
         """A session for the name's owner; the answer takes as long whether or not the name
@@ -356,20 +365,56 @@ class Lobby:
         if row is None or not matches:
             raise ServerError("bad_login", status=401)
         self.names[row.id] = row.name
-        return self._token(row.id), User(row.id, row.name, False)
+        return await self._open_session(User(row.id, row.name, False))
 
-    def _token(self, user_id: int) -> str:
+    async def change_password(self, user: User, old: str, new: str) -> tuple[str, User]:
+        """A new password closes every session of its owner, this one too (every other
+        device signs in again); the answer is a new session for this device."""
+        if len(new) < 6:
+            raise ServerError("short_password")
+        self.quotas.take("logins_per_name", user.name.casefold())
+        row = await self.storage.user(user.id)
+        known = None if row is None else row.password_hash
+        async with self._hashing:
+            matches = await asyncio.to_thread(_password_checks, known, old)
+        if not matches:
+            raise ServerError("bad_login", status=401)
+        async with self._hashing:
+            password_hash = await asyncio.to_thread(hash_password, new)
+        await self.storage.set_password(user.id, password_hash)
+        self._close_sessions(user.id, None)
+        return await self._open_session(User(user.id, user.name, False))
+
+    async def sign_out(self, user: User) -> None:
+        """Close this session: its token authenticates no one any more, and the connections
+        it opened are closed."""
+        await self.storage.close_sessions(user.id, _session_key(user.session))
+        self._close_sessions(user.id, user.session)
+
+    def _close_sessions(self, user_id: int, session: str | None) -> None:
+        for connection in list(self.connections.get(user_id, ())):
+            if session is None or connection.user.session == session:
+                signed_out = ServerError("signed_out", status=401)
+                message = signed_out.render(connection.language)
+                connection.send(Error(code=signed_out.code, message=message))
+                connection.close(code=1008)
+
+    async def _open_session(self, user: User) -> tuple[str, User]:
         assert self.tokens is not None
-        return self.tokens.issue(user_id)
+        session = secrets.token_urlsafe(24)
+        await self.storage.open_session(_session_key(session), user.id)
+        return self.tokens.issue(user.id, session), replace(user, session=session)
 
     async def authenticate(self, token: str) -> User:
         assert self.tokens is not None
-        user_id = self.tokens.user_id(token)
-        row = None if user_id is None else await self.storage.user(user_id)
+        named = self.tokens.read(token)
+        if named is None or await self.storage.session_user(_session_key(named[1])) != named[0]:
+            raise ServerError("bad_token", status=401)
+        row = await self.storage.user(named[0])
         if row is None:
             raise ServerError("bad_token", status=401)
         self.names[row.id] = row.name
-        return User(row.id, row.name, row.guest)
+        return User(row.id, row.name, row.guest, named[1])
 
     def user_name(self, user_id: int) -> str:
         return self.names.get(user_id, "?")

@@ -26,6 +26,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from sqlalchemy import (
     Column,
     Connection,
     Float,
+    ForeignKey,
     Integer,
     MetaData,
     String,
@@ -47,6 +49,7 @@ from sqlalchemy import (
     UniqueConstraint,
     cast,
     create_engine,
+    delete,
     event,
     false,
     func,
@@ -58,6 +61,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
+from tapisvert.server.auth import TOKEN_MAX_AGE
 from tapisvert.server.errors import StorageError
 from tapisvert.server.ratings import Skill, Standing, places, rate
 
@@ -78,6 +82,13 @@ users_table = Table(
     Column("password_hash", String(200), nullable=True),
     Column("guest", Boolean, nullable=False),
     Column("bot", Boolean, nullable=False, server_default=false()),
+)
+sessions_table = Table(
+    "sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("opened_at", Float, nullable=False),
 )
 tables_table = Table(
     "game_tables",
@@ -235,6 +246,14 @@ class Storage(Protocol):
 
     async def user(self, user_id: int) -> UserRow | None: ...
     async def user_by_name(self, name: str) -> UserRow | None: ...
+    async def open_session(self, session: str, user_id: int) -> None: ...
+    async def session_user(self, session: str) -> int | None: ...
+    async def close_sessions(self, user_id: int, session: str | None = None) -> None:
+        """Close ``session`` of ``user_id``, or all of that user's sessions."""
+
+    async def set_password(self, user_id: int, password_hash: str) -> None:
+        """Change the password and close every session of ``user_id``, in one transaction."""
+
     async def create_table(self, row: TableRow) -> int: ...
     async def save_table(self, row: TableRow) -> None: ...
     async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
@@ -415,6 +434,35 @@ class SqlStorage:
 
     async def user_by_name(self, name: str) -> UserRow | None:
         return await self._run(lambda c: _one_user(c, users_table.c.name == name))
+
+    async def open_session(self, session: str, user_id: int) -> None:
+        now = time.time()
+
+        def work(connection: Connection) -> None:
+            expired = sessions_table.c.opened_at < now - TOKEN_MAX_AGE  # their tokens too
+            connection.execute(delete(sessions_table).where(expired))
+            values = {"id": session, "user_id": user_id, "opened_at": now}
+            connection.execute(insert(sessions_table).values(**values))
+
+        await self._run(work)
+
+    async def session_user(self, session: str) -> int | None:
+        query = select(sessions_table.c.user_id).where(sessions_table.c.id == session)
+        return await self._run(lambda c: c.execute(query).scalar())
+
+    async def close_sessions(self, user_id: int, session: str | None = None) -> None:
+        condition = sessions_table.c.user_id == user_id
+        if session is not None:
+            condition &= sessions_table.c.id == session
+        await self._run(lambda c: c.execute(delete(sessions_table).where(condition)))
+
+    async def set_password(self, user_id: int, password_hash: str) -> None:
+        def work(connection: Connection) -> None:
+            changed = update(users_table).where(users_table.c.id == user_id)
+            connection.execute(changed.values(password_hash=password_hash))
+            connection.execute(delete(sessions_table).where(sessions_table.c.user_id == user_id))
+
+        await self._run(work)
 
     async def create_table(self, row: TableRow) -> int:
         def work(connection: Connection) -> int:

@@ -49,7 +49,7 @@ export async function api(path, body) {
       ...(state.token ? { Authorization: `Bearer ${state.token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const data = await response.json();
+  const data = response.status === 204 ? {} : await response.json();
   if (!response.ok) throw new Error(data.message || response.statusText);
   return data;
 }
@@ -121,7 +121,19 @@ export function signedIn(session) {
   connect();
 }
 
-export function signOut() {
+/** Sign out: the server closes this session first, so that the token is no good to anyone
+ * who copied it; then the page forgets it. */
+export async function signOut() {
+  try {
+    await api("/api/logout", {});
+  } catch (error) {
+    tell(error.message);
+  }
+  forgetSession();
+}
+
+/** Forget the session here only: the server has ended it, or refused it. */
+function forgetSession() {
   localStorage.removeItem("token");
   Object.assign(state, { token: null, user: null, views: {}, tables: {}, roomInfo: null, outbox: [] });
   state.socket?.close();
@@ -218,7 +230,7 @@ function receive(frame) {
       if (route()?.kind === "join") accept(route().value);
       break;
     case "error":
-      if (frame.code === "bad_token" || frame.code === "hello_first") signOut();
+      if (["bad_token", "hello_first", "signed_out"].includes(frame.code)) forgetSession();
       tell(frame.message);
       break;
     case "room":
