@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tapisvert import CHANCE, load_game
 from tapisvert.games.wizard import WizardState
+
+from server_support import postgres_database, sqlite_url
 
 collect_ignore = ["plugins"]
 """Packages installed beside tapisvert by the tests that need them, not test modules."""
@@ -67,3 +71,12 @@ def random_playthrough(state: WizardState, rng: random.Random) -> list[WizardSta
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(20261129)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database of each kind, new for one test."""
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+    else:
+        yield from postgres_database()

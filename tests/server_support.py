@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,9 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
+import pytest
 import websockets
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine
 
 from tapisvert.core.records import Record, parse_record
+from tapisvert.server.storage import MIGRATIONS
 
 
 def free_port() -> int:
@@ -304,3 +311,32 @@ def postgres_url() -> str | None:
     except OSError:
         return None
     return url
+
+
+def postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test, dropped afterwards."""
+    base = postgres_url()
+    if base is None:
+        pytest.skip("no PostgreSQL server answers on 127.0.0.1:5432 (set TAPISVERT_TEST_POSTGRES)")
+    name = f"tapisvert_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield base.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(base, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def engine_for(url: str) -> Engine:
+    return create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+
+
+def migrate(url: str, revision: str, down: bool = False) -> None:
+    engine = engine_for(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        (command.downgrade if down else command.upgrade)(config, revision)
+    engine.dispose()

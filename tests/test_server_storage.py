@@ -3,32 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from tapisvert.server.errors import StorageError
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
 
-from server_support import Player, Server, postgres_url, set_up_table, sqlite_url
-
-
-def postgres_database() -> Iterator[str]:
-    """A new, empty PostgreSQL database for one test, dropped afterwards."""
-    base = postgres_url()
-    if base is None:
-        pytest.skip("no PostgreSQL server answers on 127.0.0.1:5432 (set TAPISVERT_TEST_POSTGRES)")
-    name = f"tapisvert_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(base, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        yield base.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with psycopg.connect(base, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+from server_support import Player, Server, postgres_database, set_up_table, sqlite_url
 
 
 @pytest.fixture(params=["sqlite", "sqlite-full-sync", "postgresql"])

@@ -3,43 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Engine, create_engine, inspect, text
+from sqlalchemy import inspect, text
 
 from tapisvert.server.errors import StorageError
 from tapisvert.server.ratings import Skill, Standing
-from tapisvert.server.storage import MIGRATIONS, LoggedAction, SqlStorage, TableRow
-from test_server_storage import postgres_database
+from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
 
-from server_support import sqlite_url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-    else:
-        yield from postgres_database()
-
-
-def engine_for(url: str) -> Engine:
-    return create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
-
-
-def migrate(url: str, revision: str, down: bool = False) -> None:
-    engine = engine_for(url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        (command.downgrade if down else command.upgrade)(config, revision)
-    engine.dispose()
+from server_support import engine_for, migrate
 
 
 def finished_row(table: int) -> TableRow:

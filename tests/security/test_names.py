@@ -8,9 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from test_storage_ratings import migrate
-
-from server_support import Server, serving, sqlite_url
+from server_support import Server, migrate, serving, sqlite_url
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,7 @@ from sqlalchemy import inspect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from test_storage_ratings import database_url  # noqa: F401 (a fixture: SQLite, PostgreSQL)
-from test_storage_ratings import engine_for, migrate
-
-from server_support import Server, serving
+from server_support import Server, engine_for, migrate, serving
 
 KEY = "k" * 24 + "0123456789abcdef"
 
