@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import time
 from collections.abc import Iterator
 
@@ -87,3 +88,34 @@ def test_option_values_set_from_the_chat_are_limited_as_in_messages(server: Serv
     assert answer.status_code == 400 and answer.json()["code"] == "malformed"
     options = server.call(token, "GET", f"/api/tables/{table}").json()["options"]
     assert options["rounds"] != long_value
+
+
+@pytest.mark.parametrize("relays", [1, 0], ids=["relayed", "in-process"])
+def test_slow_and_half_sent_requests_are_cut_off(
+    tmp_path_factory: pytest.TempPathFactory, relays: int
+) -> None:
+    """Finding 12: half-sent HTTP requests were held open indefinitely (300 for 30 s). Now a
+    request's head must come within 10 s, and then its body within 10 s."""
+    with serving(tmp_path_factory.mktemp("slow"), relays=relays) as server:
+        silent, half_head, half_body = (
+            socket.create_connection(("127.0.0.1", server.port)) for _ in range(3)
+        )
+        half_head.sendall(b"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        half_body.sendall(
+            b"POST /api/guest HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 100\r\n\r\n{"name": '
+        )
+        started = time.monotonic()
+        answers = []
+        for connection in (silent, half_head, half_body):
+            connection.settimeout(20)
+            with connection:
+                answer = b""
+                with contextlib.suppress(ConnectionResetError):
+                    while chunk := connection.recv(4096):
+                        answer += chunk
+                answers.append(answer)
+        assert 9 < time.monotonic() - started < 15
+        assert answers[:2] == [b"", b""]
+        assert answers[2].startswith(b"HTTP/1.1 408") and b'"code":"too_slow"' in answers[2]
+        assert httpx.get(f"{server.url}/api/games").status_code == 200

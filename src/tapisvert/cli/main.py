@@ -481,7 +481,7 @@ def serve(
 
     from tapisvert.server.app import create_app
     from tapisvert.server.lobby import Settings
-    from tapisvert.server.relay import WEBSOCKET_OPTIONS
+    from tapisvert.server.relay import PUBLIC_OPTIONS
     from tapisvert.server.storage import default_database_url
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
@@ -501,7 +501,7 @@ def serve(
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     if relays == 0:
         server = create_app(url, settings, api_docs=api_docs)
-        uvicorn.run(server, host=host, port=port, log_level="warning", **WEBSOCKET_OPTIONS)
+        uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
         return
     with tempfile.TemporaryDirectory(prefix="tapisvert-") as folder:
         hub, bus = Path(folder) / "hub.sock", Path(folder) / "bus.sock"

@@ -368,10 +368,11 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        body = await read_body(receive)
-        if body is None:
+        try:
+            body = await read_body(receive)
+        except ServerError as refusal:
             accepted = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
-            await refuse_body(send, accepted_language(accepted))
+            await refuse_body(send, refusal, accepted_language(accepted))
             return
         delivered = False
 

@@ -14,6 +14,7 @@ from typing import Protocol
 
 import orjson
 from starlette.types import Receive, Send
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from tapisvert.server.errors import ServerError
 
@@ -27,24 +28,62 @@ DROPPED = "dropped"
 """What a dropped link's waiting reader is cancelled with, to tell it from other cancels."""
 MAX_BODY_BYTES = 64 * 1024
 """The largest HTTP request body taken: every request the API takes is far smaller."""
+REQUEST_SECONDS = 10.0
+"""How long a client may take to send a request's head, and then its body: a request of
+the API is a few hundred bytes, and a client that trickles one holds a connection for
+nothing."""
 
 
-async def read_body(receive: Receive, limit: int = MAX_BODY_BYTES) -> bytes | None:
-    """An HTTP request's whole body, or ``None`` as soon as it goes beyond ``limit`` bytes
-    (the rest is not read, so a huge body costs nothing)."""
+class TimedHttpProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 protocol, with a deadline for each request's head.
+
+    uvicorn closes a connection left idle between requests, but not one that sends its
+    request slowly, or sends nothing after connecting: hundreds of those would hold as
+    many connections for as long as they like. (``read_body`` gives the body its own
+    deadline.)
+    """
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._head_deadline = self.loop.call_later(REQUEST_SECONDS, self._too_slow)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._head_deadline.cancel()
+        self._head_deadline = self.loop.call_later(REQUEST_SECONDS, self._too_slow)
+
+    def on_headers_complete(self) -> None:
+        self._head_deadline.cancel()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._head_deadline.cancel()
+        super().connection_lost(exc)
+
+    def _too_slow(self) -> None:
+        self.transport.close()
+
+
+async def read_body(receive: Receive, limit: int = MAX_BODY_BYTES) -> bytes:
+    """An HTTP request's whole body; refused as soon as it goes beyond ``limit`` bytes (the
+    rest is not read, so a huge body costs nothing) or takes over ``REQUEST_SECONDS``."""
     body = bytearray()
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if len(body) > limit:
-            return None
-        if not message.get("more_body"):
-            return bytes(body)
+    try:
+        async with asyncio.timeout(REQUEST_SECONDS):
+            while True:
+                message = await receive()
+                body += message.get("body", b"")
+                if len(body) > limit:
+                    raise ServerError("body_too_large", status=413, limit=limit)
+                if not message.get("more_body"):
+                    return bytes(body)
+    except TimeoutError:
+        raise ServerError("too_slow", status=408, seconds=REQUEST_SECONDS) from None
 
 
-async def refuse_body(send: Send, language: str) -> None:
-    """Answer 413 to a request whose body is too large, and close its connection."""
-    refusal = ServerError("body_too_large", status=413, limit=MAX_BODY_BYTES)
+async def refuse_body(send: Send, refusal: ServerError, language: str) -> None:
+    """Answer a request refused before it reached the application (its body was too large
+    or too slow, or the server is unreachable), and close its connection."""
     headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
     await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
     await send({"type": "http.response.body", "body": orjson.dumps(refusal.body(language))})

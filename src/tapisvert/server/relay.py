@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import os
 import socket
 import struct
@@ -31,7 +30,13 @@ from starlette.types import Receive, Scope, Send
 
 from tapisvert.i18n import accepted_language
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import AsgiLink, accept, read_body, refuse_body
+from tapisvert.server.links import (
+    AsgiLink,
+    TimedHttpProtocol,
+    accept,
+    read_body,
+    refuse_body,
+)
 
 HEADER = struct.Struct("!IIB")
 """Length of the text, link number, kind."""
@@ -262,9 +267,10 @@ class Relay:
         """An HTTP request, to the hub and back."""
         accepted = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
         language = accepted_language(accepted)
-        body = await read_body(receive)
-        if body is None:
-            await refuse_body(send, language)
+        try:
+            body = await read_body(receive)
+        except ServerError as refusal:
+            await refuse_body(send, refusal, language)
             return
         path = scope["raw_path"].decode() if scope.get("raw_path") else scope["path"]
         if scope["query_string"]:
@@ -280,11 +286,7 @@ class Relay:
         try:
             response = await self._http.send(request, stream=True)
         except httpx.TransportError:
-            refusal = ServerError("unreachable", status=502)
-            answer = json.dumps(refusal.body(language)).encode()
-            start = {"type": "http.response.start", "status": refusal.status}
-            await send({**start, "headers": [(b"content-type", b"application/json")]})
-            await send({"type": "http.response.body", "body": answer})
+            await refuse_body(send, ServerError("unreachable", status=502), language)
             return
         try:
             await send(
@@ -320,9 +322,15 @@ def run_relay(bus_path: Path, hub_path: Path, host: str, port: int, unread_limit
     import uvicorn
 
     relay = Relay(bus_path, hub_path, unread_limit)
-    config = uvicorn.Config(relay, log_level="warning", **WEBSOCKET_OPTIONS)
+    config = uvicorn.Config(relay, log_level="warning", **PUBLIC_OPTIONS)
     uvicorn.Server(config).run(sockets=[relay_socket(host, port)])
 
 
-WEBSOCKET_OPTIONS: dict[str, Any] = {"ws_max_size": 1 << 20, "ws_per_message_deflate": False}
-"""A frame over 1 MiB closes its socket (1009); frames are small JSON, not worth deflating."""
+PUBLIC_OPTIONS: dict[str, Any] = {
+    "ws_max_size": 1 << 20,
+    "ws_per_message_deflate": False,
+    "http": TimedHttpProtocol,
+}
+"""uvicorn's settings for the public port: a frame over 1 MiB closes its socket (1009);
+frames are small JSON, not worth deflating; a request's head must come within
+``REQUEST_SECONDS``."""
