@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -101,3 +103,26 @@ def test_killed_server_loses_no_acknowledged_move(tmp_path: Path) -> None:
         record = records[move.table]
         assert record.actions[move.position] == move.action, move
         assert record.actors is not None and record.actors[move.position] == f"P{move.seat + 1}"
+
+
+def test_a_killed_server_leaves_no_socket_folder_behind(tmp_path: Path) -> None:
+    """Finding 12: every ``kill -9`` left a folder of Unix sockets in the temporary folder.
+    Its relays remove it when they see the server go; a folder of a server killed with its
+    relays is removed by the next server."""
+    finished = subprocess.Popen(["true"])  # a process id nobody uses any more
+    finished.wait()
+    stale = Path(tempfile.gettempdir()) / f"tapisvert-{finished.pid}-stale"
+    stale.mkdir()
+    (stale / "bus.sock").touch()
+    server = Server(sqlite_url(tmp_path), tmp_path / "server.log").start()
+    try:
+        assert not stale.exists()
+        (relay,) = server.relays()
+        arguments = Path(f"/proc/{relay}/cmdline").read_bytes().split(b"\0")
+        folder = Path(arguments[arguments.index(b"--bus") + 1].decode()).parent
+        assert folder.is_dir()
+        server.kill()
+        wait_gone([relay])
+        assert not folder.exists()
+    finally:
+        server.stop()

@@ -9,7 +9,6 @@ import secrets
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -481,7 +480,7 @@ def serve(
 
     from tapisvert.server.app import create_app
     from tapisvert.server.lobby import Settings
-    from tapisvert.server.relay import PUBLIC_OPTIONS
+    from tapisvert.server.relay import PUBLIC_OPTIONS, socket_folder
     from tapisvert.server.storage import default_database_url
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
@@ -503,7 +502,7 @@ def serve(
         server = create_app(url, settings, api_docs=api_docs)
         uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
         return
-    with tempfile.TemporaryDirectory(prefix="tapisvert-") as folder:
+    with socket_folder() as folder:
         hub, bus = Path(folder) / "hub.sock", Path(folder) / "bus.sock"
         command = [
             sys.executable, "-m", "tapisvert", "relay", "--bus", str(bus), "--hub", str(hub),

@@ -19,8 +19,10 @@ import asyncio
 import contextlib
 import itertools
 import os
+import shutil
 import socket
 import struct
+import tempfile
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, cast
@@ -192,7 +194,12 @@ class RelayBus(asyncio.Protocol):
                 link.push(text)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        os._exit(0)  # the hub is gone: so are this relay and its clients
+        # the hub is gone (killed, maybe: then nobody else removes its sockets' folder), and
+        # so are this relay and its clients
+        folder = self._relay.bus_path.parent
+        if folder.name.startswith(SOCKETS_PREFIX):
+            shutil.rmtree(folder, ignore_errors=True)
+        os._exit(0)
 
 
 class Relay:
@@ -305,6 +312,32 @@ class Relay:
             await send({"type": "http.response.body", "body": b""})
         finally:
             await response.aclose()
+
+
+SOCKETS_PREFIX = "tapisvert-"
+"""How the folders of the hubs' Unix sockets begin: then the server's process id."""
+
+
+def socket_folder() -> tempfile.TemporaryDirectory[str]:
+    """A private folder for a hub's Unix sockets, named after this process. The folders of
+    servers that are gone go first: a server killed together with its relays (which
+    remove its folder when it alone is killed) could not remove its own."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{SOCKETS_PREFIX}*-*"):
+        owner = folder.name.removeprefix(SOCKETS_PREFIX).partition("-")[0]
+        if owner.isascii() and owner.isdigit() and not _running(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
+    prefix = f"{SOCKETS_PREFIX}{os.getpid()}-"
+    return tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
 
 
 def relay_socket(host: str, port: int) -> socket.socket:
