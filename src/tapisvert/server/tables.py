@@ -587,7 +587,7 @@ class GameTable:
             self.seq += 1
         self.moves, self.stand_in_moves = self._counted(entries)
         self.state = state
-        if state.is_terminal() and self.status != "finished":  # a log written before 0003
+        if state.is_terminal() and self.status != "finished":  # the log ends it, the row did not
             stored = await self._store(state, [])
             self.status, self.result = "finished", state.returns()
             self.finished_at, self.results = stored.finished_at, stored.results
