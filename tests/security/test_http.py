@@ -119,3 +119,14 @@ def test_slow_and_half_sent_requests_are_cut_off(
         assert answers[:2] == [b"", b""]
         assert answers[2].startswith(b"HTTP/1.1 408") and b'"code":"too_slow"' in answers[2]
         assert httpx.get(f"{server.url}/api/games").status_code == 200
+
+
+def test_seats_in_messages_are_counted_from_one(server: Server) -> None:
+    """Finding 12: refusing a second seat at one's own table said "seat 0"."""
+    token = server.guest("counts")
+    table = server.call(token, "POST", "/api/tables", game="luz", players=3).json()["table"]
+    refused = server.call(token, "POST", f"/api/tables/{table}/join", seat=2)
+    assert refused.status_code == 409
+    assert refused.json()["message"] == "you already sit at this table, in seat 1"
+    missing = server.call(server.guest("counts2"), "POST", f"/api/tables/{table}/join", seat=9)
+    assert "there is no seat 10: this table has seats 1 to 3" in missing.json()["message"]
