@@ -7,6 +7,7 @@ import random
 from collections.abc import Iterator
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
 from web_support import (
@@ -152,3 +153,56 @@ def test_profile_and_leaderboard_fit_a_phone(server: Server, phone: Page) -> Non
     phone.wait_for_selector("#leaderboard table")
     assert no_horizontal_overflow(phone) == 0, "the leaderboard is wider than a phone"
     assert phone.viewport_size == PHONE
+
+
+def test_an_invitation_to_a_table_already_playing_opens_it_to_watch(
+    server: Server, page: Page, browser: Browser
+) -> None:
+    sign_in(page, server, "web-busy")
+    table = start_table(page, "wizard", 3)
+    friend, problems = watched_page(browser, viewport=DESKTOP)
+    try:
+        friend.goto(f"{server.url}/#join={table}")
+        friend.fill("#name", "web-late")
+        friend.click("#guest")
+        friend.wait_for_selector("#board")
+        assert friend.evaluate("location.hash") == f"#table={table}"
+        assert f"Table {table} has no free seat" in friend.inner_text("#notice")
+        assert friend.locator("#dock").count() == 0  # watching, not seated
+    finally:
+        friend.context.close()
+    assert not problems, problems
+
+
+def serious_violations(page: Page) -> list[str]:
+    results = Axe().run(page)
+    return [
+        f"{violation['id']}: {[node['html'][:150] for node in violation['nodes'][:3]]}"
+        for violation in results.response["violations"]
+        if violation["impact"] in ("serious", "critical")
+    ]
+
+
+def test_the_new_pages_have_their_french_texts_and_nothing_serious_for_axe(
+    server: Server, page: Page
+) -> None:
+    register(page, server, "web-axe")
+    start_table(page, "wizard", 3, SHORT)
+    play_to_the_end(page, random.Random(7))
+    page.wait_for_selector("#end .rating-change")
+    assert serious_violations(page) == []
+    page.click("#language")
+    page.wait_for_selector("#end >> text=cote 0.0 → ")
+    page.click("#end [data-seat='0'] a.player")
+    page.wait_for_selector("#profile-ratings")
+    assert "Parties terminées" in page.inner_text("#profile")
+    assert serious_violations(page) == []
+    page.click("#leaderboards")
+    page.click("#leaderboard .games-nav >> text=Wizard")
+    page.wait_for_selector("#leaderboard table")
+    assert "Classement" in page.inner_text("#leaderboard")
+    assert serious_violations(page) == []
+    page.click("#back")
+    page.wait_for_selector("#presence >> text=web-axe")
+    assert "En ligne" in page.inner_text("#presence")
+    assert serious_violations(page) == []  # the page fixture fails on any missing text

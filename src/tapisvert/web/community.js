@@ -55,7 +55,7 @@ function when(seconds) {
 export function Leaderboard({ game }) {
   const [board, error] = useFetched(`/api/leaderboards/${encodeURIComponent(game)}`);
   return html`<section class="panel" id="leaderboard" aria-labelledby="leaderboard-heading">
-    <div class="row"><a class="button" href="#">${t("web.back")}</a>
+    <div class="row"><a class="button" href="#" id="back">${t("web.back")}</a>
       <h1 id="leaderboard-heading">${t("web.leaderboard")}</h1></div>
     <nav class="row games-nav" aria-label=${t("web.game")}>
       ${state.games.map((spec) => html`<a key=${spec.name} class=${`button${spec.name === game ? " primary" : ""}`}
@@ -77,7 +77,7 @@ export function Profile({ name }) {
   const [player, error] = useFetched(`/api/players/${encodeURIComponent(name)}`);
   if (!player) return html`<${Loading} error=${error} />`;
   return html`<section class="panel profile" id="profile" aria-labelledby="profile-heading">
-    <div class="row"><a class="button" href="#">${t("web.back")}</a>
+    <div class="row"><a class="button" href="#" id="back">${t("web.back")}</a>
       <h1 id="profile-heading">${player.name}</h1>
       ${player.bot ? html`<span class="chip">${t("web.bot")}</span>` : player.guest ? html`<span class="chip">${t("web.guest_account")}</span>` : null}
       <span class=${`chip ${player.online ? "online" : ""}`}>${player.online ? t("web.online") : t("web.offline")}</span>

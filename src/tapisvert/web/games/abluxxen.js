@@ -352,7 +352,7 @@ function hand(view, ctx) {
     ${draws.length ? html`<${DrawChoice} view=${view} ctx=${ctx} draws=${draws} />` : null}
     ${fromDummy.length ? html`<${DummyChoice} view=${view} ctx=${ctx} actions=${fromDummy} />` : null}
     ${picking ? html`<${SetPicker} view=${view} ctx=${ctx} />`
-      : html`<div class="hand abx-hand" id="hand" aria-label=${t("web.hand")}>
+      : html`<div class="hand abx-hand" id="hand" role="group" aria-label=${t("web.hand")}>
         ${cardKeys(view.hand).map((key, index) => html`<${Card} key=${key} face=${face(view.hand[index])} />`)}</div>`}
   </div>`;
 }
@@ -369,7 +369,7 @@ function SetPicker({ view, ctx }) {
   const code = setCode(cards);
   const action = code && ctx.legal.includes(`set ${code}`) ? `set ${code}` : null;
   return html`
-    <div class="hand abx-hand" id="hand" aria-label=${t("web.hand")}>
+    <div class="hand abx-hand" id="hand" role="group" aria-label=${t("web.hand")}>
       ${cardKeys(view.hand).map((key, index) => html`<${Card} key=${key} face=${face(view.hand[index])}
         picked=${picked.includes(index)} onPlay=${() => toggle(index)} />`)}
     </div>

@@ -364,7 +364,7 @@ function hand(view, ctx) {
   const position = `${view.round}:${view.auction}:${view.phase}:${view.hand.join(" ")}:${view.placed_this_phase.join(" ")}`;
   return html`<div class="fz fz-dock">
     ${bids.length ? html`<${BidPicker} key=${position} view=${view} bids=${bids} act=${ctx.act} />`
-      : ctx.legal.includes("done") ? null : html`<div class="hand" id="hand" aria-label=${t("web.hand")}>
+      : ctx.legal.includes("done") ? null : html`<div class="hand" id="hand" role="group" aria-label=${t("web.hand")}>
           ${view.hand.map((code) => html`<${FzCard} key=${code} code=${code} />`)}</div>`}
     ${view.bid.length ? html`<div class="fz-row"><span class="fz-label">${say("your_bid", { power: power(view.bid) })}</span>
       <div class="fz-cards">${view.bid.map((code) => html`<${FzCard} key=${code} code=${code} small=${true} />`)}</div></div>` : null}
@@ -392,7 +392,7 @@ function BidPicker({ view, bids, act }) {
         ${say("bid_button")}</button>
       <span class="fz-bid-power" id="bid-power" aria-live="polite"><${Zap} />${say("bid_power", { power: power([...picked]) })}</span>
     </div>
-    <div class="hand" id="hand" aria-label=${t("web.hand")}>
+    <div class="hand" id="hand" role="group" aria-label=${t("web.hand")}>
       ${view.hand.map((code) => html`<${FzCard} key=${code} code=${code} picked=${picked.has(code)} onPlay=${() => toggle(code)} />`)}
     </div>
   </div>`;

@@ -270,7 +270,7 @@ function hand(view, ctx) {
   const cards = view.hands?.[ctx.mine] ?? [];
   return html`<div class="luz-own">
     ${betting ? html`<${BetChoice} key=${`bet-${view.deal_index}`} legal=${ctx.legal} act=${ctx.act} dealIndex=${view.deal_index} />` : null}
-    <div class="hand" id="hand" aria-label=${t("web.hand")}>
+    <div class="hand" id="hand" role="group" aria-label=${t("web.hand")}>
       ${cards.map((code, slot) => {
         if (code === null) return null;
         const cardFace = ownFace(code, view.knowledge?.[slot], slot);

@@ -133,7 +133,7 @@ function hand(view, ctx) {
       verb=${t("web.verb.bid")} choices=${bids} act=${ctx.act} />` : null}
     ${trumps.length ? html`<div class="row">${trumps.map((action) => html`<button class="primary" key=${action}
       data-action=${action} onClick=${() => ctx.act(action)}>${SUITS[action.slice(6)][1]} ${suitName(action.slice(6))}</button>`)}</div>` : null}
-    <div class="hand" id="hand" aria-label=${t("web.hand")}>
+    <div class="hand" id="hand" role="group" aria-label=${t("web.hand")}>
       ${cardKeys(view.hand).map((key, index) => {
         const code = view.hand[index];
         const action = `play ${code}`;
