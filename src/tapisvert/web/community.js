@@ -155,7 +155,11 @@ export function ReplayScreen({ id, Replay }) {
     <section class="panel table-head"><div class="row">
       <a class="button" href="#" id="back">${t("web.back")}</a>
       <h1>#${id} ${t(`${info.game}.name`)}</h1>
-      <span>${info.seats.map((seat, index) => html`${index ? ", " : ""}<${PlayerLink} name=${seat.name} account=${accountName(seat)} />`)}</span>
+      <ul class="final" id="final">${info.seats.map((seat, index) => html`<li key=${index}>
+        <${PlayerLink} name=${seat.name} account=${accountName(seat)} />
+        ${info.result ? html` <span>${t("web.points", { points: info.result[index] })}</span>` : null}
+        ${info.ratings?.[index] ? html` <${RatingChange} before=${info.ratings[index].before} after=${info.ratings[index].after} />` : null}
+      </li>`)}</ul>
       ${steps && state.replay?.table !== id ? html`<button class="primary" id="replay" onClick=${() => show(steps)}>${t("web.replay")}</button>` : null}
     </div></section>
     ${state.replay?.table === id ? html`<${Replay} info=${info} module=${module} />`
