@@ -120,6 +120,7 @@ def main() -> None:
             print(f"== flood: {arguments.pingers} clients ping, {arguments.seconds:g} s a run")
             quiet = asyncio.run(pings(server.port, tokens, arguments.seconds, arguments.pause))
             print(f"peer, no flood   {summary(quiet)}")
+            quiet_memory = resident_mib(hub), resident_mib(relay)
             cuts = multiprocessing.Value("i", 0)
             until = time.time() + arguments.seconds + 1
             attacker = multiprocessing.Process(
@@ -132,6 +133,13 @@ def main() -> None:
             print(f"with the flood   {summary(loud)}")
             print(f"p99 ratio (flood / peer): {p99(loud) / p99(quiet):.2f}")
             print(f"the flooder was cut off {cuts.value} times")
+            flooded_memory = resident_mib(hub), resident_mib(relay)
+            for name, index in (("server", 0), ("relay", 1)):
+                print(
+                    f"{name:6}  before the flood {quiet_memory[index]:6.1f} MiB  after"
+                    f" {flooded_memory[index]:6.1f} MiB"
+                    f"  ({flooded_memory[index] - quiet_memory[index]:+.1f})"
+                )
 
             print(f"== memory: {arguments.guests} guest requests and a 64 MiB body")
             before = resident_mib(hub), resident_mib(relay)

@@ -507,6 +507,7 @@ def serve(
         command = [
             sys.executable, "-m", "tapisvert", "relay", "--bus", str(bus), "--hub", str(hub),
             "--host", host, "--port", str(port), "--unread-limit", str(unread_limit),
+            "--rate", str(rate),
         ]  # fmt: skip
         # Relays get no terminal signals (Ctrl+C): the server stops them, or they see it go.
         started = [subprocess.Popen(command, start_new_session=True) for _ in range(relays)]
@@ -541,12 +542,13 @@ def relay(
     host: Annotated[str, typer.Option()],
     port: Annotated[int, typer.Option()],
     unread_limit: Annotated[int, typer.Option()],
+    rate: Annotated[float, typer.Option()],
 ) -> None:
     """A process holding the clients' sockets for ``serve`` (see ``tapisvert.server.relay``)."""
     from tapisvert.server.relay import run_relay
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
-    run_relay(bus, hub, host, port, unread_limit)
+    run_relay(bus, hub, host, port, unread_limit, rate)
 
 
 def main() -> None:

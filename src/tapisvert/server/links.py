@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from typing import Protocol
 
@@ -87,6 +88,28 @@ async def refuse_body(send: Send, refusal: ServerError, language: str) -> None:
     headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
     await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
     await send({"type": "http.response.body", "body": orjson.dumps(refusal.body(language))})
+
+
+class Pace:
+    """Takes a client's messages no faster than ``rate`` a second, in bursts of twice that.
+
+    While it waits, the client's socket is not read, and TCP holds the client back: a
+    flood costs what the allowed rate costs, and nothing piles up behind it.
+    """
+
+    def __init__(self, rate: float) -> None:
+        self._rate = rate
+        self._allowance = 2 * rate
+        self._checked = time.monotonic()
+
+    async def wait(self) -> None:
+        now = time.monotonic()
+        elapsed, self._checked = now - self._checked, now
+        self._allowance = min(2 * self._rate, self._allowance + elapsed * self._rate)
+        if self._allowance < 1:
+            await asyncio.sleep((1 - self._allowance) / self._rate)
+            self._allowance, self._checked = 1.0, time.monotonic()
+        self._allowance -= 1
 
 
 class Link(Protocol):

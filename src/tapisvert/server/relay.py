@@ -34,6 +34,7 @@ from tapisvert.i18n import accepted_language
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import (
     AsgiLink,
+    Pace,
     TimedHttpProtocol,
     accept,
     read_body,
@@ -207,10 +208,14 @@ class Relay:
 
     CONNECT_SECONDS = 30.0
 
-    def __init__(self, bus_path: Path, hub_path: Path, unread_limit: int) -> None:
+    def __init__(self, bus_path: Path, hub_path: Path, unread_limit: int, rate: float) -> None:
         self.bus_path = bus_path
         self.unread_limit = unread_limit
         """Bytes of frames a client may leave unread before its link is dropped."""
+        self.rate = READ_AHEAD * rate
+        """Messages a second read from one client: more than the hub allows, so that the
+        hub still tells a client that goes too fast, and finds a flood; not so many that
+        they pile up in the hub."""
         self.clients: dict[int, AsgiLink] = {}
         self._numbers = itertools.count()
         self._bus: BusWriter | None = None
@@ -260,10 +265,12 @@ class Relay:
         number = next(self._numbers)
         link = self.clients[number] = AsgiLink(receive, send)
         bus.write(OPEN, number)
+        pace = Pace(self.rate)
         try:
             # once the hub closes the link (a flood, say), nothing more is read from it
             while not link.closing and (text := await link.receive()) is not None:
                 bus.write(MESSAGE, number, text)
+                await pace.wait()
         finally:
             del self.clients[number]
             bus.write(CLOSED, number)
@@ -314,6 +321,8 @@ class Relay:
             await response.aclose()
 
 
+READ_AHEAD = 4
+"""How many times the hub's rate a relay reads from one client (see ``Relay.rate``)."""
 SOCKETS_PREFIX = "tapisvert-"
 """How the folders of the hubs' Unix sockets begin: then the server's process id."""
 
@@ -351,10 +360,12 @@ def relay_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
-def run_relay(bus_path: Path, hub_path: Path, host: str, port: int, unread_limit: int) -> None:
+def run_relay(
+    bus_path: Path, hub_path: Path, host: str, port: int, unread_limit: int, rate: float
+) -> None:
     import uvicorn
 
-    relay = Relay(bus_path, hub_path, unread_limit)
+    relay = Relay(bus_path, hub_path, unread_limit, rate)
     config = uvicorn.Config(relay, log_level="warning", **PUBLIC_OPTIONS)
     uvicorn.Server(config).run(sockets=[relay_socket(host, port)])
 
