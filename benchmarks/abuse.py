@@ -9,7 +9,10 @@ A fresh ``tapisvert serve`` (SQLite file, default settings: one relay) is starte
    what comes back (the worst client: the server's answers pile up unread), reconnecting as
    soon as it is cut off. The report gives the others' ping latencies in both runs and their
    ratio, and how many times the flooder was cut off.
-2. **Memory.** The resident memory of the server and of its relay before and after
+2. **A locked database.** Another process holds SQLite's exclusive lock for 8 s while the
+   clients ping and one request that must write waits on the lock: the server's event loop
+   must not wait with it.
+3. **Memory.** The resident memory of the server and of its relay before and after
    ``--guests`` guest requests (from one address: most are refused by the quota) and one
    64 MiB POST body, and again after a pause, to see whether it is given back.
 
@@ -20,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
 import multiprocessing
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -53,6 +58,14 @@ def flood(port: int, token: str, until: float, cuts: Any) -> None:
             with cuts.get_lock():
                 cuts.value += 1
             time.sleep(0.01)
+
+
+def hold_lock(database: Path, seconds: float) -> None:
+    """Hold SQLite's exclusive lock on ``database``, as another program might."""
+    with sqlite3.connect(database, isolation_level=None) as connection:
+        connection.execute("BEGIN EXCLUSIVE")
+        time.sleep(seconds)
+        connection.execute("ROLLBACK")
 
 
 async def pings(port: int, tokens: list[str], seconds: float, pause: float) -> list[float]:
@@ -140,6 +153,21 @@ def main() -> None:
                     f" {flooded_memory[index]:6.1f} MiB"
                     f"  ({flooded_memory[index] - quiet_memory[index]:+.1f})"
                 )
+
+            print("== the database locked by another process for 8 s")
+            database = Path(folder) / "tapisvert.sqlite3"
+            locker = multiprocessing.Process(target=hold_lock, args=(database, 8.0))
+            locker.start()
+            time.sleep(0.5)
+            with concurrent.futures.ThreadPoolExecutor(1) as writer:
+                waiting = writer.submit(  # a request that must write, waiting on the lock
+                    server.call, flooder, "POST", "/api/tables", game="luz", players=3
+                )
+                locked = asyncio.run(pings(server.port, tokens, 7.0, arguments.pause))
+                answer = waiting.result()
+            locker.join()
+            print(f"while locked     {summary(locked)}")
+            print(f"the write waiting on the lock: {answer.status_code} {answer.json()['code']}")
 
             print(f"== memory: {arguments.guests} guest requests and a 64 MiB body")
             before = resident_mib(hub), resident_mib(relay)

@@ -51,7 +51,7 @@ def test_a_server_whose_port_is_taken_stops_and_says_why(tmp_path: Path) -> None
 def test_a_relay_whose_server_does_not_answer_says_so_in_the_callers_language(
     tmp_path: Path,
 ) -> None:
-    relay = Relay(tmp_path / "bus.sock", tmp_path / "no-server.sock")
+    relay = Relay(tmp_path / "bus.sock", tmp_path / "no-server.sock", unread_limit=1 << 20, rate=30)
 
     async def ask(language: str) -> httpx.Response:
         transport = httpx.ASGITransport(app=relay)

@@ -159,6 +159,20 @@ def test_a_guest_the_database_refuses_gets_a_storage_error(tmp_path: Path) -> No
         assert response.json()["code"] == "storage"
 
 
+def test_a_request_waiting_on_a_locked_database_gets_the_servers_own_answer(
+    tmp_path: Path,
+) -> None:
+    """The relay gave up on the server after 5 s, as long as SQLite waits on a lock, and
+    answered 502 ("the server is not answering") for what the server refused with 503."""
+    with serving(tmp_path) as server:
+        token = server.guest("ana")
+        with locked(server):
+            response = server.call(token, "POST", "/api/tables", game="luz", players=3)
+        assert response.status_code == 503 and response.json()["code"] == "storage"
+        retried = server.call(token, "POST", "/api/tables", game="luz", players=3)
+        assert retried.status_code == 200
+
+
 def test_pings_are_answered_while_another_process_locks_the_database(tmp_path: Path) -> None:
     """Finding 2: commits ran on the event loop and waited out the busy timeout, so every
     client waited too. A move waits for the lock; pings do not."""

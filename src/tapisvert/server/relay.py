@@ -220,7 +220,9 @@ class Relay:
         self._numbers = itertools.count()
         self._bus: BusWriter | None = None
         self._http = httpx.AsyncClient(
-            transport=httpx.AsyncHTTPTransport(uds=str(hub_path)), base_url="http://hub"
+            transport=httpx.AsyncHTTPTransport(uds=str(hub_path)),
+            base_url="http://hub",
+            timeout=httpx.Timeout(HUB_ANSWER_SECONDS, connect=5.0),
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -321,6 +323,10 @@ class Relay:
             await response.aclose()
 
 
+HUB_ANSWER_SECONDS = 60.0
+"""How long the relay waits for the hub's answer to an HTTP request: longer than anything
+the hub may wait for itself (a write waits up to SQLite's 5 s busy timeout, then is
+refused with ``storage``), so that the hub's own answer comes through."""
 READ_AHEAD = 4
 """How many times the hub's rate a relay reads from one client (see ``Relay.rate``)."""
 SOCKETS_PREFIX = "tapisvert-"
