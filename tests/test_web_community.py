@@ -207,3 +207,25 @@ def test_the_new_pages_have_their_french_texts_and_nothing_serious_for_axe(
     page.wait_for_selector("#presence >> text=web-axe")
     assert "En ligne" in page.inner_text("#presence")
     assert serious_violations(page) == []  # the page fixture fails on any missing text
+
+
+def test_a_person_changes_their_password_on_their_profile(server: Server, page: Page) -> None:
+    register(page, server, "web-keys")
+    other = server.http.post(
+        f"{server.url}/api/login", json={"name": "web-keys", "password": "secret-enough"}
+    ).json()["token"]
+    page.click("a.me")
+    page.wait_for_selector("#password-form")
+    page.fill("#old-password", "not the one")
+    page.fill("#new-password", "brand-new-one")
+    page.click("#change-password")
+    page.wait_for_selector("#notice")
+    assert "wrong name or password" in page.inner_text("#notice")
+    page.fill("#old-password", "secret-enough")
+    page.click("#change-password")
+    page.wait_for_selector("#notice:has-text('Password changed')")
+    assert page.input_value("#old-password") == "" and page.input_value("#new-password") == ""
+    mine = page.evaluate("localStorage.getItem('token')")
+    assert server.call(mine, "POST", "/api/tables", game="luz", players=3).status_code == 200
+    assert server.call(other, "POST", "/api/tables", game="luz", players=3).status_code == 401
+    screenshot(page, "password")

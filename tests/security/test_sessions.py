@@ -88,16 +88,23 @@ def test_signing_out_closes_that_session_and_its_sockets_only(server: Server) ->
         assert json.loads(link.recv(timeout=5))["code"] == "bad_token"
 
 
-def test_a_new_password_closes_every_session_and_opens_one(server: Server) -> None:
-    first, second = account(server, "cid"), sign_in(server, "cid")
-    wrong = server.call(first, "POST", "/api/password", old="not it", new="another1")
+def test_a_new_password_ends_every_other_session(server: Server) -> None:
+    this, other = account(server, "cid"), sign_in(server, "cid")
+    wrong = server.call(this, "POST", "/api/password", old="not it", new="another1")
     assert wrong.status_code == 401 and wrong.json()["code"] == "bad_login"
-    assert may_create_a_table(server, first)
-    changed = server.call(first, "POST", "/api/password", old="secret1", new="another1")
-    assert changed.status_code == 200
-    assert not may_create_a_table(server, first)
-    assert not may_create_a_table(server, second)
-    assert may_create_a_table(server, changed.json()["token"])
+    assert may_create_a_table(server, other)
+    with connect(server.ws_url) as link:
+        link.send(json.dumps({"type": "hello", "version": 1, "token": other}))
+        assert json.loads(link.recv(timeout=5))["type"] == "welcome"
+        changed = server.call(this, "POST", "/api/password", old="secret1", new="another1")
+        assert changed.status_code == 204
+        frames = []
+        with pytest.raises(ConnectionClosed):
+            while True:
+                frames.append(json.loads(link.recv(timeout=5)))
+        assert frames[-1]["code"] == "signed_out"
+    assert not may_create_a_table(server, other)
+    assert may_create_a_table(server, this)
     assert may_create_a_table(server, sign_in(server, "cid", "another1"))
     refused = server.http.post(
         f"{server.url}/api/login", json={"name": "cid", "password": "secret1"}

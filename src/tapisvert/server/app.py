@@ -184,12 +184,11 @@ def create_app(
     async def logout(user: Me) -> None:
         await lobby.sign_out(user)
 
-    @app.post("/api/password")
-    async def change_password(body: NewPassword, user: Me) -> Session:
+    @app.post("/api/password", status_code=204)
+    async def change_password(body: NewPassword, user: Me) -> None:
         if user.guest:
             raise ServerError("guest_password", status=403)
-        token, user = await lobby.change_password(user, body.old, body.new)
-        return Session(token=token, user=user.name, guest=False)
+        await lobby.change_password(user, body.old, body.new)
 
     @app.get("/api/games")
     async def list_games() -> list[dict[str, Any]]:

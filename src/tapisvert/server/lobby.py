@@ -367,9 +367,9 @@ class Lobby:
         self.names[row.id] = row.name
         return await self._open_session(User(row.id, row.name, False))
 
-    async def change_password(self, user: User, old: str, new: str) -> tuple[str, User]:
-        """A new password closes every session of its owner, this one too (every other
-        device signs in again); the answer is a new session for this device."""
+    async def change_password(self, user: User, old: str, new: str) -> None:
+        """A new password ends every other session of its owner (every other device signs
+        in again); this one carries on."""
         if len(new) < 6:
             raise ServerError("short_password")
         self.quotas.take("logins_per_name", user.name.casefold())
@@ -381,19 +381,19 @@ class Lobby:
             raise ServerError("bad_login", status=401)
         async with self._hashing:
             password_hash = await asyncio.to_thread(hash_password, new)
-        await self.storage.set_password(user.id, password_hash)
-        self._close_sessions(user.id, None)
-        return await self._open_session(User(user.id, user.name, False))
+        await self.storage.set_password(user.id, password_hash, _session_key(user.session))
+        self._end_sessions(user.id, lambda session: session != user.session)
 
     async def sign_out(self, user: User) -> None:
-        """Close this session: its token authenticates no one any more, and the connections
+        """End this session: its token authenticates no one any more, and the connections
         it opened are closed."""
-        await self.storage.close_sessions(user.id, _session_key(user.session))
-        self._close_sessions(user.id, user.session)
+        await self.storage.close_session(user.id, _session_key(user.session))
+        self._end_sessions(user.id, lambda session: session == user.session)
 
-    def _close_sessions(self, user_id: int, session: str | None) -> None:
+    def _end_sessions(self, user_id: int, ended: Callable[[str], bool]) -> None:
+        """Close the user's connections opened by the sessions that ``ended``."""
         for connection in list(self.connections.get(user_id, ())):
-            if session is None or connection.user.session == session:
+            if ended(connection.user.session):
                 signed_out = ServerError("signed_out", status=401)
                 message = signed_out.render(connection.language)
                 connection.send(Error(code=signed_out.code, message=message))

@@ -248,11 +248,10 @@ class Storage(Protocol):
     async def user_by_name(self, name: str) -> UserRow | None: ...
     async def open_session(self, session: str, user_id: int) -> None: ...
     async def session_user(self, session: str) -> int | None: ...
-    async def close_sessions(self, user_id: int, session: str | None = None) -> None:
-        """Close ``session`` of ``user_id``, or all of that user's sessions."""
-
-    async def set_password(self, user_id: int, password_hash: str) -> None:
-        """Change the password and close every session of ``user_id``, in one transaction."""
+    async def close_session(self, user_id: int, session: str) -> None: ...
+    async def set_password(self, user_id: int, password_hash: str, keep: str) -> None:
+        """Change the password and close every session of ``user_id`` but ``keep``, in one
+        transaction."""
 
     async def create_table(self, row: TableRow) -> int: ...
     async def save_table(self, row: TableRow) -> None: ...
@@ -450,17 +449,16 @@ class SqlStorage:
         query = select(sessions_table.c.user_id).where(sessions_table.c.id == session)
         return await self._run(lambda c: c.execute(query).scalar())
 
-    async def close_sessions(self, user_id: int, session: str | None = None) -> None:
-        condition = sessions_table.c.user_id == user_id
-        if session is not None:
-            condition &= sessions_table.c.id == session
-        await self._run(lambda c: c.execute(delete(sessions_table).where(condition)))
+    async def close_session(self, user_id: int, session: str) -> None:
+        mine = (sessions_table.c.user_id == user_id) & (sessions_table.c.id == session)
+        await self._run(lambda c: c.execute(delete(sessions_table).where(mine)))
 
-    async def set_password(self, user_id: int, password_hash: str) -> None:
+    async def set_password(self, user_id: int, password_hash: str, keep: str) -> None:
         def work(connection: Connection) -> None:
             changed = update(users_table).where(users_table.c.id == user_id)
             connection.execute(changed.values(password_hash=password_hash))
-            connection.execute(delete(sessions_table).where(sessions_table.c.user_id == user_id))
+            others = (sessions_table.c.user_id == user_id) & (sessions_table.c.id != keep)
+            connection.execute(delete(sessions_table).where(others))
 
         await self._run(work)
 

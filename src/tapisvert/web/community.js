@@ -94,7 +94,7 @@ export function Profile({ name }) {
     ${player.games.length ? html`<ul class="counts">${player.games.map((row) => html`<li key=${row.game}>
       <strong>${t(`${row.game}.name`)}</strong> ${tn("web.played", row.played)}, ${tn("web.won", row.won)}</li>`)}</ul>`
       : html`<p>${t("web.no_games")}</p>`}
-    <h2 class="small">${t("web.finished_games")}</h2>
+    ${player.history.length ? html`<h2 class="small">${t("web.finished_games")}</h2>` : null}
     <ul class="history" id="history">${player.history.map((game) => html`<li key=${game.table} class="row" data-table=${game.table}>
       <strong>#${game.table} ${t(`${game.game}.name`)}</strong>
       <span>${when(game.finished_at)}</span>
@@ -104,7 +104,34 @@ export function Profile({ name }) {
       <span class="with">${t("web.with", { names: game.seats.filter((_, seat) => seat !== game.seat).join(", ") })}</span>
       <a class="button" href=${`#replay=${game.table}`}>${t("web.replay")}</a>
     </li>`)}</ul>
+    ${player.name === state.user && !player.guest ? html`<${PasswordForm} />` : null}
   </section>`;
+}
+
+/** One's own password, changed: every other session of the account ends (other devices sign
+ * in again); this one carries on. */
+function PasswordForm() {
+  const [old, setOld] = useState("");
+  const [fresh, setFresh] = useState("");
+  const submit = async (event) => {
+    event.preventDefault();
+    try {
+      await api("/api/password", { old, new: fresh });
+      setOld("");
+      setFresh("");
+      tell(t("web.password_changed"), "info");
+    } catch (error) {
+      tell(error.message);
+    }
+  };
+  return html`<form class="password" id="password-form" onSubmit=${submit}>
+    <h2 class="small">${t("web.change_password")}</h2>
+    <label>${t("web.old_password")} <input type="password" id="old-password" autocomplete="current-password"
+      value=${old} onInput=${(event) => setOld(event.target.value)} /></label>
+    <label>${t("web.new_password")} <input type="password" id="new-password" autocomplete="new-password"
+      value=${fresh} onInput=${(event) => setFresh(event.target.value)} /></label>
+    <button type="submit" id="change-password">${t("web.change_password")}</button>
+  </form>`;
 }
 
 /** Who is online, and at which table: a link to each. Refreshed while the lobby is open. */
