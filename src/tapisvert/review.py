@@ -14,11 +14,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from tapisvert.bots import Bot, make_bot
 from tapisvert.bots.search import expected_points
-from tapisvert.core.game import Action, Seat, State
-from tapisvert.core.records import Record
+from tapisvert.core.game import CHANCE, Action, Seat, State
+from tapisvert.core.records import Record, parse_record
 
 MOST_OPTIONS = 12
 """Options weighed at one decision at most."""
@@ -103,3 +104,35 @@ def _weigh(
     )
     chosen = next(option for option in options if option.action == played)
     return Decision(number, chosen, options)
+
+
+def review_as_json(record_text: str, seat: Seat, samples: int, seed: int) -> dict[str, Any]:
+    """``review_game`` of a record given as text, as plain data for a client: each decision
+    with ``move``, the number of moves before it (chance aside), by which a replay finds it.
+    A function of plain values, so that a worker process can run it."""
+    record = parse_record(record_text)
+    moves_before: dict[int, int] = {}
+    moves = 0
+    for step in record.steps():
+        moves_before[step.number] = moves
+        moves += step.actor != CHANCE
+    decisions = review_game(record, seat, samples, seed)
+
+    def option(chosen: Option) -> dict[str, Any]:
+        return {"text": chosen.text, "expected": round(chosen.expected, 2)}
+
+    return {
+        "seat": seat,
+        "samples": samples,
+        "cost": round(sum(decision.cost for decision in decisions), 2),
+        "decisions": [
+            {
+                "move": moves_before[decision.step],
+                "played": option(decision.played),
+                "best": option(decision.best),
+                "options": [option(weighed) for weighed in decision.options],
+                "cost": round(decision.cost, 2),
+            }
+            for decision in decisions
+        ],
+    }

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import Depends, FastAPI, Header, Request
+from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -296,6 +296,17 @@ def create_app(
             raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
         source = files(plugin(game).web_board).joinpath(f"{game}.{kind}")
         return Response(source.read_bytes(), media_type=BOARD_TYPES[kind])
+
+    @app.get("/api/tables/{table_id}/review")
+    async def review(
+        table_id: int, seat: Annotated[int, Query(ge=0, le=15)], response: Response
+    ) -> dict[str, Any]:
+        """The review of ``seat``'s decisions in a finished game: 202 while it is computed."""
+        found = await lobby.reviews.review(table_id, seat)
+        if found is None:
+            response.status_code = 202
+            return {"status": "computing"}
+        return {"status": "ready", **found}
 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(table_id: int, request: Request) -> Response:

@@ -51,6 +51,7 @@ from tapisvert.server.pubsub import (
     table_channel,
 )
 from tapisvert.server.quotas import Quotas, QuotaSettings
+from tapisvert.server.reviews import Reviews
 from tapisvert.server.storage import Storage, TableRow
 from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat, seat_ratings
 from tapisvert.server.thinking import BotWorkers
@@ -267,6 +268,7 @@ class Lobby:
         self.pubsub: PubSub = pubsub or LocalPubSub()
         self.settings = settings or Settings()
         self.thinking = BotWorkers(self.settings.bot_workers)
+        self.reviews = Reviews(storage, self.record)
         self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
         self.tokens: Tokens | None = None
@@ -316,6 +318,7 @@ class Lobby:
         for task in list(self._tasks):
             task.cancel()
         await self.thinking.close()
+        await self.reviews.close()
         await self.storage.close()
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> None:

@@ -90,6 +90,14 @@ sessions_table = Table(
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
     Column("opened_at", Float, nullable=False),
 )
+reviews_table = Table(
+    "reviews",
+    metadata,
+    Column("table_id", Integer, ForeignKey("game_tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("review", Text, nullable=False),
+    Column("made_at", Float, nullable=False),
+)
 tables_table = Table(
     "game_tables",
     metadata,
@@ -253,6 +261,8 @@ class Storage(Protocol):
         """Change the password and close every session of ``user_id`` but ``keep``, in one
         transaction."""
 
+    async def review(self, table_id: int, seat: int) -> str | None: ...
+    async def save_review(self, table_id: int, seat: int, review: str) -> None: ...
     async def create_table(self, row: TableRow) -> int: ...
     async def save_table(self, row: TableRow) -> None: ...
     async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
@@ -461,6 +471,16 @@ class SqlStorage:
             connection.execute(delete(sessions_table).where(others))
 
         await self._run(work)
+
+    async def review(self, table_id: int, seat: int) -> str | None:
+        query = select(reviews_table.c.review).where(
+            (reviews_table.c.table_id == table_id) & (reviews_table.c.seat == seat)
+        )
+        return await self._run(lambda c: c.execute(query).scalar())
+
+    async def save_review(self, table_id: int, seat: int, review: str) -> None:
+        values = {"table_id": table_id, "seat": seat, "review": review, "made_at": time.time()}
+        await self._run(lambda c: c.execute(insert(reviews_table).values(**values)))
 
     async def create_table(self, row: TableRow) -> int:
         def work(connection: Connection) -> int:
