@@ -63,7 +63,7 @@ class BotWorkers:
             self._pool = ProcessPoolExecutor(
                 self.workers,
                 mp_context=context,
-                initializer=_follow_the_server,
+                initializer=follow_the_server,
                 initargs=(os.getpid(),),
             )
         return self._pool
@@ -99,7 +99,7 @@ class BotWorkers:
             await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
 
 
-def _follow_the_server(server: int) -> None:
+def follow_the_server(server: int) -> None:
     """In a worker: end when the server that started it is gone, even killed outright."""
 
     def watch() -> None:
