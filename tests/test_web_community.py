@@ -229,3 +229,28 @@ def test_a_person_changes_their_password_on_their_profile(server: Server, page: 
     assert server.call(mine, "POST", "/api/tables", game="luz", players=3).status_code == 200
     assert server.call(other, "POST", "/api/tables", game="luz", players=3).status_code == 401
     screenshot(page, "password")
+
+
+def test_the_replay_reviews_a_seats_decisions_and_leads_to_the_costliest(
+    server: Server, page: Page
+) -> None:
+    register(page, server, "web-reviewed")
+    start_table(page, "wizard", 3, SHORT)
+    play_to_the_end(page, random.Random(11))
+    page.click("#end #replay")
+    page.wait_for_selector("#review")
+    assert page.input_value("#review-seat") == "0"  # one's own seat first
+    page.click("#review-ask")
+    page.wait_for_selector("#review-summary", timeout=120_000)
+    summary = page.inner_text("#review-summary")
+    assert summary.startswith("web-reviewed: 2 decisions reviewed")  # a bid and a card
+    if page.locator("#review-costly").count():
+        page.locator("#review-costly button").first.click()
+        page.wait_for_selector("#review-here")
+        assert "points lost on average" in page.inner_text("#review-here")
+    else:
+        assert "No decision lost points" in page.inner_text("#review")
+    page.select_option("#review-seat", "1")
+    page.click("#review-ask")
+    page.wait_for_selector("#review-summary:has-text('bot')", timeout=120_000)
+    screenshot(page, "review")

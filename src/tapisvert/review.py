@@ -108,14 +108,15 @@ def _weigh(
 
 def review_as_json(record_text: str, seat: Seat, samples: int, seed: int) -> dict[str, Any]:
     """``review_game`` of a record given as text, as plain data for a client: each decision
-    with ``move``, the number of moves before it (chance aside), by which a replay finds it.
-    A function of plain values, so that a worker process can run it."""
+    with ``move``, its number among the moves (chance aside, from 1), which is also the step
+    of a replay that shows it made. A function of plain values, so that a worker process
+    can run it."""
     record = parse_record(record_text)
-    moves_before: dict[int, int] = {}
+    move_number: dict[int, int] = {}
     moves = 0
     for step in record.steps():
-        moves_before[step.number] = moves
         moves += step.actor != CHANCE
+        move_number[step.number] = moves
     decisions = review_game(record, seat, samples, seed)
 
     def option(chosen: Option) -> dict[str, Any]:
@@ -127,7 +128,7 @@ def review_as_json(record_text: str, seat: Seat, samples: int, seed: int) -> dic
         "cost": round(sum(decision.cost for decision in decisions), 2),
         "decisions": [
             {
-                "move": moves_before[decision.step],
+                "move": move_number[decision.step],
                 "played": option(decision.played),
                 "best": option(decision.best),
                 "options": [option(weighed) for weighed in decision.options],
