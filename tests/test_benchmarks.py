@@ -89,3 +89,16 @@ def test_interface_cost_runs_and_prints_its_figures() -> None:
     for game in ("abluxxen", "fzzzt", "luz", "wizard"):
         row = next(line for line in printed.splitlines() if line.startswith(game))
         assert all(float(value.replace(",", "")) > 0 for value in row.split()[1:])
+
+
+def test_review_calibration_runs_and_plots(tmp_path: Path) -> None:
+    plot = tmp_path / "calibration.png"
+    printed = run_benchmark(
+        "review_calibration.py",
+        *("--game", "wizard", "--option", "rounds=3", "--games", "4"),
+        *("--samples", "4", "--play-outs", "2", "--plot", str(plot)),
+    )
+    assert "4 games" in printed
+    assert "realised loss on predicted loss: slope" in printed
+    assert "points scored on expected points: slope" in printed
+    assert plot.stat().st_size > 10_000

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tapisvert import IllegalActionError, load_game
 from tapisvert.games.fzzzt import DONE, FzzztState, card_named, completed_sets, unit_score
 from tapisvert.games.fzzzt.cards import CARDS, SYMBOL_BITS, UNITS, strength, symbols
-from tapisvert.games.fzzzt.rules import GONE, HIDDEN, Placement, bid_cards
+from tapisvert.games.fzzzt.rules import GONE, HIDDEN, PHASE_PRODUCTION, Placement, bid_cards
 from tapisvert.testing import check_game
 
 from conftest import random_playthrough
@@ -388,3 +388,42 @@ def test_no_game_is_longer_than_the_bound_and_each_count_holds(
             assert placed <= len(UNITS)
     if drawn:  # Every seat with a unit placed what it could: the count bites.
         assert sum(placements.values()) > 0
+
+
+def test_the_search_weighs_one_bid_per_strength_the_one_with_fewest_cards() -> None:
+    from tapisvert.games.fzzzt.search import bid_candidates
+
+    state = new_game()
+    reveal(state, "R21")
+    legal = state.legal_actions()  # M1 S1a S1b S1c: zap 0, 1, 2, 3
+    assert len(legal) == 15
+    chosen = {state.action_to_string(action) for action in bid_candidates(legal)}
+    assert chosen == {
+        "bid M1",
+        "bid S1a",
+        "bid S1b",
+        "bid S1c",
+        "bid S1a S1c",
+        "bid S1b S1c",
+        "bid S1a S1b S1c",
+    }
+    production = production_state("R03 S3a U1 F1", "P08")
+    assert bid_candidates(production.legal_actions()) == production.legal_actions()
+
+
+def test_the_search_counts_a_unit_at_what_its_owner_can_still_make_of_it() -> None:
+    from tapisvert.games.fzzzt.search import forecast
+
+    state = new_game()
+    p08 = card_named("P08")  # N, B: worth 5 a set; A owns S1a (B, G) and S1c (N)
+    state._units[0] = {p08: []}
+    assert state.score(0) == 5 - 5  # S1a 1 + S1b 2 + S1c 2, and the empty unit -5
+    rounds_left = forecast(state)
+    assert rounds_left[0] == 5 + 5  # two rounds' placements complete one set
+    assert rounds_left[1:] == state.returns()[1:]
+    state._round = state.game.rounds
+    state._phase = PHASE_PRODUCTION
+    assert forecast(state)[0] == state.score(0)  # no phase left: the running score
+    final = random_playthrough(new_game(), random.Random(3))[-1]
+    assert isinstance(final, FzzztState) and final.is_terminal()
+    assert forecast(final) == final.returns()

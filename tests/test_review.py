@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,19 @@ def test_the_command_names_the_costliest_decisions(
         env={**os.environ, "COLUMNS": "160"},
     ).stdout
     assert sentence in shown and "bid 1" in shown
+
+
+def test_the_true_position_played_out_scores_each_option() -> None:
+    """What the calibration benchmark compares with the review: the same play-outs, in the
+    position itself (every hand known)."""
+    from tapisvert.bots.search import points_in_state
+
+    record = parse_record(wizard_bid_of_nothing_with_a_wizard())
+    before = record.new_game().new_initial_state()
+    for step in record.steps():
+        if step.actor == 0:
+            break
+        before = step.state.clone()
+    options = [before.string_to_action(text) for text in ("bid 0", "bid 1")]
+    points = points_in_state(before, options, 3, random.Random(1))
+    assert points == {options[0]: -10.0, options[1]: 30.0}

@@ -11,14 +11,14 @@ import pytest
 from tapisvert import CHANCE, load_game
 from tapisvert.arena import run_arena, save_plots
 from tapisvert.bots import bot_names, make_bot
-from tapisvert.bots.search import ISMCTSBot, PIMCBot, SearchSettings
+from tapisvert.bots.search import HalvingBot, ISMCTSBot, PIMCBot, SearchSettings
 
 GAMES = {"wizard": {"rounds": "4"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
 
 
 def small_budget(bot: object) -> object:
     """The same bot with a test-sized budget: the decision logic is unchanged."""
-    if isinstance(bot, ISMCTSBot | PIMCBot):
+    if isinstance(bot, ISMCTSBot | PIMCBot | HalvingBot):
         settings = bot.searcher.settings
         bot.searcher.settings = dataclasses.replace(settings, iterations=12, seconds=None)
     elif hasattr(bot, "simulations"):
@@ -51,7 +51,7 @@ def test_no_bot_sees_what_its_seat_cannot(game_name: str) -> None:
     """Two states that differ only in what the seat cannot see: every bot picks alike."""
     game = load_game(game_name, players=3, **GAMES[game_name])
     names = bot_names(game_name)
-    assert {"random", "easy", "medium", "hard", "pimc", "ismcts"} <= set(names)
+    assert {"random", "easy", "medium", "hard", "pimc", "ismcts", "halving"} <= set(names)
     for state, seat in decision_points(game_name, 6):
         observation = state.observation(seat)
         twin = game.sample_state(observation, random.Random(seat))
@@ -81,6 +81,7 @@ def test_search_finds_the_only_winning_line() -> None:
     for bot in (
         ISMCTSBot(state.game, SearchSettings(iterations=60, rollout="random")),
         PIMCBot(state.game, SearchSettings(iterations=40, rollout="random")),
+        HalvingBot(state.game, SearchSettings(iterations=40, rollout="random")),
     ):
         action = bot.choose(state.observation(0), state.legal_actions(), random.Random(1))
         assert state.action_to_string(action) == "play B9"

@@ -8,7 +8,10 @@ as a sealed bid or a card drawn by another seat, never split a node (decoupled s
 — picks moves by UCB with availability counts, finishes the scoring segment (round, deal,
 or game) with a rollout policy, and backs up each seat's points. ``PIMCBot`` is flat
 Perfect-Information Monte Carlo: each action is tried in many determinizations and scored
-by rollouts. In Luz, where a player does not see their own cards, the tree re-draws the
+by rollouts. ``HalvingBot`` is flat too, but compares the options on the same worlds and
+random draws and spends its budget by sequential halving. A game's search profile may name
+an abstraction of its actions (the ones worth weighing) and a value for where a rollout
+stops. In Luz, where a player does not see their own cards, the tree re-draws the
 world from each opponent's point of view before that opponent moves, so the bot's sampled
 hand never informs the opponents' modelled play.
 """
@@ -64,7 +67,10 @@ class _Searcher:
     def __init__(self, game: Game[Any], settings: SearchSettings) -> None:
         self.game = game
         self.settings = settings
-        self.redeterminize = plugin(game.name).search.redeterminize
+        profile = plugin(game.name).search
+        self.redeterminize = profile.redeterminize
+        self.candidates = profile.candidates
+        self.value: Callable[[State], list[float]] = profile.value or _running_points
         policy: Bot = RandomBot()
         if settings.rollout == "heuristic":
             try:
@@ -105,14 +111,22 @@ class _Searcher:
             else:
                 state.apply_action(self.policy.choose(state.observation(player), legal, rng))
 
+    def searched(self, legal: list[Action]) -> list[Action]:
+        """The legal actions the search weighs: the game's abstraction of them, if any."""
+        return legal if self.candidates is None else self.candidates(legal)
+
     def rewards(self, state: State, base: list[float]) -> list[float]:
-        gained = [after - before for after, before in zip(state.returns(), base, strict=True)]
+        gained = [after - before for after, before in zip(self.value(state), base, strict=True)]
         if self.settings.relative and len(gained) > 1:
             total = sum(gained)
             others = len(gained) - 1
             gained = [value - (total - value) / others for value in gained]
         self.scale = max(self.scale, *(abs(value) for value in gained))
         return gained
+
+
+def _running_points(state: State) -> list[float]:
+    return state.returns()
 
 
 class ISMCTSBot:
@@ -136,7 +150,7 @@ class ISMCTSBot:
         self.iterations_done = done
         root = tree.get(observation, {})
         return max(
-            legal_actions,
+            searcher.searched(list(legal_actions)),
             key=lambda action: (root[action].visits if action in root else -1, -action),
         )
 
@@ -145,7 +159,7 @@ class ISMCTSBot:
         game = searcher.game
         observer = observation.seat
         state = game.sample_state(observation, rng)
-        base = state.returns()
+        base = searcher.value(state)
         segment = state.segment()
         path: list[tuple[_Edge, int]] = []
         exploration = searcher.settings.exploration
@@ -159,7 +173,7 @@ class ISMCTSBot:
             if searcher.redeterminize and player != observer:
                 state = game.sample_state(state.observation(player), rng)
             edges = tree.setdefault(state.observation(observer), {})
-            legal = state.legal_actions()
+            legal = searcher.searched(state.legal_actions())
             untried = []
             for action in legal:
                 edge = edges.get(action)
@@ -190,6 +204,62 @@ class ISMCTSBot:
             edge.total += gained[player]
 
 
+class HalvingBot:
+    """Flat Monte Carlo over the bot's own options by sequential halving.
+
+    Each round draws worlds from the observation and plays every option still in the race
+    out in each of them, all from the same random draws, then keeps the better half: options
+    are compared on the same luck, and the budget goes to the ones that stay close. The
+    opponents play as the heuristic bots from the first move on, where IS-MCTS would
+    explore their replies: right where options are many and the heuristic models the
+    opponents well (an auction's sealed bids).
+    """
+
+    def __init__(self, game: Game[Any], settings: SearchSettings | None = None) -> None:
+        self.searcher = _Searcher(game, settings or SearchSettings(iterations=600))
+        self.iterations_done = 0
+
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
+    ) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        searcher = self.searcher
+        seat = observation.seat if observation.seat is not None else 0
+        options = searcher.searched(list(legal_actions))
+        totals = dict.fromkeys(options, 0.0)
+        counts = dict.fromkeys(options, 0)
+
+        def mean(action: Action) -> float:
+            return totals[action] / counts[action] if counts[action] else -math.inf
+
+        rounds = max(1, math.ceil(math.log2(len(options))))
+        more = searcher.budget()
+        done = 0
+        while len(options) > 1 and more(done):
+            worlds = max(1, searcher.settings.iterations // (rounds * len(options)))
+            for _ in range(worlds):
+                if not more(done):
+                    break
+                world = searcher.game.sample_state(observation, rng)
+                base = searcher.value(world)
+                segment = world.segment()
+                draws = rng.getrandbits(64)
+                for action in options:
+                    if not more(done):
+                        break
+                    trial = world.clone()
+                    trial.apply_action(action)
+                    searcher.rollout(trial, segment, random.Random(draws))
+                    totals[action] += searcher.rewards(trial, base)[seat]
+                    counts[action] += 1
+                    done += 1
+            options = sorted(options, key=lambda action: (-mean(action), action))
+            options = options[: max(1, len(options) // 2)]
+        self.iterations_done = done
+        return max(options, key=lambda action: (mean(action), -action))
+
+
 class PIMCBot:
     def __init__(self, game: Game[Any], settings: SearchSettings | None = None) -> None:
         self.searcher = _Searcher(game, settings or SearchSettings(iterations=200))
@@ -201,22 +271,23 @@ class PIMCBot:
             return legal_actions[0]
         searcher = self.searcher
         seat = observation.seat if observation.seat is not None else 0
-        totals = dict.fromkeys(legal_actions, 0.0)
-        counts = dict.fromkeys(legal_actions, 0)
+        searched = searcher.searched(list(legal_actions))
+        totals = dict.fromkeys(searched, 0.0)
+        counts = dict.fromkeys(searched, 0)
         more = searcher.budget()
         done = 0
         while more(done):
             world = searcher.game.sample_state(observation, rng)
-            base = world.returns()
+            base = searcher.value(world)
             segment = world.segment()
-            action = legal_actions[done % len(legal_actions)]
+            action = searched[done % len(searched)]
             world.apply_action(action)
             searcher.rollout(world, segment, rng)
             totals[action] += searcher.rewards(world, base)[seat]
             counts[action] += 1
             done += 1
         return max(
-            legal_actions,
+            searched,
             key=lambda action: totals[action] / counts[action] if counts[action] else -math.inf,
         )
 
@@ -243,15 +314,45 @@ def expected_points(
     totals = dict.fromkeys(actions, 0.0)
     for _ in range(samples):
         world = game.sample_state(observation, rng)
-        base = world.returns()[seat]
-        segment = world.segment()
-        draws = rng.getrandbits(64)
-        for action in actions:
-            trial = world.clone()
-            trial.apply_action(action)
-            searcher.rollout(trial, segment, random.Random(draws))
-            totals[action] += trial.returns()[seat] - base
+        for action, points in _play_outs(searcher, world, seat, actions, rng).items():
+            totals[action] += points
     return {action: total / samples for action, total in totals.items()}
+
+
+def points_in_state(
+    state: State, actions: Sequence[Action], play_outs: int, rng: random.Random
+) -> dict[Action, float]:
+    """What the player to move scores on average with each of ``actions`` by the end of the
+    scoring segment, in ``state`` itself (all its hidden information known), played out as
+    ``expected_points`` plays out a sampled world: a referee's measure, never a bot's."""
+    seat = state.current_player()
+    searcher = _Searcher(state.game, SearchSettings(iterations=play_outs))
+    totals = dict.fromkeys(actions, 0.0)
+    for _ in range(play_outs):
+        for action, points in _play_outs(searcher, state, seat, actions, rng).items():
+            totals[action] += points
+    return {action: total / play_outs for action, total in totals.items()}
+
+
+def _play_outs(
+    searcher: _Searcher,
+    world: State,
+    seat: int,
+    actions: Sequence[Action],
+    rng: random.Random,
+) -> dict[Action, float]:
+    """``seat``'s points by the end of the segment after each action in ``world``, every
+    play-out starting from the same random draws."""
+    base = world.returns()[seat]
+    segment = world.segment()
+    draws = rng.getrandbits(64)
+    points = {}
+    for action in actions:
+        trial = world.clone()
+        trial.apply_action(action)
+        searcher.rollout(trial, segment, random.Random(draws))
+        points[action] = trial.returns()[seat] - base
+    return points
 
 
 BUDGET_SCALE_VARIABLE = "TAPISVERT_SEARCH_SCALE"
@@ -272,6 +373,8 @@ def level_bot(level: str) -> Callable[[Game[Any]], Bot]:
             horizon=profile.horizon,
             relative=profile.relative,
         )
+        if profile.method == "halving":
+            return HalvingBot(game, settings)
         return ISMCTSBot(game, settings)
 
     return build
@@ -281,3 +384,4 @@ register_bot("medium", level_bot("medium"))
 register_bot("hard", level_bot("hard"))
 register_bot("ismcts", lambda game: ISMCTSBot(game, SearchSettings(rollout="random")))
 register_bot("pimc", lambda game: PIMCBot(game))
+register_bot("halving", lambda game: HalvingBot(game))

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, Literal
 
 from tapisvert.core.errors import OptionError
-from tapisvert.core.game import Game
+from tapisvert.core.game import Action, Game, State
 from tapisvert.i18n import add_catalogues
 
 ENTRY_POINT_GROUP = "tapisvert.games"
@@ -29,9 +29,13 @@ class SearchProfile:
     """How the search bots (``medium``, ``hard``) play a game."""
 
     medium: int = 150
-    """Iterations per decision of ``medium``."""
+    """Iterations (play-outs with ``halving``) per decision of ``medium``."""
     hard: int = 600
-    """Iterations per decision of ``hard``, sized so that it decides within a second."""
+    """Iterations (play-outs with ``halving``) per decision of ``hard``, sized so that it
+    decides within a second."""
+    method: Literal["ismcts", "halving"] = "ismcts"
+    """The search: IS-MCTS, or flat sequential halving over the bot's own options with
+    paired play-outs (``tapisvert.bots.search.HalvingBot``)."""
     horizon: int | None = None
     """At most this many decisions per rollout (``None``: to the end of the scoring segment)."""
     relative: bool = False
@@ -40,6 +44,12 @@ class SearchProfile:
     redeterminize: bool = False
     """Draw the hidden information again for every opponent's decision: right where players
     do not see their own hand, so each opponent must be modelled from its own view."""
+    candidates: Callable[[list[Action]], list[Action]] | None = None
+    """The legal actions worth searching (an action abstraction), where many legal actions
+    do nearly the same thing and would share the budget too thinly; ``None``: all of them."""
+    value: Callable[[State], list[float]] | None = None
+    """Each seat's points where a rollout stops, where the running score misjudges what is
+    still to come (a unit that can be filled in later rounds); ``None``: ``returns()``."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from tapisvert.games.fzzzt.rules import (
     chit_action,
     place_action,
 )
+from tapisvert.games.fzzzt.search import bid_candidates, forecast
 
 PLUGIN = GamePlugin(
     FzzztGame,
@@ -20,7 +21,14 @@ PLUGIN = GamePlugin(
     web_board="tapisvert.web.games",
     rules="tapisvert.games.fzzzt",
     encoding="tapisvert.games.fzzzt.encoding:FzzztEncoding",
-    search=SearchProfile(medium=70, hard=350),
+    search=SearchProfile(
+        medium=20,
+        hard=900,
+        method="halving",
+        relative=True,
+        candidates=bid_candidates,
+        value=forecast,
+    ),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 
