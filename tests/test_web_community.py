@@ -193,7 +193,7 @@ def test_the_new_pages_have_their_french_texts_and_nothing_serious_for_axe(
     page.wait_for_selector("#end .rating-change")
     assert serious_violations(page) == []
     page.click("#language")
-    page.wait_for_selector("#end >> text=cote 0.0 → ")
+    page.wait_for_selector("#end >> text=cote 0,0 → ")  # a decimal comma in French
     page.click("#end [data-seat='0'] a.player")
     page.wait_for_selector("#profile-ratings")
     assert "Parties terminées" in page.inner_text("#profile")
@@ -245,7 +245,9 @@ def test_the_replay_reviews_a_seats_decisions_and_leads_to_the_costliest(
     summary = page.inner_text("#review-summary")
     assert summary.startswith("web-reviewed: 2 decisions reviewed")  # a bid and a card
     if page.locator("#review-costly").count():
-        page.locator("#review-costly button").first.click()
+        costliest = page.locator("#review-costly button").first
+        step = costliest.inner_text().removeprefix("Step ").rstrip(":")
+        costliest.click()
         page.wait_for_selector("#review-here")
         assert "points lost on average" in page.inner_text("#review-here")
     else:

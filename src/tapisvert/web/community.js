@@ -1,7 +1,7 @@
 // What brings players back: leaderboards, profiles with their finished games, who is online and
 // where, the invitation link of a table, a finished game's replay from a profile.
 import { html, useEffect, useState } from "./ui.js";
-import { language, t, tn } from "./i18n.js";
+import { decimal, language, t, tn } from "./i18n.js";
 import { api, changed, state, tell } from "./store.js";
 
 /** The account a seat plays for: the person's name, or the account of the bot's level. */
@@ -18,15 +18,15 @@ export function PlayerLink({ name, account = name }) {
 }
 
 function signed(number) {
-  const text = number.toFixed(1);
-  return number > 0 ? `+${text}` : number === 0 ? "±0.0" : text;
+  const text = decimal(number);
+  return number > 0 ? `+${text}` : number === 0 ? `±${text}` : text;
 }
 
 /** A rating before and after a game: "0.0 → 2.3 (+2.3)". */
 export function RatingChange({ before, after }) {
   const delta = after - before;
   return html`<span class=${`rating-change ${delta > 0 ? "up" : delta < 0 ? "down" : ""}`}>
-    ${t("web.rating_change", { before: before.toFixed(1), after: after.toFixed(1), delta: signed(delta) })}</span>`;
+    ${t("web.rating_change", { before: decimal(before), after: decimal(after), delta: signed(delta) })}</span>`;
 }
 
 /** Fetch `path` whenever it changes; `[data, error]`, both null while it loads. */
@@ -68,7 +68,7 @@ export function Leaderboard({ game }) {
           <th scope="col">${t("web.rated_games")}</th><th scope="col">${t("web.wins")}</th></tr></thead>
         <tbody>${board.players.map((row, index) => html`<tr key=${row.name} class=${row.name === state.user ? "mine" : ""}>
           <td>${index + 1}</td><th scope="row"><${PlayerLink} name=${row.name} />${row.bot ? html` <span class="chip">${t("web.bot")}</span>` : null}</th>
-          <td>${row.rating.toFixed(1)}</td><td>${row.games}</td><td>${row.wins}</td></tr>`)}</tbody>
+          <td>${decimal(row.rating)}</td><td>${row.games}</td><td>${row.wins}</td></tr>`)}</tbody>
       </table></div>` : html`<p>${t("web.leaderboard_empty")}</p>`}`}
   </section>`;
 }
@@ -88,7 +88,7 @@ export function Profile({ name }) {
         <th scope="col">${t("web.rated_games")}</th><th scope="col">${t("web.wins")}</th></tr></thead>
       <tbody>${player.ratings.map((row) => html`<tr key=${row.game}><th scope="row">
         <a href=${`#leaderboard=${row.game}`}>${t(`${row.game}.name`)}</a></th>
-        <td>${row.rating.toFixed(1)}</td><td>${row.games}</td><td>${row.wins}</td></tr>`)}</tbody>
+        <td>${decimal(row.rating)}</td><td>${row.games}</td><td>${row.wins}</td></tr>`)}</tbody>
     </table></div>` : html`<p>${player.guest ? t("web.guests_unrated") : t("web.no_rating")}</p>`}
     <h2 class="small">${t("web.games_played")}</h2>
     ${player.games.length ? html`<ul class="counts">${player.games.map((row) => html`<li key=${row.game}>

@@ -28,6 +28,11 @@ export function tn(key, count, args = {}) {
   return t(`${key}.${form}`, { count, ...args });
 }
 
+/** A number with one decimal, written as the language writes it ("2.5", "2,5"). */
+export function decimal(value) {
+  return value.toLocaleString(texts.language, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
+
 export function has(key) {
   return key in texts.table;
 }

@@ -2,15 +2,11 @@
 // expectation (the server's search, from that seat's information only), the costliest first,
 // each a link to the step of the replay where it was made.
 import { html, useEffect, useState } from "./ui.js";
-import { t, tn } from "./i18n.js";
+import { decimal, t, tn } from "./i18n.js";
 import { api, changed, state, tell } from "./store.js";
 
 const SHOWN = 5;
 const POLL_MS = 1500;
-
-function points(value) {
-  return value.toFixed(1);
-}
 
 /** The review panel of a replay; `go(index)` moves the replay to a step. */
 export function ReviewPanel({ info, go }) {
@@ -49,12 +45,12 @@ export function ReviewPanel({ info, go }) {
         onClick=${() => setAsked(true)}>${asked ? t("web.reviewing") : t("web.review")}</button>`}
     </div>
     ${review?.status === "ready" ? html`
-      <p id="review-summary">${tn("web.review_summary", review.decisions.length, { cost: points(review.cost), name: name(seat) })}</p>
+      <p id="review-summary">${tn("web.review_summary", review.decisions.length, { cost: decimal(review.cost), name: name(seat) })}</p>
       ${here ? html`<p class="review-here" id="review-here">${here.cost > 0
-        ? t("web.review_here_costly", { played: here.played.text, cost: points(here.cost), best: here.best.text })
-        : t("web.review_here_best", { played: here.played.text, expected: points(here.played.expected) })}</p>` : null}
+        ? t("web.review_here_costly", { played: here.played.text, cost: decimal(here.cost), best: here.best.text })
+        : t("web.review_here_best", { played: here.played.text, expected: decimal(here.played.expected) })}</p>` : null}
       ${costly.length ? html`<ol class="review-costly" id="review-costly">${costly.map((decision) => html`<li key=${decision.move}>
-        <button class="link" onClick=${() => go(decision.move)}>${t("web.review_move", { number: decision.move })}</button> ${t("web.review_costly", { played: decision.played.text, cost: points(decision.cost), best: decision.best.text })}
+        <button class="link" onClick=${() => go(decision.move)}>${t("web.review_move", { number: decision.move + 1 })}</button> ${t("web.review_costly", { played: decision.played.text, cost: decimal(decision.cost), best: decision.best.text })}
       </li>`)}</ol>` : html`<p>${t("web.review_perfect")}</p>`}
       <p class="hint">${tn("web.review_hint", review.samples)}</p>` : null}
   </div>`;
