@@ -80,6 +80,15 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     screenshot(page, "profile-replay")
 
 
+def test_a_person_is_online_as_soon_as_their_page_is_connected(server: Server, page: Page) -> None:
+    """Sooner than the lobby's 10 s refresh: the page asks again once its socket is connected."""
+    sign_in(page, server, "web-early")
+    page.wait_for_selector("#presence >> text=web-early", timeout=3_000)
+    page.goto(f"{server.url}/#player=web-early")
+    page.reload()  # the profile is the first page: asked for before the socket connects
+    page.wait_for_selector("#profile .chip.online", timeout=3_000)
+
+
 def test_a_leaderboard_per_game_in_the_web_app(server: Server, page: Page) -> None:
     register(page, server, "web-board")
     start_table(page, "wizard", 3, SHORT)

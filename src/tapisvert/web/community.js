@@ -29,7 +29,8 @@ export function RatingChange({ before, after }) {
     ${t("web.rating_change", { before: decimal(before), after: decimal(after), delta: signed(delta) })}</span>`;
 }
 
-/** Fetch `path` whenever it changes; `[data, error]`, both null while it loads. */
+/** Fetch `path` whenever it changes, and again once this page's socket is connected (the
+ * person is online from then on); `[data, error]`, both null while it first loads. */
 function useFetched(path, refresh = 0) {
   const [found, setFound] = useState([null, null]);
   useEffect(() => {
@@ -39,7 +40,7 @@ function useFetched(path, refresh = 0) {
     load();
     const timer = refresh ? setInterval(load, refresh) : null;
     return () => { current = false; clearInterval(timer); };
-  }, [path]);
+  }, [path, state.connected]);
   return found;
 }
 

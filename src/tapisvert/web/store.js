@@ -135,7 +135,8 @@ export async function signOut() {
 /** Forget the session here only: the server has ended it, or refused it. */
 function forgetSession() {
   localStorage.removeItem("token");
-  Object.assign(state, { token: null, user: null, views: {}, tables: {}, roomInfo: null, outbox: [] });
+  Object.assign(state, { token: null, user: null, connected: false, views: {}, tables: {}, roomInfo: null,
+    outbox: [] });
   state.socket?.close();
   state.socket = null;
   location.hash = "";
