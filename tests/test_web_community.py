@@ -182,6 +182,12 @@ def test_an_invitation_to_a_table_already_playing_opens_it_to_watch(
     finally:
         friend.context.close()
     assert not problems, problems
+        # a link opened in a page already signed in: the invitation is accepted there and then
+        friend.click("#back")
+        friend.wait_for_selector("#create")
+        friend.goto(f"{server.url}/#join={table}")
+        friend.wait_for_selector("#board")
+        assert friend.evaluate("location.hash") == f"#table={table}"
 
 
 def serious_violations(page: Page) -> list[str]:

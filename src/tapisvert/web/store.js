@@ -89,6 +89,8 @@ export async function start() {
     const table = currentTable();
     // the server has a seated person follow their seat, anyone else watch
     if (table && !state.views[table]) send({ type: "watch", table });
+    // an invitation opened in a page already signed in (else welcome accepts it)
+    if (route()?.kind === "join" && state.connected) accept(route().value);
     changed();
   });
   if (state.token) connect();
