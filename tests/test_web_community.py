@@ -179,15 +179,15 @@ def test_an_invitation_to_a_table_already_playing_opens_it_to_watch(
         assert friend.evaluate("location.hash") == f"#table={table}"
         assert f"Table {table} has no free seat" in friend.inner_text("#notice")
         assert friend.locator("#dock").count() == 0  # watching, not seated
-    finally:
-        friend.context.close()
-    assert not problems, problems
         # a link opened in a page already signed in: the invitation is accepted there and then
         friend.click("#back")
         friend.wait_for_selector("#create")
         friend.goto(f"{server.url}/#join={table}")
         friend.wait_for_selector("#board")
         assert friend.evaluate("location.hash") == f"#table={table}"
+    finally:
+        friend.context.close()
+    assert not problems, problems
 
 
 def serious_violations(page: Page) -> list[str]:
@@ -264,6 +264,7 @@ def test_the_replay_reviews_a_seats_decisions_and_leads_to_the_costliest(
         step = costliest.inner_text().removeprefix("Step ").rstrip(":")
         costliest.click()
         page.wait_for_selector("#review-here")
+        assert f"Step {step} of " in page.inner_text("#replay-panel .replay-controls")
         assert "points lost on average" in page.inner_text("#review-here")
     else:
         assert "No decision lost points" in page.inner_text("#review")
