@@ -123,6 +123,7 @@ def test_an_invitation_link_seats_a_guest_after_signing_in(
         friend.wait_for_function(f"location.hash === '#table={table}'")
         friend.wait_for_selector(".seat-list >> text=web-friend")
         page.wait_for_selector(".seat-list >> text=web-friend")  # the host sees them sit
+        assert friend.is_visible("#leave")  # a seat taken before the start may be left
         # the presence panel of a third person links to the table
         page.click("#back")
         page.wait_for_selector("#presence >> text=web-friend")

@@ -21,7 +21,7 @@ export function TableScreen({ id }) {
       <a class="button" href="#">${t("web.back")}</a></section>`;
   }
   const module = state.boards[info.game];
-  const mine = frame?.seat ?? null;
+  const own = ownSeat(info);  // before the start too, when no view has come yet
   const ctx = tableContext(info, frame);
   const replaying = state.replay?.table === id;
   return html`
@@ -37,10 +37,10 @@ export function TableScreen({ id }) {
           ${frame?.deadline && !frame.result ? html`<${Countdown} deadline=${frame.deadline} />` : null}
           ${module.lastTrick && frame ? html`<button id="last-trick" aria-pressed=${String(showLast)}
             disabled=${!module.lastTrick(frame.view)} onClick=${() => setShowLast(!showLast)}>${t("web.last_trick")}</button>` : null}
-          ${info.status !== "finished" && mine !== null && !info.seats[mine].replaced ? html`<button id="leave" onClick=${() => {
+          ${info.status !== "finished" && own >= 0 && !info.seats[own].replaced ? html`<button id="leave" onClick=${() => {
             send({ type: "leave", table: id }); location.hash = ""; }}>${t("web.leave")}</button>` : null}
-          ${info.status === "playing" && info.seats[ownSeat(info)]?.replaced ? html`<button class="primary" id="take-back"
-            onClick=${() => send({ type: "join", table: id, seat: ownSeat(info) })}>${t("web.take_back_seat")}</button>` : null}
+          ${info.status === "playing" && info.seats[own]?.replaced ? html`<button class="primary" id="take-back"
+            onClick=${() => send({ type: "join", table: id, seat: own })}>${t("web.take_back_seat")}</button>` : null}
         </div>
       </section>
       ${info.status === "open" ? html`<${Seating} info=${info} />` : null}
