@@ -175,8 +175,9 @@ function Felt({ info, frame, module, ctx, showLast }) {
     ${ctx.mine !== null ? html`<${Dock} info=${info} frame=${frame} module=${module} ctx=${ctx} />` : null}`;
 }
 
-/** One seat: name, level, markers, score, the game's details, the hand as backs, the clock. */
-function SeatPlate({ index, info, frame, module, ctx, own = false }) {
+/** One seat: name, level, markers, score, the game's details, the hand as backs, the clock;
+ * in a replay (`past`), not whether its person is here now. */
+function SeatPlate({ index, info, frame, module, ctx, own = false, past = false }) {
   const seat = info.seats[index];
   const details = module.seat(frame.view, index, ctx);
   const turn = frame.to_act === index;
@@ -187,8 +188,8 @@ function SeatPlate({ index, info, frame, module, ctx, own = false }) {
       <strong>${ctx.names[index]}</strong>
       ${index === ctx.mine ? html` <span class="you">(${t("web.you")})</span>` : null}
       ${seat.kind === "bot" ? html` <span class="chip">${t(`web.level.${seat.level}`)}</span>` : null}
-      ${seat.replaced ? html` <span class="away">${t("web.away")}</span>` : null}
-      ${seat.kind === "human" && !seat.present ? html` <span class="away">${t("web.offline")}</span>` : null}
+      ${seat.replaced && !past ? html` <span class="away">${t("web.away")}</span>` : null}
+      ${seat.kind === "human" && !seat.present && !past ? html` <span class="away">${t("web.offline")}</span>` : null}
       ${turn && frame.deadline && !frame.result ? html` <${Countdown} deadline=${frame.deadline} />` : null}
     </div>
     <div class="seat-facts">
@@ -366,7 +367,7 @@ export function Replay({ info, module }) {
     <ul class="replay-words" id="replay-words">${(words.length ? words : [t("web.replay_start")]).map((line) => html`<li key=${line}>${line}</li>`)}</ul>
     <div class="felt replay">
       <div class="others">${info.seats.map((_, index) => html`<${SeatPlate} key=${index} index=${index} info=${info}
-        frame=${frame} module=${module} ctx=${ctx} />`)}</div>
+        frame=${frame} module=${module} ctx=${ctx} past=${true} />`)}</div>
       <div class="board">${module.center(step.view, { ...ctx, shownTrick: completed })}</div>
     </div>
   </section>`;
