@@ -300,7 +300,10 @@ def test_two_browsers_play_each_other_and_a_reload_restores_table_and_chat(
                 reloaded = True
         assert reloaded and finished(first) and finished(second)
         assert first.inner_text("#status") == second.inner_text("#status")
-        assert json.dumps(first.inner_text(".ranking")) == json.dumps(second.inner_text(".ranking"))
+        # the same ranking, each person's own place marked "(you)"
+        ranking = [each.inner_text(".ranking").replace("\n(you)", "") for each in (first, second)]
+        assert json.dumps(ranking[0]) == json.dumps(ranking[1])
+        assert [each.locator(".ranking .you").count() for each in (first, second)] == [1, 1]
     finally:
         first.context.close()
         second.context.close()

@@ -60,7 +60,7 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     assert len(changes) == 2 and all(text.startswith("rating 0.0 → ") for text in changes)
     assert page.locator("#end .chip", has_text="not rated").count() == 1  # the second easy bot
     mine = page.inner_text("#end [data-seat='0']")
-    assert "web-rated" in mine and "rating 0.0 → " in mine
+    assert "web-rated" in mine and "(you)" in mine and "rating 0.0 → " in mine
     assert "Ratings changed" in page.inner_text("#end")
     screenshot(page, "rating-changes")
 

@@ -309,6 +309,7 @@ function EndScreen({ info, frame, ctx }) {
       ${order.map(({ points, index }) => html`<li key=${index} class=${place(index) === 1 ? "first" : ""} data-seat=${index}>
         <span class="place">${t("web.place", { place: place(index) })}</span>
         <strong><${PlayerLink} name=${ctx.names[index]} account=${accountName(info.seats[index])} /></strong>
+        ${index === frame.seat ? html`<span class="you">(${t("web.you")})</span>` : null}
         <span>${t("web.points", { points })}</span>
         ${ratings[index] ? html`<${RatingChange} before=${ratings[index].before} after=${ratings[index].after} />`
           : ratings.some(Boolean) ? html`<span class="chip">${t("web.not_rated")}</span>` : null}</li>`)}
