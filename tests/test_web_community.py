@@ -140,7 +140,7 @@ def test_an_invitation_link_seats_a_guest_after_signing_in(
 def test_a_table_may_be_unrated_and_says_so(server: Server, page: Page) -> None:
     register(page, server, "web-unrated")
     page.uncheck("#new-rated")
-    create_table(page, "wizard", 3, SHORT)
+    table = create_table(page, "wizard", 3, SHORT)
     assert page.inner_text("#unrated") == "unrated"
     page.click("#add-bot")
     page.click("#add-bot")
@@ -148,6 +148,8 @@ def test_a_table_may_be_unrated_and_says_so(server: Server, page: Page) -> None:
     play_to_the_end(page, random.Random(5))
     assert "nobody's rating changes" in page.inner_text("#end")
     assert page.locator("#end .rating-change").count() == 0
+    page.click("#end a.button")  # back to the lobby, where the table says so too
+    assert "unrated" in page.locator(f".tables [data-table='{table}']").inner_text()
 
 
 def test_profile_and_leaderboard_fit_a_phone(server: Server, phone: Page) -> None:

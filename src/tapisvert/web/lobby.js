@@ -58,6 +58,7 @@ function TableLine({ table }) {
     <li class=${`row${waiting ? " waiting" : ""}`} data-table=${table.table}>
       <strong>#${table.table} ${t(`${table.game}.name`)}</strong>
       <span>${tn("web.players_count", table.players)} · ${t(`web.status_${table.status}`)} · ${seats}</span>
+      ${table.rated ? null : html`<span class="chip">${t("web.unrated")}</span>`}
       ${waiting ? html`<span class="badge">${t("web.your_turn")}</span>` : null}
       ${free ? html`<button class="primary" onClick=${() => { send({ type: "join", table: table.table });
         location.hash = `table=${table.table}`; }}>${t("web.join")}</button>` : null}
