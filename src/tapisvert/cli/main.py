@@ -471,10 +471,11 @@ def serve(
         ),
     ] = 1,
     api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = False,
-    bot_workers: Annotated[int | None, typer.Option(min=1, help=help_text("bot_workers"))] = None,
+    bot_workers: Annotated[int | None, typer.Option(min=0, help=help_text("bot_workers"))] = None,
     leaderboard_min_games: Annotated[
         int, typer.Option(min=0, help=help_text("leaderboard_min_games"))
     ] = 5,
+    bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
 ) -> None:
     import uvicorn
 
@@ -488,6 +489,10 @@ def serve(
     # asking, instead of five; the event loop gets it back as quickly.
     sys.setswitchinterval(0.0005)
     url = database_url or default_database_url()
+    if bus:
+        check_bus(bus)
+    elif bot_workers == 0:
+        raise fail(OptionError("cli.workers_need_bus"), default_language())
     settings = Settings(
         bot_delay=bot_delay,
         absence_grace=absence_grace,
@@ -499,13 +504,13 @@ def serve(
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     if relays == 0:
-        server = create_app(url, settings, api_docs=api_docs)
+        server = create_app(url, settings, api_docs=api_docs, redis_url=bus or None)
         uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
         return
     with socket_folder() as folder:
-        hub, bus = Path(folder) / "hub.sock", Path(folder) / "bus.sock"
+        hub, hub_bus = Path(folder) / "hub.sock", Path(folder) / "bus.sock"
         command = [
-            sys.executable, "-m", "tapisvert", "relay", "--bus", str(bus), "--hub", str(hub),
+            sys.executable, "-m", "tapisvert", "relay", "--bus", str(hub_bus), "--hub", str(hub),
             "--host", host, "--port", str(port), "--unread-limit", str(unread_limit),
             "--rate", str(rate),
         ]  # fmt: skip
@@ -516,7 +521,7 @@ def serve(
             threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
         try:
             uvicorn.run(
-                create_app(url, settings, bus=bus, api_docs=api_docs),
+                create_app(url, settings, bus=hub_bus, api_docs=api_docs, redis_url=bus or None),
                 uds=str(hub),
                 log_level="warning",
             )
@@ -525,6 +530,29 @@ def serve(
             for process in started:
                 process.terminate()
                 process.wait()
+
+
+def check_bus(url: str) -> None:
+    """A Redis URL whose server answers, or a clear error before anything starts."""
+    import redis
+
+    language = default_language()
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise fail(OptionError("cli.bad_bus", url=url), language)
+    try:
+        with redis.Redis.from_url(url, socket_connect_timeout=5) as client:
+            client.ping()
+    except (redis.RedisError, OSError) as error:
+        raise fail(OptionError("cli.bus_unreachable", url=url, reason=error), language) from None
+
+
+@app.command(name="bot-worker", help=help_text("bot_worker"))
+def bot_worker(bus: Annotated[str, typer.Option(help=help_text("bus"))]) -> None:
+    from tapisvert.server.bot_queue import work
+
+    check_bus(bus)
+    console.print(translate("cli.bot_worker_ready", default_language(), url=bus))
+    work(bus)
 
 
 def _stop_without(relay: subprocess.Popen[bytes], stopping: threading.Event) -> None:

@@ -26,6 +26,7 @@ from tapisvert.core.registry import game_names, plugin
 from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catalogue
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
+from tapisvert.server.bot_queue import BotQueue
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.community import community_routes
 from tapisvert.server.errors import ServerError, malformed
@@ -40,6 +41,7 @@ from tapisvert.server.protocol import (
     Welcome,
 )
 from tapisvert.server.pubsub import PubSub
+from tapisvert.server.redis_bus import RedisPubSub
 from tapisvert.server.relay import PEER_HEADER, open_bus
 from tapisvert.server.storage import open_storage
 
@@ -128,16 +130,26 @@ def create_app(
     pubsub: PubSub | None = None,
     bus: Path | None = None,
     api_docs: bool = False,
+    redis_url: str | None = None,
 ) -> FastAPI:
-    """The server; with ``bus``, relays hold the clients' sockets (see ``relay``).
+    """The server; with ``bus``, relays hold the clients' sockets (see ``relay``); with
+    ``redis_url``, channels and bot jobs go through that Redis server (see ``redis_bus``
+    and ``bot_queue``).
 
     The API's own pages (``/docs``, ``/openapi.json``) are there with ``api_docs`` only:
     a public server does not show its map to everyone.
     """
-    lobby = Lobby(open_storage(database_url), pubsub, settings)
+    shared = None if redis_url is None else RedisPubSub(redis_url)
+    lobby = Lobby(open_storage(database_url), shared or pubsub, settings)
+    queue = None if redis_url is None else BotQueue(redis_url, lobby.settings.bot_workers)
+    if queue is not None:
+        lobby.thinking = queue
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if shared is not None and queue is not None:
+            await shared.start()
+            await queue.start()
         await lobby.start()
         gc.freeze()  # what start-up made lives as long as the server: collections skip it
         relays = None if bus is None else await open_bus(bus, lambda link: serve_link(lobby, link))
@@ -145,6 +157,8 @@ def create_app(
         if relays is not None:
             relays.close()
         await lobby.stop()
+        if shared is not None:
+            await shared.close()
 
     app = FastAPI(
         title="tapisvert",

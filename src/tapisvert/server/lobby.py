@@ -54,7 +54,7 @@ from tapisvert.server.quotas import Quotas, QuotaSettings
 from tapisvert.server.reviews import Reviews
 from tapisvert.server.storage import Storage, TableRow
 from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat, seat_ratings
-from tapisvert.server.thinking import BotWorkers
+from tapisvert.server.thinking import BotWorkers, Thinking
 
 MAIN_ROOM = "main"
 
@@ -267,7 +267,7 @@ class Lobby:
         self.storage = storage
         self.pubsub: PubSub = pubsub or LocalPubSub()
         self.settings = settings or Settings()
-        self.thinking = BotWorkers(self.settings.bot_workers)
+        self.thinking: Thinking = BotWorkers(self.settings.bot_workers)
         self.reviews = Reviews(storage, self.record)
         self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)

@@ -3,13 +3,13 @@
 Frames are already filtered for their channel (one channel per seat, one for
 spectators, one public per table and per room), so whatever carries them never
 holds anything a subscriber may not see. The in-process adapter is enough for one
-server process; a Redis or NATS adapter with the same methods lets several share tables.
+server process; ``tapisvert.server.redis_bus`` carries the same frames between processes.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, KeysView
 from typing import Any, Protocol
 
 Frame = str | dict[str, Any]
@@ -46,6 +46,10 @@ class LocalPubSub:
 
     def has_subscribers(self, channel: str) -> bool:
         return bool(self._channels.get(channel))
+
+    def channels(self) -> KeysView[str]:
+        """The channels someone follows."""
+        return self._channels.keys()
 
 
 def room_channel(room: str) -> str:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, Protocol
 
 from tapisvert.bots import Bot, make_bot
 from tapisvert.core.game import Action, Observation
@@ -40,6 +40,23 @@ PARENT_CHECK_SECONDS = 1.0
 """How often a worker checks that its server still runs."""
 
 log = logging.getLogger(__name__)
+
+
+class Thinking(Protocol):
+    """Where a server's bots decide: ``BotWorkers`` here, or ``BotQueue`` through a bus."""
+
+    async def choose(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any],
+        level: str,
+        observation: Observation,
+        legal: Sequence[Action],
+        seed: str,
+    ) -> Action: ...
+
+    async def close(self) -> None: ...
 
 
 def default_workers() -> int:

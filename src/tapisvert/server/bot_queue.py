@@ -1,0 +1,259 @@
+"""The search bots' decisions as jobs on a Redis stream, taken by workers anywhere.
+
+With a bus, a node keeps no pool of its own: it adds each search decision to one stream that a
+consumer group of workers shares — ``tapisvert bot-worker --bus URL`` on any machine, and the
+``--bot-workers`` that ``serve`` starts beside itself — so bot capacity grows by adding worker
+processes. A worker answers on the asking node's own reply stream.
+
+A job carries exactly what a worker of the local pool gets (see ``thinking``): the game's name,
+player count and options, the bot's level, the seat's observation, the legal actions and the
+seed, pickled as the pool pickles them. Workers unpickle what they read, so Redis must be
+trusted like the database.
+
+The time budget is the node's: a job not answered within ``THINKING_LIMIT`` is decided by the
+``easy`` bot, on the node. A worker that dies mid-job leaves the job pending in the group:
+another worker claims it (``XAUTOCLAIM``) once it has been idle ``CLAIM_AFTER`` seconds, longer
+than any search takes. An answer to a job already answered or given up is ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import multiprocessing
+import os
+import pickle
+import socket
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+import redis
+from redis.exceptions import RedisError, ResponseError
+
+from tapisvert.core.game import Action, Observation
+from tapisvert.server.redis_bus import (
+    RETRY_FIRST,
+    RETRY_LONGEST,
+    Backoff,
+    bus_client,
+    bus_prefix,
+    finish,
+    watched,
+)
+from tapisvert.server.thinking import (
+    FALLBACK_BOT,
+    QUICK_BOTS,
+    THINKING_LIMIT,
+    decide,
+    default_workers,
+    follow_the_server,
+)
+
+JOBS = "bot-jobs"
+GROUP = "bot-workers"
+CLAIM_AFTER = 5.0
+"""Seconds a job stays with a worker that does not answer before another may take it."""
+KEPT = 10_000
+"""Entries a stream keeps at most (jobs are deleted once answered; this bounds the rest)."""
+REPLIES_EXPIRE = 3600
+"""Seconds a reply stream outlives its last answer, should its node be gone."""
+
+log = logging.getLogger(__name__)
+
+
+class JobFailed(Exception):
+    """A worker could not decide (its error is in the message)."""
+
+
+class BotQueue:
+    """Search decisions through Redis; quick bots still choose on the event loop.
+
+    ``workers`` processes (``None``: all cores but one) are started beside this node, on the
+    first search, as workers of the shared queue.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        workers: int | None = None,
+        prefix: str | None = None,
+        limit: float = THINKING_LIMIT,
+        claim_after: float = CLAIM_AFTER,
+    ) -> None:
+        self.url = url
+        self.workers = default_workers() if workers is None else workers
+        self.prefix = prefix = bus_prefix() if prefix is None else prefix
+        self.limit = limit
+        self.claim_after = claim_after
+        self.jobs = prefix + JOBS
+        self.replies = f"{prefix}bot-replies:{uuid.uuid4().hex}"
+        self._numbers = itertools.count(1)
+        self._waiting: dict[str, asyncio.Future[Action]] = {}
+        self._processes: list[BaseProcess] = []
+        self._redis = bus_client(url)
+        self._reader: asyncio.Task[None] | None = None
+        self._open = True
+        self._reading = Backoff("reading bot answers from Redis")
+
+    async def start(self) -> None:
+        """Make sure the group exists and listen for answers."""
+        await self._redis.ping()
+        with contextlib.suppress(ResponseError):  # BUSYGROUP: it does
+            await self._redis.xgroup_create(self.jobs, GROUP, id="0", mkstream=True)
+        self._reader = watched(self._read_answers())
+
+    async def choose(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any],
+        level: str,
+        observation: Observation,
+        legal: Sequence[Action],
+        seed: str,
+    ) -> Action:
+        """The move of a bot of ``level``, chosen by a worker unless the bot is a quick one."""
+        job = (game, players, dict(options), level, observation, list(legal), seed)
+        if level in QUICK_BOTS:
+            return decide(*job)
+        self._start_workers()
+        number = f"{self.replies}:{next(self._numbers)}"
+        answer = self._waiting[number] = asyncio.get_running_loop().create_future()
+        try:
+            await self._redis.xadd(
+                self.jobs,
+                {
+                    "id": number,
+                    "reply": self.replies,
+                    "deadline": repr(time.time() + self.limit),
+                    "job": pickle.dumps(job, pickle.HIGHEST_PROTOCOL),
+                },
+                maxlen=KEPT,
+                approximate=True,
+            )
+            return await asyncio.wait_for(answer, self.limit)
+        except (TimeoutError, JobFailed, RedisError, OSError) as trouble:
+            log.error("a bot job failed (%r); %s decides instead", trouble, FALLBACK_BOT)
+            return decide(game, players, dict(options), FALLBACK_BOT, *job[4:])
+        finally:
+            self._waiting.pop(number, None)
+
+    async def close(self) -> None:
+        """Stop listening and stop the workers started here (a job one was doing stays in
+        the queue for another)."""
+        self._open = False  # see RedisPubSub._open
+        if self._reader is not None:
+            await finish([self._reader])
+        for process in self._processes:
+            process.terminate()
+        for process in self._processes:
+            await asyncio.to_thread(process.join)
+        self._processes = []
+        with contextlib.suppress(RedisError, OSError):
+            await self._redis.delete(self.replies)
+        await self._redis.aclose()
+
+    def _start_workers(self) -> None:
+        if self._processes or not self.workers:
+            return
+        context = multiprocessing.get_context("spawn")  # see BotWorkers._executor
+        for _ in range(self.workers):
+            arguments = (self.url, self.prefix, self.claim_after, os.getpid())
+            process = context.Process(target=work, args=arguments, daemon=True)
+            process.start()
+            self._processes.append(process)
+
+    async def _read_answers(self) -> None:
+        last = "0-0"
+        while self._open:
+            try:
+                found: Any = await self._redis.xread({self.replies: last}, count=100, block=1000)
+                self._reading.ok()
+            except (RedisError, OSError) as error:
+                await self._reading.failed(error)
+                continue
+            for _, entries in found:
+                for entry, fields in entries:
+                    last = entry
+                    self._answered(fields)
+
+    def _answered(self, fields: dict[bytes, bytes]) -> None:
+        number = fields[b"id"].decode()
+        answer = self._waiting.get(number)
+        if answer is None or answer.done():
+            log.info("bot job %s was answered again, or too late: the answer is ignored", number)
+        elif b"error" in fields:
+            answer.set_exception(JobFailed(fields[b"error"].decode()))
+        else:
+            answer.set_result(int(fields[b"action"]))
+
+
+def work(
+    url: str,
+    prefix: str | None = None,
+    claim_after: float = CLAIM_AFTER,
+    server: int | None = None,
+) -> None:
+    """A worker: answer bot jobs, one at a time, for ever; with ``server``, only as long as
+    that process (the node that started it) runs."""
+    if server is not None:
+        follow_the_server(server)
+    client = redis.Redis.from_url(url)
+    jobs = (bus_prefix() if prefix is None else prefix) + JOBS
+    me = f"{socket.gethostname()}:{os.getpid()}"
+    wait = RETRY_FIRST
+    while True:
+        try:
+            with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists
+                client.xgroup_create(jobs, GROUP, id="0", mkstream=True)
+            while True:
+                for entry, fields in _next_jobs(client, jobs, me, claim_after):
+                    _answer(client, jobs, me, entry, fields)
+                wait = RETRY_FIRST
+        except (RedisError, OSError) as error:
+            log.error("a bot worker's Redis failed: %r; trying again in %.1f s", error, wait)
+            time.sleep(wait)
+            wait = min(2 * wait, RETRY_LONGEST)
+
+
+def _next_jobs(
+    client: redis.Redis, jobs: str, me: str, claim_after: float
+) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    """A job another worker left too long (it died), or else the next new one."""
+    claimed: Any = client.xautoclaim(jobs, GROUP, me, int(claim_after * 1000), "0-0", count=1)
+    if claimed[1]:
+        log.warning("bot job %s is taken over from a worker that left it", claimed[1][0][0])
+        return list(claimed[1])
+    fresh: Any = client.xreadgroup(GROUP, me, {jobs: ">"}, count=1, block=1000)
+    return [entry for _, entries in fresh for entry in entries]
+
+
+def _answer(
+    client: redis.Redis, jobs: str, me: str, entry: bytes, fields: dict[bytes, bytes]
+) -> None:
+    """Decide, then at once answer (saying who did), acknowledge and delete the job."""
+    number = fields[b"id"].decode()
+    answer: dict[str, str]
+    if time.time() > float(fields[b"deadline"]):
+        log.warning("bot job %s is past its time: its node decided without it", number)
+        answer = {}
+    else:
+        try:
+            action = decide(*pickle.loads(fields[b"job"]))
+            answer = {"id": number, "worker": me, "action": str(action)}
+        except Exception as error:
+            log.exception("bot job %s failed", number)
+            answer = {"id": number, "worker": me, "error": repr(error)}
+    with client.pipeline(transaction=True) as pipe:
+        if answer:
+            reply = fields[b"reply"]
+            pipe.xadd(reply, answer, maxlen=KEPT, approximate=True)  # type: ignore[arg-type]
+            pipe.expire(reply, REPLIES_EXPIRE)
+        pipe.xack(jobs, GROUP, entry)
+        pipe.xdel(jobs, entry)
+        pipe.execute()

@@ -1,0 +1,204 @@
+"""The pub/sub port over a real Redis server: two adapters in one test are two nodes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from redis_support import REDIS_URL, redis_share, until  # noqa: F401  (a fixture)
+from tapisvert.server.pubsub import Frame
+from tapisvert.server.redis_bus import RedisPubSub, bus_prefix
+
+from server_support import Player, Server, serving, set_up_table
+
+CHANNEL = "table:7:seat:1"
+pytestmark = pytest.mark.usefixtures("redis_share")
+
+
+@asynccontextmanager
+async def nodes(count: int) -> AsyncIterator[list[RedisPubSub]]:
+    started = [RedisPubSub(REDIS_URL) for _ in range(count)]
+    for node in started:
+        await node.start()
+    try:
+        yield started
+    finally:
+        for node in started:
+            await node.close()
+
+
+def collector() -> tuple[list[Frame], Callable[[Frame], None]]:
+    received: list[Frame] = []
+    return received, received.append
+
+
+def test_frames_cross_to_another_node_in_order() -> None:
+    async def scenario() -> None:
+        async with nodes(2) as (here, there):
+            far, far_reader = collector()
+            near, near_reader = collector()
+            there.subscribe(CHANNEL, far_reader)
+            here.subscribe(CHANNEL, near_reader)
+            await until(lambda: CHANNEL in there._followed)
+            sent: list[Frame] = []
+            for number in range(300):
+                frame: Frame = (
+                    {"type": "notice", "key": "server.notice.back", "arguments": {"n": number}}
+                    if number % 7 == 0
+                    else json.dumps({"type": "view", "seq": number, "text": 'é\n"ü'})
+                )
+                sent.append(frame)
+                here.publish(CHANNEL, frame)
+            assert near == sent  # at once, and once: its own frames coming back are ignored
+            await until(lambda: len(far) == len(sent))
+            assert far == sent
+            assert [type(frame) for frame in far] == [type(frame) for frame in sent]
+            await asyncio.sleep(0.1)
+            assert len(near) == len(sent)
+
+    asyncio.run(scenario())
+
+
+def test_one_frame_on_two_channels_arrives_as_one_object() -> None:
+    """A connection following both a room and a table sends a table's news once."""
+
+    async def scenario() -> None:
+        async with nodes(2) as (here, there):
+            received, reader = collector()
+            there.subscribe("room:main", reader)
+            there.subscribe("table:7", reader)
+            await until(lambda: {"room:main", "table:7"} <= there._followed)
+            news = json.dumps({"type": "table"})
+            here.publish("room:main", news)
+            here.publish("table:7", news)
+            here.publish("table:7", json.dumps({"type": "chat"}))
+            here.publish("table:7", json.dumps({"type": "chat"}))  # equal, not the same
+            await until(lambda: len(received) == 4)
+            assert received[0] is received[1]
+            assert received[2] == received[3]
+
+    asyncio.run(scenario())
+
+
+def test_has_subscribers_counts_other_nodes_and_unsubscribing_ends_delivery() -> None:
+    async def scenario() -> None:
+        async with nodes(2) as (here, there):
+            received, reader = collector()
+            assert not here.has_subscribers(CHANNEL)
+            there.subscribe(CHANNEL, reader)
+            assert there.has_subscribers(CHANNEL)
+            await until(lambda: here.has_subscribers(CHANNEL))
+            here.publish(CHANNEL, "one")
+            await until(lambda: received == ["one"])
+            there.unsubscribe(CHANNEL, reader)
+            assert not there.has_subscribers(CHANNEL)
+            await until(lambda: not here.has_subscribers(CHANNEL))
+            with redis.Redis.from_url(REDIS_URL) as client:
+                name = bus_prefix() + CHANNEL
+                assert client.pubsub_numsub(name) == [(name.encode(), 0)]
+            here.publish(CHANNEL, "two")
+            await asyncio.sleep(0.2)
+            assert received == ["one"]
+
+    asyncio.run(scenario())
+
+
+def test_an_unreachable_redis_is_an_error_at_start() -> None:
+    async def scenario() -> None:
+        await RedisPubSub("redis://127.0.0.1:1").start()
+
+    with pytest.raises(redis.ConnectionError):
+        asyncio.run(scenario())
+
+
+def test_a_lost_connection_is_said_and_made_again(caplog: pytest.LogCaptureFixture) -> None:
+    """Redis drops both nodes' connections: each says so, connects again, follows its
+    channels again, and frames flow as before."""
+
+    async def scenario() -> None:
+        async with nodes(2) as (here, there):
+            received, reader = collector()
+            there.subscribe(CHANNEL, reader)
+            await until(lambda: CHANNEL in there._followed)
+            here.publish(CHANNEL, "before")
+            await until(lambda: received == ["before"])
+            with redis.Redis.from_url(REDIS_URL) as admin:
+                names = {f"tapisvert-{node.node}" for node in (here, there)}
+                for client in admin.client_list():
+                    if client["name"] in names:
+                        admin.client_kill_filter(_id=client["id"])
+            await until(lambda: there.trouble is not None or "failed" in caplog.text)
+            for number in range(20):
+                here.publish(CHANNEL, f"after {number}")
+            await until(lambda: received[-1:] == ["after 19"], 15)
+            assert [frame for frame in received if frame != "before"] == [
+                f"after {number}" for number in range(20)
+            ][-len(received) + 1 :]
+            await until(lambda: there.trouble is None and here.trouble is None, 15)
+
+    with caplog.at_level(logging.WARNING, "tapisvert.server.redis_bus"):
+        asyncio.run(scenario())
+    assert "reading from Redis failed" in caplog.text
+    assert "reading from Redis works again" in caplog.text
+
+
+def spectator_views(frames: list[dict[str, Any]], table: int) -> list[dict[str, Any]]:
+    return [f for f in frames if f["type"] == "view" and f["table"] == table and f["seat"] is None]
+
+
+@pytest.mark.parametrize("bus", [False, True], ids=["in-process", "redis"])
+def test_a_whole_game_through_a_server_on_redis(tmp_path: Path, bus: bool) -> None:
+    """The same game plays the same way with the bus; with it, another node following the
+    table's spectators hears exactly what a spectator connected here hears."""
+    settings: dict[str, Any] = {"rate": 1000, **({"bus": REDIS_URL} if bus else {})}
+    with serving(tmp_path, **settings) as server:
+        asyncio.run(play_watched(server, bus))
+
+
+async def play_watched(server: Server, bus: bool) -> None:
+    players = [server.guest(name) for name in ("ana", "bob")]
+    table = set_up_table(server, players, "wizard", 4)
+    spectator = Player(server, server.guest("eve"), 99, watching=(table,))
+    elsewhere = RedisPubSub(REDIS_URL)
+    heard, reader = collector()
+    await elsewhere.start()
+    try:
+        elsewhere.subscribe(f"table:{table}:watch", reader)
+        await until(lambda: f"table:{table}:watch" in elsewhere._followed)
+        seated = [Player(server, token, seed) for seed, token in enumerate(players, 1)]
+        games = [player.play({table}) for player in [*seated, spectator]]
+        await asyncio.wait_for(asyncio.gather(*games), 120)
+        await asyncio.sleep(0.3)
+    finally:
+        await elsewhere.close()
+    record = server.record(table)
+    assert record.replay().is_terminal()
+    assert record.result == shown_result(spectator, table)
+    for player in seated:
+        assert not player.errors
+        assert player.acked
+        assert player.views[table]["result"] == record.result
+    if bus:
+        shown = spectator_views(spectator.frames, table)  # merged views, the first full
+        published = [json.loads(frame) for frame in heard if isinstance(frame, str)]
+        tail = published[len(published) - len(shown) + 1 :]  # the first came to eve alone
+        assert len(tail) == len(shown) - 1 >= 10
+        view = shown[0]["view"]
+        for frame, seen in zip(tail, shown[1:], strict=True):
+            view = frame["view"] if frame["full"] else {**view, **frame["view"]}
+            assert {**frame, "view": view} == seen
+    else:
+        assert heard == []
+
+
+def shown_result(player: Player, table: int) -> list[float]:
+    result: list[float] = player.views[table]["result"]
+    return result
