@@ -274,4 +274,6 @@ def test_the_replay_reviews_a_seats_decisions_and_leads_to_the_costliest(
     page.select_option("#review-seat", "1")
     page.click("#review-ask")
     page.wait_for_selector("#review-summary:has-text('bot')", timeout=120_000)
+    page.select_option("#review-seat", "0")  # a review once made stays at hand
+    assert page.inner_text("#review-summary").startswith("web-reviewed:")
     screenshot(page, "review")

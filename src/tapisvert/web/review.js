@@ -12,19 +12,19 @@ const POLL_MS = 1500;
 export function ReviewPanel({ info, go }) {
   const mine = info.seats.findIndex((seat) => seat.kind === "human" && seat.name === state.user);
   const [seat, setSeat] = useState(mine >= 0 ? mine : 0);
-  const [asked, setAsked] = useState(false);
   const key = `${info.table}:${seat}`;
   state.reviews ??= {};
-  const review = state.reviews[key];
+  const review = state.reviews[key];  // kept per seat: switching seats loses no review asked for
+  const asked = review !== undefined;
   useEffect(() => {
-    if (!asked || review?.status === "ready") return undefined;
+    if (!asked || review.status === "ready") return undefined;
     let current = true;
     const ask = () => api(`/api/tables/${info.table}/review?seat=${seat}`).then((answer) => {
       if (!current) return;
       state.reviews[key] = answer;
       changed();
       if (answer.status !== "ready") timer = setTimeout(ask, POLL_MS);
-    }, (error) => { if (current) { setAsked(false); tell(error.message); } });
+    }, (error) => { if (current) { delete state.reviews[key]; changed(); tell(error.message); } });
     let timer = null;
     ask();
     return () => { current = false; clearTimeout(timer); };
@@ -38,11 +38,11 @@ export function ReviewPanel({ info, go }) {
   return html`<div class="review" id="review">
     <div class="row">
       <label for="review-seat">${t("web.review_seat")}</label>
-      <select id="review-seat" value=${seat} onChange=${(event) => { setSeat(Number(event.target.value)); setAsked(false); }}>
+      <select id="review-seat" value=${seat} onChange=${(event) => setSeat(Number(event.target.value))}>
         ${info.seats.map((_, index) => html`<option key=${index} value=${index}>${name(index)}</option>`)}
       </select>
       ${review?.status === "ready" ? null : html`<button id="review-ask" disabled=${asked}
-        onClick=${() => setAsked(true)}>${asked ? t("web.reviewing") : t("web.review")}</button>`}
+        onClick=${() => { state.reviews[key] = { status: "computing" }; changed(); }}>${asked ? t("web.reviewing") : t("web.review")}</button>`}
     </div>
     ${review?.status === "ready" ? html`
       <p id="review-summary">${tn("web.review_summary", review.decisions.length, { cost: decimal(review.cost), name: name(seat) })}</p>
