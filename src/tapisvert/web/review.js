@@ -8,8 +8,10 @@ import { api, changed, state, tell } from "./store.js";
 const SHOWN = 5;
 const POLL_MS = 1500;
 
-/** The review panel of a replay; `go(index)` moves the replay to a step. */
-export function ReviewPanel({ info, go }) {
+/** The review panel of a replay; `go(index)` moves the replay to a step; the game's board
+ * `module` puts moves into words (the record's notation when it cannot). */
+export function ReviewPanel({ info, module, go }) {
+  const words = (option) => module.moveWords?.(option.text) ?? option.text;
   const mine = info.seats.findIndex((seat) => seat.kind === "human" && seat.name === state.user);
   const [seat, setSeat] = useState(mine >= 0 ? mine : 0);
   const key = `${info.table}:${seat}`;
@@ -47,10 +49,10 @@ export function ReviewPanel({ info, go }) {
     ${review?.status === "ready" ? html`
       <p id="review-summary">${tn("web.review_summary", review.decisions.length, { cost: decimal(review.cost), name: name(seat) })}</p>
       ${here ? html`<p class="review-here" id="review-here">${here.cost > 0
-        ? t("web.review_here_costly", { played: here.played.text, cost: decimal(here.cost), best: here.best.text })
-        : t("web.review_here_best", { played: here.played.text, expected: decimal(here.played.expected) })}</p>` : null}
+        ? t("web.review_here_costly", { played: words(here.played), cost: decimal(here.cost), best: words(here.best) })
+        : t("web.review_here_best", { played: words(here.played), expected: decimal(here.played.expected) })}</p>` : null}
       ${costly.length ? html`<ol class="review-costly" id="review-costly">${costly.map((decision) => html`<li key=${decision.move}>
-        <button class="link" onClick=${() => go(decision.move)}>${t("web.review_move", { number: decision.move + 1 })}</button> ${t("web.review_costly", { played: decision.played.text, cost: decimal(decision.cost), best: decision.best.text })}
+        <button class="link" onClick=${() => go(decision.move)}>${t("web.review_move", { number: decision.move + 1 })}</button> ${t("web.review_costly", { played: words(decision.played), cost: decimal(decision.cost), best: words(decision.best) })}
       </li>`)}</ol>` : html`<p>${t("web.review_perfect")}</p>`}
       <p class="hint">${tn("web.review_hint", review.samples)}</p>` : null}
   </div>`;

@@ -364,7 +364,7 @@ export function Replay({ info, module }) {
       <button onClick=${() => seek(1, (index) => segmentOf(index) === segmentOf(replay.index))}>${t("web.next_round")}</button>
       <button onClick=${() => { state.replay = null; changed(); }}>${t("web.close")}</button>
     </div>
-    <${ReviewPanel} info=${info} go=${go} />
+    <${ReviewPanel} info=${info} module=${module} go=${go} />
     <ul class="replay-words" id="replay-words">${(words.length ? words : [t("web.replay_start")]).map((line) => html`<li key=${line}>${line}</li>`)}</ul>
     <div class="felt replay">
       <div class="others">${info.seats.map((_, index) => html`<${SeatPlate} key=${index} index=${index} info=${info}

@@ -63,6 +63,16 @@ function cardWords(cards) {
   return cards.map((card) => (card === JOKER ? text("joker") : card)).join(" + ");
 }
 
+/** A move of the record's notation as words for a sentence: "laying 7×3". */
+function moveWords(action) {
+  const words = action.split(" ");
+  if (words[0] === "set") return text("move_set", { set: setWords(setCards(words[1])) });
+  if (action === "draw pile") return text("move_draw_pile");
+  if (words[0] === "draw" && words[1] === "display") return text("move_draw_display", { number: words[2] });
+  if (["take", "decline", "keep", "discard"].includes(action)) return text(`move_${action}`);
+  return null;
+}
+
 /** What is in `after` and not in `before`, card by card. */
 function gained(before, after) {
   const left = [...(before ?? [])];
@@ -476,4 +486,4 @@ function sheet(view, { names }) {
     <p class="hint">${text("sheet_hint")}</p>`;
 }
 
-export default { seat, center, hand, prompt, handles, describe, summary, sheet };
+export default { seat, center, hand, prompt, handles, describe, summary, sheet, moveWords };

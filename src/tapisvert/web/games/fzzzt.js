@@ -99,6 +99,18 @@ function unitName(code) {
   return say("unit_short", { code, symbols: symbolRun(info(code).symbols, " + ") });
 }
 
+/** A move of the record's notation as words for a sentence: "bidding Robot R07, Robot R12". */
+function moveWords(action) {
+  const words = action.split(" ");
+  if (words[0] === "bid") return say("move_bid", { cards: words.slice(1).map(cardName).join(", ") });
+  if (words[0] === "place" && words[1] === "chit") {
+    return say("move_chit", { symbol: say(`symbol.${words[2]}`), unit: unitName(words[4]) });
+  }
+  if (words[0] === "place") return say("move_place", { card: cardName(words[1]), unit: unitName(words[3]) });
+  if (action === "done") return say("move_done");
+  return null;
+}
+
 /** Everything a card shows, in words: its title and what a screen reader says. */
 function cardWords(code) {
   const card = info(code);
@@ -549,4 +561,4 @@ function sheet(view, { names }) {
     </tbody></table>`;
 }
 
-export default { seat, center, hand, prompt, handles, describe, summary, sheet };
+export default { seat, center, hand, prompt, handles, describe, summary, sheet, moveWords };

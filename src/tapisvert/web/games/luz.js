@@ -50,6 +50,17 @@ function betWords(bet) {
   return bet[1] ? t("luz.board.bet_with_bead", { bet: bet[0] }) : String(bet[0]);
 }
 
+/** A move of the record's notation as words for a sentence: "playing the yellow 7". */
+function moveWords(action) {
+  const [verb, argument] = action.split(" ");
+  if (verb === "play") return t("luz.board.move_play", { card: cardName(argument) });
+  if (verb === "bet") {
+    const bead = argument.endsWith("+");
+    return t("luz.board.move_bet", { bet: betWords([Number(argument.replace("+", "")), bead]) });
+  }
+  return null;
+}
+
 /** Which play of a trick wins it: the highest yellow, else the highest card of the colour led. */
 function winningPlay(plays) {
   const yellows = plays.filter((play) => play.card[0] === TRUMP);
@@ -325,4 +336,4 @@ function sheet(view, { names }) {
   </div>`;
 }
 
-export default { seat, center, hand, prompt, handles, describe, lastTrick, summary, sheet };
+export default { seat, center, hand, prompt, handles, describe, lastTrick, summary, sheet, moveWords };

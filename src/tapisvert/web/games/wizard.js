@@ -52,6 +52,15 @@ function lastTrick(view) {
     winner: trick.winner };
 }
 
+/** A move of the record's notation as words for a sentence: "playing the blue 7". */
+function moveWords(action) {
+  const [verb, argument] = action.split(" ");
+  if (verb === "play") return t("wizard.board.move_play", { card: cardName(argument) });
+  if (verb === "bid") return t("wizard.board.move_bid", { bid: argument });
+  if (verb === "trump") return t("wizard.board.move_trump", { suit: suitName(argument) });
+  return null;
+}
+
 function describe(before, after, { names }) {
   const lines = [];
   const newRound = after.round_index !== before.round_index;
@@ -169,4 +178,4 @@ function sheet(view, { names }) {
     <p class="hint sheet-key">${t("wizard.board.sheet_key")}</p>`;
 }
 
-export default { seat, center, hand, prompt, handles, describe, lastTrick, summary, sheet };
+export default { seat, center, hand, prompt, handles, describe, lastTrick, summary, sheet, moveWords };
