@@ -279,3 +279,37 @@ def test_the_replay_reviews_a_seats_decisions_and_leads_to_the_costliest(
     page.select_option("#review-seat", "0")  # a review once made stays at hand
     assert page.inner_text("#review-summary").startswith("web-reviewed:")
     screenshot(page, "review")
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_board_says_its_moves_in_words(server: Server, page: Page, language: str) -> None:
+    """What a review shows: moves in words, from each board's catalogue, in both languages."""
+    warnings: list[str] = []
+    page.on("console", lambda message: warnings.append(message.text))
+    page.add_init_script(f"localStorage.setItem('lang', '{language}')")
+    page.goto(server.url)
+    page.wait_for_selector("#guest")
+    moves = {
+        "wizard": ["bid 2", "play W", "play B7", "trump R"],
+        "luz": ["bet 3", "bet 2+", "play Y7"],
+        "abluxxen": [
+            "set 7x2+J",
+            "take",
+            "decline",
+            "keep",
+            "discard",
+            "draw pile",
+            "draw display 2",
+        ],
+        "fzzzt": ["bid M1 R17", "place R17 on P01", "place chit N on P01", "done"],
+    }
+    said = page.evaluate(
+        """async (moves) => Object.fromEntries(await Promise.all(Object.entries(moves).map(
+            async ([game, list]) => [game,
+              list.map((await import(`/games/${game}.js`)).default.moveWords)])))""",
+        moves,
+    )
+    for game, words in said.items():
+        for move, text in zip(moves[game], words, strict=True):
+            assert text and text != move and "undefined" not in text, (game, move, text)
+    assert not [warning for warning in warnings if "missing catalogue key" in warning]
