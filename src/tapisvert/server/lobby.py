@@ -806,9 +806,10 @@ def replay_steps(record: Record) -> list[dict[str, Any]]:
             "seats": [state.observation(seat).to_dict() for seat in range(record.players)],
         }
 
-    start = step(None, None, record.new_game().new_initial_state())
-    return [start] + [
-        step(actor_label(played.actor), played.text, played.state)
-        for played in record.steps()
-        if played.actor != CHANCE
-    ]
+    steps = [step(None, None, record.new_game().new_initial_state())]
+    for played in record.steps():
+        if played.actor != CHANCE:
+            steps.append(step(actor_label(played.actor), played.text, played.state))
+        elif len(steps) == 1:  # the first step shows the deal, before the first move
+            steps[0] = step(None, None, played.state)
+    return steps
