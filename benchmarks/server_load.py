@@ -26,6 +26,11 @@ that level: the latencies are then those of people's moves while the bots think,
 ``bot moves/s`` and ``workers cpu`` columns tell how much the bots played and what their
 worker processes (``--bot-workers``) used.
 
+With ``--bus redis://…`` each measurement is made twice, side by side: once as above (the
+in-process bus, the local pool of bot workers), once with the server on that Redis server
+(``serve --bus``: frames through Redis, bot decisions as jobs on a Redis stream taken by the
+``--bot-workers`` the server starts). Redis's own CPU time is not counted.
+
 Afterwards the database is read back: every acknowledged move must be in the log.
 
 Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``
@@ -56,6 +61,8 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+
+from tapisvert.server.redis_bus import PREFIX_VARIABLE  # noqa: E402
 
 from server_support import Server, children, is_relay, process_stat, sqlite_url  # noqa: E402
 
@@ -315,6 +322,16 @@ def logged_moves(database: Path) -> set[tuple[int, int]]:
         return {(table, seq) for table, seq in rows}
 
 
+def forget_redis_keys(url: str) -> None:
+    """Delete what a measurement left in Redis (its job stream and reply streams)."""
+    import redis
+
+    with redis.Redis.from_url(url) as client:
+        keys = list(client.scan_iter(f"{os.environ[PREFIX_VARIABLE]}*"))
+        if keys:
+            client.delete(*keys)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[25, 100, 250])
@@ -344,6 +361,11 @@ def main() -> None:
     parser.add_argument(
         "--bot-workers", type=int, default=0, help="the server's bot processes (0: its default)"
     )
+    parser.add_argument(
+        "--bus",
+        default="",
+        help="a Redis URL: measure each setting without and with `serve --bus` on it",
+    )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
@@ -365,19 +387,27 @@ def main() -> None:
     if arguments.server_bots:
         workers = arguments.bot_workers or "the server's default"
         print(f"one client seat and three {arguments.server_bots} bots a table; workers: {workers}")
+    if arguments.bus:
+        os.environ[PREFIX_VARIABLE] = f"benchmark-{os.getpid()}:"  # inherited by the servers
     print(
-        f"{'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7} {'p95 ms':>7}"
-        f" {'p99 ms':>7} {'server cpu':>10} {'relay cpu':>9} {'client cpu':>10}"
+        (f"{'bus':<6} " if arguments.bus else "")
+        + f"{'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7}"
+        f" {'p95 ms':>7} {'p99 ms':>7} {'server cpu':>10} {'relay cpu':>9} {'client cpu':>10}"
         f" {'pings/s':>8} {'moves/pings':>11} {'persisted':>9}"
         + (f" {'bot moves/s':>11} {'workers cpu':>11}" if arguments.server_bots else "")
     )
-    for game, tables in itertools.product(games, arguments.tables):
+    buses = ["", arguments.bus] if arguments.bus else [""]
+    for game, tables, bus in itertools.product(games, arguments.tables, buses):
         arguments.game = game
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder)
             # the peer's pings go as fast as the server answers (over 1,000 a second on one
             # socket on a quiet machine): the rate limit must not be what is measured
-            settings = {"bot-workers": arguments.bot_workers} if arguments.bot_workers else {}
+            settings: dict[str, Any] = (
+                {"bot-workers": arguments.bot_workers} if arguments.bot_workers else {}
+            )
+            if bus:
+                settings["bus"] = bus
             server = Server(
                 sqlite_url(path),
                 path / "server.log",
@@ -391,10 +421,14 @@ def main() -> None:
                 pings = client_process(server, tables, "pings", arguments)
             finally:
                 server.stop()
+                if bus:
+                    forget_redis_keys(bus)
             acked = {tuple(move) for move in moves["acked"]}
             persisted = acked <= logged_moves(path / "tapisvert.sqlite3")
         print(
-            f"{game:<9} {tables:>6} {(1 if arguments.server_bots else 4) * tables:>7}"
+            (f"{'redis' if bus else 'local':<6} " if arguments.bus else "")
+            + f"{game:<9} {tables:>6}"
+            f" {(1 if arguments.server_bots else 4) * tables:>7}"
             f" {moves['per_second']:>8.0f}"
             f" {1000 * moves['p50']:>7.1f} {1000 * moves['p95']:>7.1f}"
             f" {1000 * moves['p99']:>7.1f}"

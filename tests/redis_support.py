@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,8 +18,9 @@ REDIS_URL = os.environ.get("TAPISVERT_TEST_REDIS", "redis://127.0.0.1:6379")
 
 def redis_answers() -> bool:
     try:
-        socket.create_connection(("127.0.0.1", 6379), timeout=1).close()
-    except OSError:
+        with redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1) as client:
+            client.ping()
+    except (redis.RedisError, OSError):
         return False
     return True
 
@@ -30,7 +30,7 @@ def redis_share(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A prefix of this test's own, also given to the servers it starts; its keys are
     deleted afterwards."""
     if not redis_answers():
-        pytest.skip("no Redis server answers on 127.0.0.1:6379 (set TAPISVERT_TEST_REDIS)")
+        pytest.skip(f"no Redis server answers at {REDIS_URL} (set TAPISVERT_TEST_REDIS)")
     prefix = f"test-{uuid.uuid4().hex[:12]}:"
     monkeypatch.setenv(PREFIX_VARIABLE, prefix)
     yield prefix

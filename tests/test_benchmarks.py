@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from redis_support import REDIS_URL, redis_answers
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
@@ -73,6 +77,23 @@ def test_server_load_runs_with_the_servers_bots() -> None:
     assert header.split()[-4:] == ["bot", "moves/s", "workers", "cpu"]
     assert row.split()[2] == "2"  # one socket a table
     assert float(row.split()[-2]) > 0  # the bots played
+
+
+def test_server_load_runs_its_servers_without_and_with_a_redis_bus() -> None:
+    if not redis_answers():
+        pytest.skip(f"no Redis server answers at {REDIS_URL} (set TAPISVERT_TEST_REDIS)")
+    printed = run_benchmark(
+        "server_load.py",
+        *("--game", "luz", "--tables", "2", "--server-bots", "medium", "--bot-workers", "1"),
+        *("--seconds", "3", "--warmup", "1", "--think", "0.02", "--bus", REDIS_URL),
+        TAPISVERT_SEARCH_SCALE="0.05",
+    )
+    header, *rows = printed.strip().splitlines()[-3:]
+    assert header.split()[0] == "bus"
+    assert [row.split()[0] for row in rows] == ["local", "redis"]
+    for row in rows:
+        assert row.split()[-3] == "all"  # persisted
+        assert float(row.split()[-2]) > 0  # the bots played
 
 
 def test_view_cost_runs_and_compares_with_an_earlier_version() -> None:

@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 import redis
+from typer.testing import CliRunner
 
 from redis_support import REDIS_URL, redis_share, until  # noqa: F401  (a fixture)
+from tapisvert.cli.main import app
 from tapisvert.server.pubsub import Frame
 from tapisvert.server.redis_bus import RedisPubSub, bus_prefix
 
@@ -202,3 +204,20 @@ async def play_watched(server: Server, bus: bool) -> None:
 def shown_result(player: Player, table: int) -> list[float]:
     result: list[float] = player.views[table]["result"]
     return result
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--bus", "http://127.0.0.1:6379"], "--bus takes the URL of a Redis server"),
+        (["--bus", "redis://127.0.0.1:1"], "the Redis server at redis://127.0.0.1:1 does not"),
+        (["--bot-workers", "0"], "--bot-workers 0 (no worker here) needs --bus"),
+    ],
+)
+def test_serve_refuses_a_bus_it_cannot_use(
+    arguments: list[str], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAPISVERT_LANG", "en")
+    result = CliRunner().invoke(app, ["serve", "--port", "1", *arguments])
+    assert result.exit_code == 2
+    assert said in " ".join(result.output.split())

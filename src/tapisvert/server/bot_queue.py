@@ -236,22 +236,23 @@ def _next_jobs(
 def _answer(
     client: redis.Redis, jobs: str, me: str, entry: bytes, fields: dict[bytes, bytes]
 ) -> None:
-    """Decide, then at once answer (saying who did), acknowledge and delete the job."""
-    number = fields[b"id"].decode()
-    answer: dict[str, str]
-    if time.time() > float(fields[b"deadline"]):
-        log.warning("bot job %s is past its time: its node decided without it", number)
-        answer = {}
-    else:
-        try:
+    """Decide, then at once answer (saying who did), acknowledge and delete the job; a job
+    that cannot be read or decided is answered with its error, so that its node falls back
+    at once and no worker takes it again."""
+    number = fields.get(b"id", b"?").decode(errors="replace")
+    answer: dict[str, str] = {}
+    try:
+        if time.time() > float(fields[b"deadline"]):
+            log.warning("bot job %s is past its time: its node decided without it", number)
+        else:
             action = decide(*pickle.loads(fields[b"job"]))
             answer = {"id": number, "worker": me, "action": str(action)}
-        except Exception as error:
-            log.exception("bot job %s failed", number)
-            answer = {"id": number, "worker": me, "error": repr(error)}
+    except Exception as error:
+        log.exception("bot job %s failed", number)
+        answer = {"id": number, "worker": me, "error": repr(error)}
+    reply = fields.get(b"reply")
     with client.pipeline(transaction=True) as pipe:
-        if answer:
-            reply = fields[b"reply"]
+        if answer and reply is not None:
             pipe.xadd(reply, answer, maxlen=KEPT, approximate=True)  # type: ignore[arg-type]
             pipe.expire(reply, REPLIES_EXPIRE)
         pipe.xack(jobs, GROUP, entry)
