@@ -33,6 +33,17 @@ from tapisvert.core.records import Record, parse_record
 from tapisvert.server.storage import MIGRATIONS
 
 
+def merged_view(previous: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
+    """The observation a ``view`` frame shows: whole, or the previous one with its changes
+    and the items its histories gained (as the web app merges them)."""
+    if frame["full"]:
+        return dict(frame["view"])
+    view = {**previous, **frame["view"]}
+    for key, items in frame.get("append", {}).items():
+        view[key] = [*previous[key], *items]
+    return view
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -188,8 +199,8 @@ class Player:
                 if frame["ack"] in pending:  # the mover's view acknowledges its move
                     self.acked.append(Acked(*pending.pop(frame["ack"])))
                 table = frame["table"]
-                if not frame["full"]:
-                    frame["view"] = {**self.views[table]["view"], **frame["view"]}
+                previous = self.views.get(table, {}).get("view", {})
+                frame["view"] = merged_view(previous, frame)
                 self.views[table] = frame
                 if frame["result"] is not None:
                     self.finished.add(table)

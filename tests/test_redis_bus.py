@@ -19,7 +19,7 @@ from tapisvert.cli.main import app
 from tapisvert.server.pubsub import Frame
 from tapisvert.server.redis_bus import RedisPubSub, bus_prefix
 
-from server_support import Player, Server, serving, set_up_table
+from server_support import Player, Server, merged_view, serving, set_up_table
 
 CHANNEL = "table:7:seat:1"
 pytestmark = pytest.mark.usefixtures("redis_share")
@@ -195,7 +195,7 @@ async def play_watched(server: Server, bus: bool) -> None:
         assert len(tail) == len(shown) - 1 >= 10
         view = shown[0]["view"]
         for frame, seen in zip(tail, shown[1:], strict=True):
-            view = frame["view"] if frame["full"] else {**view, **frame["view"]}
+            view = merged_view(view, frame)
             assert {**frame, "view": view} == seen
     else:
         assert heard == []

@@ -106,7 +106,7 @@ def test_whole_game_between_people_bots_and_a_spectator_leaks_nothing(
                 assert frame["type"] in OTHER_TYPES
                 assert "view" not in frame and "seed" not in frame
                 continue
-            assert set(frame) == VIEW_KEYS
+            assert set(frame) - {"append"} == VIEW_KEYS  # "append" when a history grew
             assert frame["seat"] == seat
             assert frame["ack"] is None or frame["ack"] in client.requests  # only one's own
             observation, legal = expected[(frame["seq"], seat)]

@@ -20,7 +20,7 @@ import websockets
 
 from tapisvert.server.ratings import Skill, rate
 
-from server_support import Player, Server, serving, sqlite_url
+from server_support import Player, Server, merged_view, serving, sqlite_url
 
 SHORT = {"rounds": "1", "first_dealer": "P1"}
 START = Skill()
@@ -233,7 +233,7 @@ class Seat:
             frame = json.loads(await socket.recv())
             if frame["type"] != "view" or frame["table"] != self.table:
                 continue
-            view = frame if frame["full"] else {**frame, "view": {**view["view"], **frame["view"]}}
+            view = {**frame, "view": merged_view(view.get("view", {}), frame)}
             if view["to_act"] == view["seat"] and view["legal"]:
                 if view["legal"][0].startswith("play"):
                     return view

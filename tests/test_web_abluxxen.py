@@ -31,7 +31,7 @@ from web_support import (
     start_table,
 )
 
-from server_support import Server
+from server_support import Server, merged_view
 
 __all__ = ["browser", "page", "server"]  # fixtures
 pytestmark = needs_chromium
@@ -54,7 +54,7 @@ class Socket:
     def _received(self, payload: str | bytes) -> None:
         frame = json.loads(payload)
         if frame.get("type") == "view" and frame.get("seat") == ME:
-            self.view = frame["view"] if frame["full"] else {**self.view, **frame["view"]}
+            self.view = merged_view(self.view, frame)
 
     def last_move(self) -> str:
         return str(

@@ -41,6 +41,9 @@ class Observation:
     """What one seat may know. Each game subclasses it; ``seat`` is ``None`` for a spectator."""
 
     seat: Seat | None
+    histories: ClassVar[frozenset[str]] = frozenset()
+    """Fields that only grow, items added at their end, until they start again (the tricks
+    of a round, the rounds of a game): a client that has one is sent only the new items."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (cards as notation strings; tuples serialise as arrays).

@@ -212,7 +212,9 @@ class View(ServerMessage):
     """One seat's view after move ``seq``: its observation, and its legal moves if it acts.
 
     A ``full`` view holds the whole observation; the others hold only the top-level keys
-    that changed since the previous view of the same table, to be merged into it.
+    that changed since the previous view of the same table, to be merged into it, and in
+    ``append`` (present when there are some) the items added at the end of a list that only
+    grew (a history of tricks, rounds or deals), to be added to it.
     """
 
     type: Literal["view"] = "view"
@@ -228,6 +230,7 @@ class View(ServerMessage):
     deadline: float | None
     full: bool
     view: dict[str, Any]
+    append: dict[str, list[Any]] = {}
     result: list[float] | None = None
     winners: list[int] | None = None
     """Once the game is over, its winners as the game decides them (tie-breaks included)."""

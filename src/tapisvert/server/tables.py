@@ -146,7 +146,9 @@ class GameTable:
         state = self.state
         if state is None:
             raise ServerError("not_started")
-        observation = state.observation(seat).to_dict()
+        observed = state.observation(seat)
+        observation = observed.to_dict()
+        appended: dict[str, Any] = {}
         if since is None:
             shown = observation
         else:
@@ -155,6 +157,11 @@ class GameTable:
                 for key, value in observation.items()
                 if (sent := since.get(key)) is not value and sent != value
             }
+            for key in observed.histories & shown.keys():  # grown: only the new items
+                gained = _gained(shown[key], since.get(key))
+                if gained is not None:
+                    del shown[key]
+                    appended[key] = gained
         self._sent[seat] = observation
         to_act = state.current_player()
         acting = to_act >= 0
@@ -177,6 +184,8 @@ class GameTable:
             "result": self.result,
             "winners": None if self.result is None else state.winners(),
         }
+        if appended:
+            frame["append"] = appended
         return orjson.dumps(frame).decode()
 
     def seat_of(self, user_id: int) -> int | None:
@@ -614,3 +623,16 @@ class _Stored:
     entries: list[LoggedAction]
     finished_at: float | None = None
     results: list[SeatResult] | None = None
+
+
+def _gained(value: Any, sent: Any) -> list[Any] | None:
+    """The items ``value`` added at the end of the sequence ``sent``, if that is all that
+    changed (a history starting again is sent whole)."""
+    if (
+        type(value) is type(sent)
+        and isinstance(value, (list, tuple))
+        and 0 < len(sent) < len(value)
+        and value[: len(sent)] == sent
+    ):
+        return list(value[len(sent) :])
+    return None

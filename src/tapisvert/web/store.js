@@ -275,7 +275,10 @@ const HOLD_TRICK_MS = 1500;
 
 function viewNews(frame) {
   const previous = state.views[frame.table];
-  if (!frame.full && previous) frame.view = { ...previous.view, ...frame.view };
+  if (!frame.full && previous) {
+    frame.view = { ...previous.view, ...frame.view };
+    for (const [key, items] of Object.entries(frame.append ?? {})) frame.view[key] = [...previous.view[key], ...items];
+  }
   const info = state.tables[frame.table];
   const module = info && state.boards[info.game];
   if (previous && module && frame.seq > previous.seq) {

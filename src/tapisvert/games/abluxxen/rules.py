@@ -130,6 +130,8 @@ class AbluxxenObservation(Observation):
     included (the same when there is no series). ``games`` is ``None`` when a series runs
     until someone's total reaches ``series_target``."""
 
+    histories = frozenset({"past_games"})
+
     players: int
     active: Seat
     phase: str

@@ -116,6 +116,8 @@ class LuzObservation(Observation):
     A spectator sees colours only, like every player sees their own hand.
     """
 
+    histories = frozenset({"completed_tricks", "past_deals"})
+
     players: int
     deal_index: int
     first_player: Seat

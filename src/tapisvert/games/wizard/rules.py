@@ -134,6 +134,8 @@ class WizardObservation(Observation):
     ``NO_TRUMP`` or ``None`` while the dealer still chooses; a bid is ``None`` until it
     is made (and, with hidden bids, until every bid is in)."""
 
+    histories = frozenset({"completed_tricks", "past_rounds"})
+
     players: int
     round_index: int
     rounds: int
