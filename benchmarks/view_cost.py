@@ -42,7 +42,7 @@ def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
     best: dict[str, float] = {}
     for _ in range(repeats):
         moving = viewing = 0.0
-        positions = 0
+        positions = sent = 0
         for seed in range(games):
             row = TableRow("main", game_name, 4, {}, seed, None, "playing", [{}] * 4)
             table = GameTable(row, lobby=None)  # type: ignore[arg-type]  # views need none
@@ -53,7 +53,7 @@ def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
                 table.state = state
                 started = time.thread_time()
                 for seat in (0, 1, 2, 3, None):
-                    table.view_frame(seat, table._sent.get(seat))
+                    sent += len(table.view_frame(seat, table._sent.get(seat)))
                 viewed = time.thread_time()
                 viewing += viewed - started
                 positions += 1
@@ -73,6 +73,7 @@ def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
             "positions": positions,
             "move": 1e6 * moving / positions,
             "views": 1e6 * viewing / positions,
+            "bytes": sent / positions,
         }
         if not best or result["move"] + result["views"] < best["move"] + best["views"]:
             best = result
@@ -126,11 +127,12 @@ def main() -> None:
 def report(arguments: argparse.Namespace, earlier: Path | None) -> None:
     print(
         f"µs per position: the move (clone, apply, chance) and the views of 4 seats and the"
-        f" spectators; {arguments.games} random 4-player games, best of {arguments.repeats}"
+        f" spectators; {arguments.games} random 4-player games, best of {arguments.repeats};"
+        " bytes: the views' frames"
     )
-    header = f"{'game':<9} {'positions':>9} {'move':>7} {'views':>7} {'total':>7}"
+    header = f"{'game':<9} {'positions':>9} {'move':>7} {'views':>7} {'total':>7} {'bytes':>6}"
     if earlier is not None:
-        header += f" {'before':>7} {'ratio':>6}"
+        header += f" {'before':>7} {'ratio':>6} {'bytes':>6}"
     print(header)
     for game in arguments.game:
         before: dict[str, Any] | None = None
@@ -140,11 +142,11 @@ def report(arguments: argparse.Namespace, earlier: Path | None) -> None:
         total = now["move"] + now["views"]
         line = (
             f"{game:<9} {now['positions']:>9.0f} {now['move']:>7.1f} {now['views']:>7.1f}"
-            f" {total:>7.1f}"
+            f" {total:>7.1f} {now['bytes']:>6.0f}"
         )
         if before is not None:
             earlier_total = before["move"] + before["views"]
-            line += f" {earlier_total:>7.1f} {earlier_total / total:>6.2f}"
+            line += f" {earlier_total:>7.1f} {earlier_total / total:>6.2f} {before['bytes']:>6.0f}"
         print(line, flush=True)
 
 
