@@ -74,6 +74,7 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     entry.locator("a.button").click()
     page.wait_for_selector("#replay-panel")
     assert page.locator("#final .rating-change").count() == 2  # the result, as at the end
+    assert page.locator("#final .chip", has_text="not rated").count() == 1
     assert page.locator("#replay-panel .seat .hand.revealed").count() == 3
     page.click("#replay-next")
     page.click("#replay-next")

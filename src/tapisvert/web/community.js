@@ -186,7 +186,8 @@ export function ReplayScreen({ id, Replay }) {
       <ul class="final" id="final">${info.seats.map((seat, index) => html`<li key=${index}>
         <${PlayerLink} name=${seat.name} account=${accountName(seat)} />
         ${info.result ? html` <span>${t("web.points", { points: info.result[index] })}</span>` : null}
-        ${info.ratings?.[index] ? html` <${RatingChange} before=${info.ratings[index].before} after=${info.ratings[index].after} />` : null}
+        ${info.ratings?.[index] ? html` <${RatingChange} before=${info.ratings[index].before} after=${info.ratings[index].after} />`
+          : info.ratings?.some(Boolean) ? html` <span class="chip">${t("web.not_rated")}</span>` : null}
       </li>`)}</ul>
       ${steps && state.replay?.table !== id ? html`<button class="primary" id="replay" onClick=${() => show(steps)}>${t("web.replay")}</button>` : null}
     </div></section>
