@@ -130,6 +130,27 @@ def slope_interval(
     return fitted, slopes[int(0.025 * len(slopes))], slopes[int(0.975 * len(slopes)) - 1]
 
 
+BIN_COUNT = 8
+"""The decisions, sorted by prediction, are cut into this many bins of equal counts."""
+
+
+def binned_means(xs: list[float], ys: list[float]) -> tuple[list[float], list[float], list[float]]:
+    """Per bin of predictions: its mean prediction, the mean outcome, and the 95% half-width
+    of that mean; the scatter alone hides the trend under the noise of single decisions."""
+    pairs = sorted(zip(xs, ys, strict=True))
+    size = max(2, len(pairs) // BIN_COUNT)
+    centres, means, errors = [], [], []
+    for start in range(0, len(pairs) - size + 1, size):
+        chunk = pairs[start : start + size] if start + 2 * size <= len(pairs) else pairs[start:]
+        outcomes = [y for _, y in chunk]
+        centres.append(statistics.fmean(x for x, _ in chunk))
+        means.append(statistics.fmean(outcomes))
+        errors.append(1.96 * statistics.stdev(outcomes) / len(outcomes) ** 0.5)
+        if len(chunk) > size:
+            break
+    return centres, means, errors
+
+
 def plot(
     points: list[Point],
     loss_fit: tuple[float, float, float],
@@ -162,6 +183,17 @@ def plot(
         xs = [getattr(point, x) for point in chosen]
         ys = [getattr(point, y) for point in chosen]
         axes.scatter(xs, ys, s=8, alpha=0.35, color="tab:blue", label="decisions")
+        centres, means, errors = binned_means(xs, ys)
+        axes.errorbar(
+            centres,
+            means,
+            yerr=errors,
+            fmt="s",
+            color="black",
+            markersize=5,
+            capsize=3,
+            label=f"mean of {BIN_COUNT} equal bins (95%)",
+        )
         low, high = min(xs), max(xs)
         axes.plot([low, high], [low, high], color="grey", linestyle=":", label="slope 1")
         intercept = statistics.fmean(ys) - fit[0] * statistics.fmean(xs)

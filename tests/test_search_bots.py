@@ -107,3 +107,16 @@ def test_arena_rotates_seats_and_reports(tmp_path: Path) -> None:
         workers=2,
     )
     assert [e.scores for e in again.entries] == [e.scores for e in report.entries]
+
+
+def test_each_level_searches_as_its_game_profile_says() -> None:
+    """Fzzzt!'s ``hard`` halves its options; its ``medium`` is a weaker kind, IS-MCTS."""
+    kinds = {
+        (game_name, level): type(make_bot(level, load_game(game_name, players=4, **options)))
+        for game_name, options in GAMES.items()
+        for level in ("medium", "hard")
+    }
+    assert kinds[("fzzzt", "hard")] is HalvingBot
+    assert kinds[("fzzzt", "medium")] is ISMCTSBot
+    assert kinds[("abluxxen", "hard")] is kinds[("abluxxen", "medium")] is HalvingBot
+    assert kinds[("wizard", "hard")] is kinds[("luz", "medium")] is ISMCTSBot

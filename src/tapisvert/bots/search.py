@@ -373,7 +373,10 @@ def level_bot(level: str) -> Callable[[Game[Any]], Bot]:
             horizon=profile.horizon,
             relative=profile.relative,
         )
-        if profile.method == "halving":
+        method = profile.method
+        if level != "hard" and profile.medium_method is not None:
+            method = profile.medium_method
+        if method == "halving":
             return HalvingBot(game, settings)
         return ISMCTSBot(game, settings)
 

@@ -36,6 +36,9 @@ class SearchProfile:
     method: Literal["ismcts", "halving"] = "ismcts"
     """The search: IS-MCTS, or flat sequential halving over the bot's own options with
     paired play-outs (``tapisvert.bots.search.HalvingBot``)."""
+    medium_method: Literal["ismcts", "halving"] | None = None
+    """The search of ``medium`` where it is not ``method``: a weaker kind of search keeps
+    ``medium`` between ``easy`` and ``hard`` when a small budget of the strong one would not."""
     horizon: int | None = None
     """At most this many decisions per rollout (``None``: to the end of the scoring segment)."""
     relative: bool = False
