@@ -94,7 +94,9 @@ def test_observations_hold_exactly_their_fields(name: str) -> None:
             continue
         for seat in [None, *range(4)]:
             observation = state.observation(seat)
-            assert set(vars(observation)) == set(type(observation).__dataclass_fields__)
+            assert set(vars(observation)) == {
+                field.name for field in dataclasses.fields(observation)
+            }
             assert dataclasses.replace(observation) == observation
         state.apply_action(rng.choice(state.legal_actions()))
 
