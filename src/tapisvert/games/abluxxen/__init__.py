@@ -18,7 +18,7 @@ PLUGIN = GamePlugin(
     web_board="tapisvert.web.games",
     rules="tapisvert.games.abluxxen",
     encoding="tapisvert.games.abluxxen.encoding:AbluxxenEncoding",
-    search=SearchProfile(medium=100, hard=300, relative=True, method="halving"),
+    search=SearchProfile(medium=180, hard=300, relative=True, method="halving"),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 
