@@ -178,6 +178,12 @@ class FzzztObservation(Observation):
 
 
 @lru_cache(maxsize=16384)
+def _bid_text(action: Action) -> str:
+    """A bid in notation: a seat to act is offered every subset of its hand, move after move."""
+    return "bid " + " ".join([NAMES[card] for card in bid_cards(action)])
+
+
+@lru_cache(maxsize=16384)
 def _cards_json(cards: tuple[int, ...]) -> list[str]:
     """Cards as a client reads them; the same cards are not converted again."""
     return [NAMES[card] for card in cards]
@@ -521,7 +527,7 @@ class FzzztState(State):
 
     def action_to_string(self, action: Action) -> str:
         if BID_BASE < action < BID_BASE << 1:
-            return "bid " + " ".join([NAMES[card] for card in bid_cards(action)])
+            return _bid_text(action)
         if 0 <= action < CARD_COUNT:
             verb = "reveal" if self._phase == PHASE_REVEAL else "draw"
             return f"{verb} {name(action)}"
