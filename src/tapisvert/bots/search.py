@@ -22,6 +22,7 @@ import math
 import os
 import random
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -204,7 +205,78 @@ class ISMCTSBot:
             edge.total += gained[player]
 
 
-class HalvingBot:
+class _World:
+    """A world drawn from the bot's observation, with what its play-outs are measured from."""
+
+    __slots__ = ("base", "segment", "state")
+
+    def __init__(self, searcher: _Searcher, observation: Observation, rng: random.Random) -> None:
+        self.state = searcher.game.sample_state(observation, rng)
+        self.base = searcher.value(self.state)
+        self.segment = self.state.segment()
+
+
+class _Scores:
+    """The play-outs of the bot's options so far, from its seat, and the budget left."""
+
+    def __init__(self, searcher: _Searcher, observation: Observation) -> None:
+        self.searcher = searcher
+        self.observation = observation
+        self.seat = observation.seat if observation.seat is not None else 0
+        self.totals: dict[Action, float] = {}
+        self.counts: dict[Action, int] = {}
+        self.done = 0
+        self._more = searcher.budget()
+
+    def more(self) -> bool:
+        return self._more(self.done)
+
+    def world(self, rng: random.Random) -> _World:
+        return _World(self.searcher, self.observation, rng)
+
+    def play_out(self, world: _World, action: Action, rng: random.Random) -> None:
+        trial = world.state.clone()
+        trial.apply_action(action)
+        self.searcher.rollout(trial, world.segment, rng)
+        self.totals[action] = (
+            self.totals.get(action, 0.0) + (self.searcher.rewards(trial, world.base)[self.seat])
+        )
+        self.counts[action] = self.counts.get(action, 0) + 1
+        self.done += 1
+
+    def mean(self, action: Action) -> float:
+        count = self.counts.get(action, 0)
+        return self.totals[action] / count if count else -math.inf
+
+
+class _FlatSearch(ABC):
+    """What the flat searches share: the bot's options scored by play-outs in worlds drawn
+    from its observation, the best mean chosen; ``spend`` says how the budget is spent."""
+
+    default_iterations = 200
+
+    def __init__(self, game: Game[Any], settings: SearchSettings | None = None) -> None:
+        self.searcher = _Searcher(
+            game, settings or SearchSettings(iterations=self.default_iterations)
+        )
+        self.iterations_done = 0
+
+    def choose(
+        self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
+    ) -> Action:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        scores = _Scores(self.searcher, observation)
+        finalists = self.spend(scores, self.searcher.searched(list(legal_actions)), rng)
+        self.iterations_done = scores.done
+        return max(finalists, key=lambda action: (scores.mean(action), -action))
+
+    @abstractmethod
+    def spend(self, scores: _Scores, options: list[Action], rng: random.Random) -> list[Action]:
+        """Play the options out within the budget; the options still in the race."""
+
+
+class HalvingBot(_FlatSearch):
     """Flat Monte Carlo over the bot's own options by sequential halving.
 
     Each round draws worlds from the observation and plays every option still in the race
@@ -215,81 +287,33 @@ class HalvingBot:
     opponents well (an auction's sealed bids).
     """
 
-    def __init__(self, game: Game[Any], settings: SearchSettings | None = None) -> None:
-        self.searcher = _Searcher(game, settings or SearchSettings(iterations=600))
-        self.iterations_done = 0
+    default_iterations = 600
 
-    def choose(
-        self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
-    ) -> Action:
-        if len(legal_actions) == 1:
-            return legal_actions[0]
-        searcher = self.searcher
-        seat = observation.seat if observation.seat is not None else 0
-        options = searcher.searched(list(legal_actions))
-        totals = dict.fromkeys(options, 0.0)
-        counts = dict.fromkeys(options, 0)
-
-        def mean(action: Action) -> float:
-            return totals[action] / counts[action] if counts[action] else -math.inf
-
+    def spend(self, scores: _Scores, options: list[Action], rng: random.Random) -> list[Action]:
         rounds = max(1, math.ceil(math.log2(len(options))))
-        more = searcher.budget()
-        done = 0
-        while len(options) > 1 and more(done):
-            worlds = max(1, searcher.settings.iterations // (rounds * len(options)))
-            for _ in range(worlds):
-                if not more(done):
+        iterations = self.searcher.settings.iterations
+        while len(options) > 1 and scores.more():
+            for _ in range(max(1, iterations // (rounds * len(options)))):
+                if not scores.more():
                     break
-                world = searcher.game.sample_state(observation, rng)
-                base = searcher.value(world)
-                segment = world.segment()
+                world = scores.world(rng)
                 draws = rng.getrandbits(64)
                 for action in options:
-                    if not more(done):
+                    if not scores.more():
                         break
-                    trial = world.clone()
-                    trial.apply_action(action)
-                    searcher.rollout(trial, segment, random.Random(draws))
-                    totals[action] += searcher.rewards(trial, base)[seat]
-                    counts[action] += 1
-                    done += 1
-            options = sorted(options, key=lambda action: (-mean(action), action))
+                    scores.play_out(world, action, random.Random(draws))
+            options = sorted(options, key=lambda action: (-scores.mean(action), action))
             options = options[: max(1, len(options) // 2)]
-        self.iterations_done = done
-        return max(options, key=lambda action: (mean(action), -action))
+        return options
 
 
-class PIMCBot:
-    def __init__(self, game: Game[Any], settings: SearchSettings | None = None) -> None:
-        self.searcher = _Searcher(game, settings or SearchSettings(iterations=200))
+class PIMCBot(_FlatSearch):
+    """Flat Monte Carlo: each option in turn, played out in a world drawn afresh."""
 
-    def choose(
-        self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
-    ) -> Action:
-        if len(legal_actions) == 1:
-            return legal_actions[0]
-        searcher = self.searcher
-        seat = observation.seat if observation.seat is not None else 0
-        searched = searcher.searched(list(legal_actions))
-        totals = dict.fromkeys(searched, 0.0)
-        counts = dict.fromkeys(searched, 0)
-        more = searcher.budget()
-        done = 0
-        while more(done):
-            world = searcher.game.sample_state(observation, rng)
-            base = searcher.value(world)
-            segment = world.segment()
-            action = searched[done % len(searched)]
-            world.apply_action(action)
-            searcher.rollout(world, segment, rng)
-            totals[action] += searcher.rewards(world, base)[seat]
-            counts[action] += 1
-            done += 1
-        return max(
-            searched,
-            key=lambda action: totals[action] / counts[action] if counts[action] else -math.inf,
-        )
+    def spend(self, scores: _Scores, options: list[Action], rng: random.Random) -> list[Action]:
+        while scores.more():
+            scores.play_out(scores.world(rng), options[scores.done % len(options)], rng)
+        return options
 
 
 def expected_points(
