@@ -476,6 +476,7 @@ def serve(
         int, typer.Option(min=0, help=help_text("leaderboard_min_games"))
     ] = 5,
     bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
+    lease_seconds: Annotated[float, typer.Option(min=0.5, help=help_text("lease_seconds"))] = 10.0,
 ) -> None:
     import uvicorn
 
@@ -501,6 +502,7 @@ def serve(
         abandoned_after=abandoned_after,
         bot_workers=bot_workers,
         leaderboard_min_games=leaderboard_min_games,
+        lease_seconds=lease_seconds,
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     if relays == 0:

@@ -140,7 +140,7 @@ def create_app(
     a public server does not show its map to everyone.
     """
     shared = None if redis_url is None else RedisPubSub(redis_url)
-    lobby = Lobby(open_storage(database_url), shared or pubsub, settings)
+    lobby = Lobby(open_storage(database_url), shared or pubsub, settings, sole=shared is None)
     queue = None if redis_url is None else BotQueue(redis_url, lobby.settings.bot_workers)
     if queue is not None:
         lobby.thinking = queue

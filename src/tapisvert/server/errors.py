@@ -67,6 +67,14 @@ class StorageError(ServerError):
         super().__init__("storage", status=503)
 
 
+class TableMoved(ServerError):
+    """Another node took the table over (this one lost its lease): nothing was stored, and
+    the request may be sent again, where the table is now."""
+
+    def __init__(self, table: int) -> None:
+        super().__init__("table_moved", status=503, table=table)
+
+
 def malformed(problems: Sequence[Mapping[str, Any]]) -> ServerError:
     """The refusal of a request that does not fit its form (pydantic's ``errors()``, over
     HTTP or WebSocket): its first problem, in words, naming the field as a player would."""

@@ -13,6 +13,7 @@ import logging
 import os
 import random
 import secrets
+import socket
 import time
 import unicodedata
 from collections import deque
@@ -30,7 +31,7 @@ from tapisvert.core.records import Record, actor_label, record_of
 from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
-from tapisvert.server.errors import ServerError
+from tapisvert.server.errors import ServerError, StorageError
 from tapisvert.server.links import BACKLOG_BYTES, Link
 from tapisvert.server.names import name_key, valid_name
 from tapisvert.server.protocol import (
@@ -97,6 +98,9 @@ class Settings:
     quotas: QuotaSettings = field(default_factory=QuotaSettings)
     leaderboard_min_games: int = 5
     """Rated games an account plays in a game before its leaderboard lists it."""
+    lease_seconds: float = 10.0
+    """How long a node's lease of a table lasts unrenewed: a node that dies leaves its
+    tables to others after this long (renewed every quarter of it)."""
 
 
 _log = logging.getLogger(__name__)
@@ -260,11 +264,30 @@ class Connection:
             self.link.drop()
 
 
+def node_name() -> str:
+    """A name for this server process among the platform's nodes, new at every start."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
 class Lobby:
+    """The people, rooms and tables of one node.
+
+    A node serves the tables it holds a lease of in the database (see ``storage``); alone
+    (``sole``: no bus, so no other node can reach its clients) it takes every table at
+    start, even from a process that was killed a moment ago. With other nodes, it takes
+    the tables nobody serves, at start and whenever a node's leases run out.
+    """
+
     def __init__(
-        self, storage: Storage, pubsub: PubSub | None = None, settings: Settings | None = None
+        self,
+        storage: Storage,
+        pubsub: PubSub | None = None,
+        settings: Settings | None = None,
+        sole: bool = True,
     ) -> None:
         self.storage = storage
+        self.node = node_name()
+        self.sole = sole
         self.pubsub: PubSub = pubsub or LocalPubSub()
         self.settings = settings or Settings()
         self.thinking: Thinking = BotWorkers(self.settings.bot_workers)
@@ -282,6 +305,8 @@ class Lobby:
             room: deque(maxlen=CHAT_HISTORY) for room in rooms()
         }
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.keeper: asyncio.Task[None] | None = None
+        """Renews this node's leases and takes over the tables of nodes that stopped."""
         self._rematching = asyncio.Lock()
         """Held while a rematch table is made: a second request waits for it, not a copy."""
 
@@ -296,25 +321,84 @@ class Lobby:
         await self.storage.start()
         self.tokens = Tokens(signing_key() or await self.storage.secret())
         self.bot_accounts = await self.storage.bot_accounts(LEVELS)
+        leases = await self.storage.take_leases(
+            self.node, self.settings.lease_seconds, force=self.sole
+        )
         rows = await self.storage.tables(["open", "playing"])
+        rows = [row for row in rows if row.id in leases]
         rows += await self.storage.tables(["finished"], latest=RESTORED_FINISHED)
         for row in rows:
-            table = GameTable(row, self)
-            if row.status != "open":
-                await table.restore(await self.storage.actions(row.id))
-            self.tables[row.id] = table
-            for seat in table.seats:
+            await self._bring_back(row, leases.get(row.id))
+        self.keeper = asyncio.get_running_loop().create_task(self._keep_leases())
+
+    async def _bring_back(self, row: TableRow, fence: int | None) -> GameTable:
+        """A table from the database, as it was when its last node stopped serving it."""
+        table = GameTable(row, self)
+        table.fence = fence
+        if row.status != "open":
+            await table.restore(await self.storage.actions(row.id))
+        self.tables[row.id] = table
+        for seat in table.seats:
+            if seat.user_id is not None:
+                self.names[seat.user_id] = seat.name or "?"
+                self._later(self.settings.absence_grace, self._check_absent, seat.user_id)
+        if table.status == "playing":
+            table._next_turn()
+        elif table.status == "finished":
+            self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
+        else:
+            self._review_attendance(table)
+        return table
+
+    async def _keep_leases(self) -> None:
+        """Renew this node's leases; let go of the tables another node took; take over
+        the tables of nodes whose leases ran out."""
+        seconds = self.settings.lease_seconds
+        while True:
+            await asyncio.sleep(seconds / 4)
+            leased = [table for table in self.tables.values() if table.fence is not None]
+            try:
+                held = await self.storage.renew_leases(self.node, seconds)
+                for table in leased:
+                    if table.id not in held:
+                        self.lost(table)
+                if not self.sole:
+                    await self._take_over(await self.storage.take_leases(self.node, seconds))
+            except StorageError:
+                continue  # the database is away: the leases are renewed when it is back
+            except Exception:
+                _log.exception("keeping this node's leases failed; trying again")
+
+    async def _take_over(self, leases: dict[int, int]) -> None:
+        """Serve the tables of a node that stopped: their players, wherever they are
+        connected, hear the position as it is now."""
+        for table_id, fence in leases.items():
+            row = await self.storage.table(table_id)
+            if row is None or row.status not in ("open", "playing"):
+                continue
+            _log.warning("table %d was left by its node: it is served here now", table_id)
+            table = await self._bring_back(row, fence)
+            self.table_changed(table)
+            if table.state is not None:
+                table.publish_views()
+            for index, seat in enumerate(table.seats):
                 if seat.user_id is not None:
-                    self.names[seat.user_id] = seat.name or "?"
-                    self._later(self.settings.absence_grace, self._check_absent, seat.user_id)
-            if table.status == "playing":
-                table._next_turn()
-            elif table.status == "finished":
-                self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
-            else:
-                self._review_attendance(table)
+                    self._follow_all(seat.user_id, table, index)
+
+    def lost(self, table: GameTable) -> None:
+        """Another node serves ``table`` now: this one forgets it (its timers too) and
+        stores nothing more of it."""
+        if table.moved:
+            return
+        _log.warning("table %d is served by another node now", table.id)
+        table.moved = True
+        table.stop_timers()
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
 
     async def stop(self) -> None:
+        if self.keeper is not None:
+            self.keeper.cancel()
         for task in list(self._tasks):
             task.cancel()
         await self.thinking.close()
@@ -602,8 +686,9 @@ class Lobby:
             seats=[asdict(seat) for seat in seats],
             rated=rated,
         )
-        row.id = await self.storage.create_table(row)
+        row.id = await self.storage.create_table(row, self.node, self.settings.lease_seconds)
         table = GameTable(row, self)
+        table.fence = 1
         self.tables[row.id] = table
         return table
 
@@ -708,6 +793,7 @@ class Lobby:
         table.status = "closed"
         self.table_changed(table)
         await table.save_until_stored()
+        await self.storage.release_lease(self.node, table.id)
 
     def tell(
         self, table: GameTable, key: str, rematch: int | None = None, **arguments: Any

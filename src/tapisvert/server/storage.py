@@ -58,11 +58,13 @@ from sqlalchemy import (
     true,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from tapisvert.server.auth import TOKEN_MAX_AGE
-from tapisvert.server.errors import StorageError
+from tapisvert.server.errors import StorageError, TableMoved
 from tapisvert.server.ratings import Skill, Standing, places, rate
 
 metadata = MetaData()
@@ -123,6 +125,17 @@ actions_table = Table(
     Column("action", Integer, nullable=False),
     Column("stand_in", Boolean, nullable=False, server_default=false()),
 )
+leases_table = Table(
+    "table_leases",
+    metadata,
+    Column("table_id", Integer, ForeignKey("game_tables.id"), primary_key=True),
+    Column("node", String(64), nullable=False, index=True),
+    Column("fence", BigInteger, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+"""Which node serves a table that is open or being played, until when (the database's
+clock, in seconds since 1970), and the fencing token of that node's tenure: it grows each
+time the table changes hands, and a write carrying an older one is refused."""
 ratings_table = Table(
     "ratings",
     metadata,
@@ -263,19 +276,28 @@ class Storage(Protocol):
 
     async def review(self, table_id: int, seat: int) -> str | None: ...
     async def save_review(self, table_id: int, seat: int, review: str) -> None: ...
-    async def create_table(self, row: TableRow) -> int: ...
-    async def save_table(self, row: TableRow) -> None: ...
+    async def create_table(self, row: TableRow, node: str | None = None, seconds: float = 0) -> int:
+        """The new table's id; with ``node``, its lease for ``seconds`` (fencing token 1)."""
+
+    async def save_table(self, row: TableRow, fence: int | None = None) -> None: ...
     async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
         """Tables in these states, oldest first; only the ``latest`` ones when given."""
 
     async def table(self, table_id: int) -> TableRow | None: ...
     async def append(
-        self, table_id: int, entries: Sequence[LoggedAction], table: TableRow | None = None
+        self,
+        table_id: int,
+        entries: Sequence[LoggedAction],
+        table: TableRow | None = None,
+        fence: int | None = None,
     ) -> None:
         """Committed when it returns; entries of one table arrive in ``seq`` order.
 
         With ``table``, that table's row is saved in the same transaction: a game that
         starts or ends is never stored without its moves, nor its moves without it.
+        With ``fence``, nothing is stored unless the table's lease still carries that
+        fencing token: :class:`TableMoved` says another node holds it now. The same goes
+        for ``save_table`` and ``finish``.
         """
 
     async def actions(self, table_id: int) -> list[LoggedAction]: ...
@@ -285,10 +307,24 @@ class Storage(Protocol):
         entries: Sequence[LoggedAction],
         table: TableRow,
         standings: Sequence[Standing],
+        fence: int | None = None,
     ) -> list[SeatResult]:
         """Append the game's last moves, save its finished row, write each seat's result and
         update the ratings, in one transaction: a game is never finished and unrated, nor
-        rated twice (a table's results are unique per seat)."""
+        rated twice (a table's results are unique per seat). Its lease ends with it."""
+
+    async def take_leases(
+        self, node: str, seconds: float, tables: Sequence[int] | None = None, force: bool = False
+    ) -> dict[int, int]:
+        """Make ``node`` the server of these tables (``None``: of every open or playing
+        table) for ``seconds``, where no other node's lease runs (``force``: even there);
+        the tables taken, each with its new fencing token."""
+
+    async def renew_leases(self, node: str, seconds: float) -> set[int]:
+        """Extend every lease of ``node``; the tables it still serves."""
+
+    async def release_lease(self, node: str, table_id: int) -> None:
+        """``node`` no longer serves the table (it is closed)."""
 
     async def results(self, table_id: int) -> list[SeatResult]: ...
     async def bot_accounts(self, levels: Sequence[str]) -> dict[str, int]:
@@ -315,6 +351,8 @@ class _Job:
     groupable: bool
     rows: list[tuple[int, int, int, int, bool]] = field(default_factory=list)
     """Log entries to append: (table id, seq, actor, action, stand-in)."""
+    fence: tuple[int, int] | None = None
+    """(table id, fencing token) that the table's lease must carry for the job to commit."""
     result: Any = None
     error: BaseException | None = None
 
@@ -337,6 +375,7 @@ class SqlStorage:
         self._connection: Connection | None = None
         # Appends are the hot path: one multi-row INSERT per commit, written for the driver.
         marker = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+        self._marker = marker
         self._append_head = f"INSERT INTO actions ({', '.join(_ACTION_COLUMNS)}) VALUES "
         self._append_row = f"({', '.join([marker] * len(_ACTION_COLUMNS))})"
         self._checkpointer = _Checkpointer(self.engine) if sqlite else None
@@ -362,10 +401,11 @@ class SqlStorage:
         work: Callable[[Connection], T] | None,
         groupable: bool = False,
         rows: list[tuple[int, int, int, int, bool]] | None = None,
+        fence: tuple[int, int] | None = None,
     ) -> T:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put(_Job(work, future, loop, groupable, rows or []))
+        self._jobs.put(_Job(work, future, loop, groupable, rows or [], fence))
         return await future
 
     def _write_loop(self) -> None:
@@ -400,6 +440,9 @@ class SqlStorage:
         try:
             connection = self._writing_connection()
             with connection.begin():
+                fences = dict(job.fence for job in batch if job.fence is not None)
+                if fences:
+                    self._check_fences(connection, fences)
                 rows = [row for job in batch for row in job.rows]
                 for start in range(0, len(rows), APPEND_CHUNK):
                     chunk = rows[start : start + APPEND_CHUNK]
@@ -414,6 +457,23 @@ class SqlStorage:
                     self._commit([job])
                 return
             batch[0].error = error
+
+    def _check_fences(self, connection: Connection, fences: dict[int, int]) -> None:
+        """Raise :class:`_Fenced` if a table's lease carries another token than the job's.
+
+        On PostgreSQL the leases read stay locked until the commit: a node taking a table
+        over waits for it, and then reads a log that has these moves.
+        """
+        marks = ", ".join([self._marker] * len(fences))
+        lock = " FOR SHARE" if self.engine.dialect.name == "postgresql" else ""
+        rows = connection.exec_driver_sql(
+            f"SELECT table_id, fence FROM table_leases WHERE table_id IN ({marks}){lock}",
+            tuple(fences),
+        )
+        held = {int(table_id): int(fence) for table_id, fence in rows}
+        for table_id, fence in fences.items():
+            if held.get(table_id) != fence:
+                raise _Fenced(table_id)
 
     async def secret(self) -> str:
         return await self._run(_secret)
@@ -482,17 +542,21 @@ class SqlStorage:
         values = {"table_id": table_id, "seat": seat, "review": review, "made_at": time.time()}
         await self._run(lambda c: c.execute(insert(reviews_table).values(**values)))
 
-    async def create_table(self, row: TableRow) -> int:
+    async def create_table(self, row: TableRow, node: str | None = None, seconds: float = 0) -> int:
         def work(connection: Connection) -> int:
             values = _table_values(row)
             key = connection.execute(insert(tables_table).values(values)).inserted_primary_key
             assert key is not None
+            if node is not None:
+                until = _database_now(connection) + seconds
+                lease = {"table_id": key[0], "node": node, "fence": 1, "expires_at": until}
+                connection.execute(insert(leases_table).values(lease))
             return int(key[0])
 
         return await self._run(work)
 
-    async def save_table(self, row: TableRow) -> None:
-        await self._run(_saving(row), groupable=True)
+    async def save_table(self, row: TableRow, fence: int | None = None) -> None:
+        await self._run(_saving(row), groupable=True, fence=_fence(row.id, fence))
 
     async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
         query = select(tables_table).where(tables_table.c.status.in_(list(statuses)))
@@ -506,12 +570,17 @@ class SqlStorage:
         return None if row is None else _table_row(row._mapping)
 
     async def append(
-        self, table_id: int, entries: Sequence[LoggedAction], table: TableRow | None = None
+        self,
+        table_id: int,
+        entries: Sequence[LoggedAction],
+        table: TableRow | None = None,
+        fence: int | None = None,
     ) -> None:
         if not entries and table is None:
             return
         work = None if table is None else _saving(table)
-        await self._run(work, groupable=True, rows=_log_rows(table_id, entries))
+        rows = _log_rows(table_id, entries)
+        await self._run(work, groupable=True, rows=rows, fence=_fence(table_id, fence))
 
     async def actions(self, table_id: int) -> list[LoggedAction]:
         query = (
@@ -536,12 +605,50 @@ class SqlStorage:
         entries: Sequence[LoggedAction],
         table: TableRow,
         standings: Sequence[Standing],
+        fence: int | None = None,
     ) -> list[SeatResult]:
         work = _finishing(table, list(standings))
         result: list[SeatResult] = await self._run(
-            work, groupable=True, rows=_log_rows(table_id, entries)
+            work,
+            groupable=True,
+            rows=_log_rows(table_id, entries),
+            fence=_fence(table_id, fence),
         )
         return result
+
+    async def take_leases(
+        self, node: str, seconds: float, tables: Sequence[int] | None = None, force: bool = False
+    ) -> dict[int, int]:
+        def work(connection: Connection) -> dict[int, int]:
+            now = _database_now(connection)
+            candidates = list(tables) if tables is not None else _unserved(connection, now, force)
+            taken = {}
+            for table_id in candidates:
+                fence = _take_lease(connection, table_id, node, now, now + seconds, force)
+                if fence is not None:
+                    taken[table_id] = fence
+            return taken
+
+        return await self._run(work)
+
+    async def renew_leases(self, node: str, seconds: float) -> set[int]:
+        def work(connection: Connection) -> set[int]:
+            until = _database_now(connection) + seconds
+            statement = (
+                update(leases_table)
+                .where(leases_table.c.node == node)
+                .values(expires_at=until)
+                .returning(leases_table.c.table_id)
+            )
+            return set(connection.execute(statement).scalars())
+
+        return await self._run(work, groupable=True)
+
+    async def release_lease(self, node: str, table_id: int) -> None:
+        statement = delete(leases_table).where(
+            leases_table.c.table_id == table_id, leases_table.c.node == node
+        )
+        await self._run(lambda connection: connection.execute(statement), groupable=True)
 
     async def results(self, table_id: int) -> list[SeatResult]:
         query = (
@@ -674,13 +781,87 @@ def _settle(jobs: list[_Job]) -> None:
     for job in jobs:
         if job.future.done():
             continue
-        if job.error is not None:
+        if isinstance(job.error, _Fenced):  # the table's node says so, and lets it go
+            job.future.set_exception(TableMoved(job.error.table_id))
+        elif job.error is not None:
             _log.warning("the database refused a write: %s", job.error)
             refusal = StorageError()
             refusal.__cause__ = job.error
             job.future.set_exception(refusal)
         else:
             job.future.set_result(job.result)
+
+
+class _Fenced(Exception):
+    """A write for a table whose lease another node holds now."""
+
+    def __init__(self, table_id: int) -> None:
+        super().__init__(f"table {table_id} is fenced off")
+        self.table_id = table_id
+
+
+def _fence(table_id: int | None, fence: int | None) -> tuple[int, int] | None:
+    return None if table_id is None or fence is None else (table_id, fence)
+
+
+def _database_now(connection: Connection) -> float:
+    """The database's clock, the one every node's leases are measured by."""
+    if connection.dialect.name == "postgresql":
+        query = "SELECT EXTRACT(EPOCH FROM clock_timestamp())"
+    else:
+        query = "SELECT (julianday('now') - 2440587.5) * 86400.0"
+    return float(connection.exec_driver_sql(query).scalar_one())
+
+
+def _unserved(connection: Connection, now: float, force: bool) -> list[int]:
+    """Open and playing tables that no node serves (``force``: all of them)."""
+    query = (
+        select(tables_table.c.id)
+        .select_from(tables_table.outerjoin(leases_table))
+        .where(tables_table.c.status.in_(["open", "playing"]))
+        .order_by(tables_table.c.id)
+    )
+    if not force:
+        query = query.where((leases_table.c.table_id.is_(None)) | (leases_table.c.expires_at < now))
+    return list(connection.execute(query).scalars())
+
+
+def _take_lease(
+    connection: Connection, table_id: int, node: str, now: float, until: float, force: bool
+) -> int | None:
+    """The table's new fencing token for ``node``, or ``None`` if another node serves it.
+
+    The lease's row is locked while it is read (on PostgreSQL), so two nodes that both
+    see it expired take it one after the other, and the second finds it taken.
+    """
+    lease = connection.execute(
+        select(leases_table.c.node, leases_table.c.fence, leases_table.c.expires_at)
+        .where(leases_table.c.table_id == table_id)
+        .with_for_update()
+    ).first()
+    if lease is None:
+        inserted = connection.execute(
+            _insert_ignoring(connection).values(
+                table_id=table_id, node=node, fence=1, expires_at=until
+            )
+        )
+        return 1 if inserted.rowcount == 1 else None
+    if not force and lease.node != node and lease.expires_at >= now:
+        return None
+    fence = int(lease.fence) + 1
+    connection.execute(
+        update(leases_table)
+        .where(leases_table.c.table_id == table_id)
+        .values(node=node, fence=fence, expires_at=until)
+    )
+    return fence
+
+
+def _insert_ignoring(connection: Connection) -> Any:
+    """An INSERT of a lease that does nothing where another node just made one."""
+    if connection.dialect.name == "postgresql":
+        return postgresql_insert(leases_table).on_conflict_do_nothing()
+    return sqlite_insert(leases_table).on_conflict_do_nothing()
 
 
 def _saving(row: TableRow) -> Callable[[Connection], Any]:
@@ -713,6 +894,7 @@ def _finishing(
 
     def work(connection: Connection) -> list[SeatResult]:
         save(connection)
+        connection.execute(delete(leases_table).where(leases_table.c.table_id == row.id))
         accounts = [standing.account for standing in standings if standing.account is not None]
         guests = set(
             connection.execute(

@@ -25,7 +25,7 @@ from tapisvert.bots import make_bot
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
-from tapisvert.server.errors import ServerError, StorageError
+from tapisvert.server.errors import ServerError, StorageError, TableMoved
 from tapisvert.server.protocol import ChatLine, SeatRating, SeatView, TableInfo
 from tapisvert.server.pubsub import seat_channel
 from tapisvert.server.ratings import Standing, places
@@ -89,6 +89,11 @@ class GameTable:
         """The countdown that closes this open table while nobody is at it."""
         self.rematch: int | None = None
         """The table of this finished game's rematch, once someone asked for it."""
+        self.fence: int | None = None
+        """The fencing token of this node's lease of the table, carried by every write
+        until the game ends: a node that lost the lease can store nothing more."""
+        self.moved = False
+        """Another node serves the table now: this copy refuses every change."""
 
     # -- what may be told -------------------------------------------------------------
 
@@ -316,9 +321,12 @@ class GameTable:
     async def save_until_stored(self) -> None:
         """Store the table's row as it is at each attempt, until the database takes it."""
         wait = RETRY_FIRST
-        while True:
+        while not self.moved:
             try:
-                await self.lobby.storage.save_table(self.row())
+                await self.lobby.storage.save_table(self.row(), self.fence)
+                return
+            except TableMoved:
+                self.lobby.lost(self)
                 return
             except StorageError:
                 await asyncio.sleep(wait)
@@ -338,9 +346,13 @@ class GameTable:
         )
         try:
             yield
-            await self.lobby.storage.save_table(self.row())
-        except BaseException:
+            if self.moved:
+                raise TableMoved(self.id)
+            await self.lobby.storage.save_table(self.row(), self.fence)
+        except BaseException as error:
             self.seats, self.options, self.game, self.status, self.result = before
+            if isinstance(error, TableMoved):
+                self.lobby.lost(self)
             raise
         self.lobby.table_changed(self)
 
@@ -407,15 +419,22 @@ class GameTable:
             LoggedAction(self.seq + index, actor, action, stand_in and index == 0)
             for index, (actor, action) in enumerate(moves)
         ]
-        if state.is_terminal():
-            row = replace(
-                self.row(), status="finished", result=state.returns(), finished_at=time.time()
-            )
-            standings = self._standings(state, entries)
-            results = await self.lobby.storage.finish(self.id, entries, row, standings)
-            return _Stored(state, moves, entries, row.finished_at, results)
-        changed = None if status is None else replace(self.row(), status=status)
-        await self.lobby.storage.append(self.id, entries, changed)
+        if self.moved:
+            raise TableMoved(self.id)
+        storage = self.lobby.storage
+        try:
+            if state.is_terminal():
+                row = replace(
+                    self.row(), status="finished", result=state.returns(), finished_at=time.time()
+                )
+                standings = self._standings(state, entries)
+                results = await storage.finish(self.id, entries, row, standings, self.fence)
+                return _Stored(state, moves, entries, row.finished_at, results)
+            changed = None if status is None else replace(self.row(), status=status)
+            await storage.append(self.id, entries, changed, self.fence)
+        except TableMoved:
+            self.lobby.lost(self)
+            raise
         return _Stored(state, moves, entries)
 
     def _standings(self, state: State, entries: list[LoggedAction]) -> list[Standing]:
@@ -468,6 +487,7 @@ class GameTable:
         self.moves, self.stand_in_moves = self._counted(stored.entries)
         if state.is_terminal():
             self.status = "finished"
+            self.fence = None  # the lease ended with the game
             self.result = state.returns()
             self.finished_at = stored.finished_at
             self.results = stored.results
@@ -503,6 +523,13 @@ class GameTable:
             else:
                 self._sent.pop(seat, None)
 
+    def stop_timers(self) -> None:
+        """No clock runs out, and no countdown closes the table."""
+        for timer in (self._timer, self.unattended):
+            if timer is not None:
+                timer.cancel()
+        self._timer = self.unattended = None
+
     def _next_turn(self) -> None:
         """Start the clock of the seat to act, or let a bot play for it."""
         if self._timer is not None:
@@ -536,7 +563,7 @@ class GameTable:
         """Choose and play the bot's move; if the database does not take it, play again
         after ``wait`` seconds, then twice as long each time, until it does."""
         state = self.state
-        if state is None or self.seq != seq or state.current_player() != seat:
+        if state is None or self.moved or self.seq != seq or state.current_player() != seat:
             return
         level = self.seats[seat].level or self.lobby.settings.replacement_level
         action = await self.lobby.thinking.choose(
@@ -598,7 +625,7 @@ class GameTable:
         self.state = state
         if state.is_terminal() and self.status != "finished":  # the log ends it, the row did not
             stored = await self._store(state, [])
-            self.status, self.result = "finished", state.returns()
+            self.status, self.result, self.fence = "finished", state.returns(), None
             self.finished_at, self.results = stored.finished_at, stored.results
         elif self.status == "finished":
             self.results = await self.lobby.storage.results(self.id) or None
