@@ -35,11 +35,13 @@ class IdentityCache(Generic[K, V]):
         return converted
 
 
-def itemwise(convert: Callable[[K], V], size: int = 4096) -> IdentityCache[tuple[K, ...], list[V]]:
+def itemwise(
+    convert: Callable[[K], V], size: int = 4096
+) -> IdentityCache[tuple[K, ...], tuple[V, ...]]:
     """A tuple converted item by item, each item once while it stays among the recent ones.
 
     For a growing tuple of finished parts (rounds, deals): each new tuple costs the
     conversion of its new part only.
     """
     each = IdentityCache(convert, size)
-    return IdentityCache(lambda items: [each(item) for item in items])
+    return IdentityCache(lambda items: tuple(map(each, items)))

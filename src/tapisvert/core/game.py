@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Self, TypeVar, cast
 
 from tapisvert.core.errors import OptionError
 
@@ -207,6 +207,36 @@ class Game(ABC, Generic[S]):
         return draw(self, observation, rng)
 
 
+_MISSING: Any = object()
+
+_Parts = tuple[HistoryNode, dict[Hashable, Any], dict[Hashable, Any]]
+"""A position's history node, the parts of its observations computed so far, and those
+of the position before."""
+
+
+def _kept(new: T, old: Any) -> T:
+    """``new``, with what equals ``old`` (the whole, or an item of a dictionary or a tuple)
+    replaced by ``old``'s object."""
+    value: Any = new
+    if type(old) is not type(value):
+        return new
+    if type(value) is dict:
+        for key, item in value.items():
+            earlier = old.get(key, _MISSING)
+            if earlier is not item:
+                value[key] = _kept(item, earlier)
+        return new
+    if old == value:
+        return cast(T, old)
+    if type(value) is tuple and len(value) == len(old):
+        return cast(T, tuple(map(_same, value, old)))
+    return new
+
+
+def _same(new: object, old: object) -> object:
+    return old if type(old) is type(new) and old == new else new
+
+
 def _rebuilt_game(cls: type[Game[Any]], players: int, options: dict[str, object]) -> Game[Any]:
     return cls(players, **options)
 
@@ -273,17 +303,25 @@ class State(ABC):
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
 
-    def _shared(self, compute: Callable[[], T]) -> T:
-        """What every seat's observation of this position has in common, computed once.
+    def _shared(self, part: Hashable, compute: Callable[[], T]) -> T:
+        """A part of this position's observations (what every seat sees, one seat's own
+        cards), computed once.
 
         A server asks for every seat's observation after each move; the history node names
-        the position, since every action replaces it.
+        the position, since every action replaces it. A part equal to the one the position
+        before had (its parent, or itself before its last move) is that same object, item
+        by item for a dictionary or a tuple: conversions remembered by identity still apply,
+        the view sent last is seen unchanged at a glance, and the equal copy is freed at
+        once, instead of living on for the garbage collector to visit.
         """
-        memo: tuple[HistoryNode, T] | None = self.__dict__.get("_shared_memo")
-        if memo is None or memo[0] is not self._history:
-            memo = (self._history, compute())
-            self.__dict__["_shared_memo"] = memo
-        return memo[1]
+        parts: _Parts | None = self.__dict__.get("_parts")
+        if parts is None or parts[0] is not self._history:
+            parts = (self._history, {}, {} if parts is None else parts[1])
+            self.__dict__["_parts"] = parts
+        found = parts[1].get(part, _MISSING)
+        if found is _MISSING:  # taken from the position before, so that it lives no longer
+            found = parts[1][part] = _kept(compute(), parts[2].pop(part, _MISSING))
+        return cast(T, found)
 
     def segment(self) -> int:
         """Which scoring segment (round, deal) the game is in: search looks no further.

@@ -173,22 +173,22 @@ class AbluxxenObservation(Observation):
 
 
 @lru_cache(maxsize=16384)
-def _cards_json(cards: tuple[int, ...]) -> list[str]:
+def _cards_json(cards: tuple[int, ...]) -> tuple[str, ...]:
     """Cards as a client reads them; the same cards are not converted again."""
-    return [kind_to_string(card) for card in cards]
+    return tuple(map(kind_to_string, cards))
 
 
 @lru_cache(maxsize=16384)
-def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> list[list[str]]:
-    return [_cards_json(cards) for cards in lists]
+def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(map(_cards_json, lists))
 
 
 @lru_cache(maxsize=16384)
-def _stacks_json(stacks: tuple[tuple[CardSet, ...], ...]) -> list[list[str]]:
-    return [[set_to_string(played) for played in stack] for stack in stacks]
+def _stacks_json(stacks: tuple[tuple[CardSet, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(map(set_to_string, stack)) for stack in stacks)
 
 
-_games_json: IdentityCache[tuple[GameSummary, ...], list[dict[str, Any]]] = itemwise(
+_games_json: IdentityCache[tuple[GameSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
     GameSummary._asdict
 )
 """Finished games never change: each is converted once, then shared by every later view."""
@@ -409,8 +409,10 @@ class AbluxxenState(State):
         return [seat for seat in range(self._players) if key(seat) == best]
 
     def observation(self, seat: Seat | None) -> AbluxxenObservation:
-        hand = () if seat is None else tuple(cards_of(self._hands[seat]))
-        public = self._shared(self._public_view)
+        hand = (
+            () if seat is None else self._shared(seat, lambda: tuple(cards_of(self._hands[seat])))
+        )
+        public = self._shared("public", self._public_view)
         return AbluxxenObservation.assemble({**public, "seat": seat, "hand": hand})
 
     def _public_view(self) -> dict[str, Any]:

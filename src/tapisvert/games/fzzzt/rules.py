@@ -184,44 +184,44 @@ def _bid_text(action: Action) -> str:
 
 
 @lru_cache(maxsize=16384)
-def _cards_json(cards: tuple[int, ...]) -> list[str]:
+def _cards_json(cards: tuple[int, ...]) -> tuple[str, ...]:
     """Cards as a client reads them; the same cards are not converted again."""
-    return [NAMES[card] for card in cards]
+    return tuple([NAMES[card] for card in cards])
 
 
 @lru_cache(maxsize=16384)
-def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> list[list[str]]:
-    return [_cards_json(cards) for cards in lists]
+def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(map(_cards_json, lists))
 
 
 @lru_cache(maxsize=16384)
-def _mechanics_json(mechanics: tuple[int | None, ...]) -> list[str | None]:
-    return [None if mechanic is None else NAMES[mechanic] for mechanic in mechanics]
+def _mechanics_json(mechanics: tuple[int | None, ...]) -> tuple[str | None, ...]:
+    return tuple([None if mechanic is None else NAMES[mechanic] for mechanic in mechanics])
 
 
 @lru_cache(maxsize=16384)
-def _belt_json(belt: tuple[int, ...]) -> list[str]:
-    return [
-        "hidden" if card == HIDDEN else "gone" if card == GONE else NAMES[card] for card in belt
-    ]
+def _belt_json(belt: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(
+        ["hidden" if card == HIDDEN else "gone" if card == GONE else NAMES[card] for card in belt]
+    )
 
 
 @lru_cache(maxsize=16384)
 def _units_json(
     units: tuple[tuple[tuple[int, tuple[Placement, ...]], ...], ...],
-) -> list[list[dict[str, Any]]]:
-    return [
-        [
-            {"unit": NAMES[unit], "robots": [_placement_text(item) for item in items]}
+) -> tuple[tuple[dict[str, Any], ...], ...]:
+    return tuple(
+        tuple(
+            {"unit": NAMES[unit], "robots": tuple(map(_placement_text, items))}
             for unit, items in owned
-        ]
+        )
         for owned in units
-    ]
+    )
 
 
 @lru_cache(maxsize=16384)
-def _chits_json(chits: tuple[tuple[int, ...], ...]) -> list[list[str]]:
-    return [[SYMBOL_LETTERS[chit] for chit in owned] for owned in chits]
+def _chits_json(chits: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple([SYMBOL_LETTERS[chit] for chit in owned]) for owned in chits)
 
 
 @lru_cache(maxsize=16384)
@@ -230,7 +230,7 @@ def _auction_json(auction: AuctionResult | None) -> dict[str, Any] | None:
         return None
     return {
         "card": NAMES[auction.card],
-        "bids": [None if bid is None else _cards_json(bid) for bid in auction.bids],
+        "bids": tuple([None if bid is None else _cards_json(bid) for bid in auction.bids]),
         "winner": auction.winner,
     }
 
@@ -476,16 +476,21 @@ class FzzztState(State):
     # -- observation ------------------------------------------------------------------------
 
     def observation(self, seat: Seat | None) -> FzzztObservation:
-        public = self._shared(self._public_view)
-        if seat is None:
-            own: dict[str, Any] = {"hand": (), "bid": (), "draw_pile": ()}
-        else:
-            own = {
-                "hand": tuple(sorted(self._hands[seat])),
-                "bid": tuple(self._bids[seat] or ()),
-                "draw_pile": tuple(sorted(self._draw[seat])),
-            }
-        return FzzztObservation.assemble({**public, **own, "seat": seat})
+        public = self._shared("public", self._public_view)
+        hand, bid, draw_pile = (
+            ((), (), ()) if seat is None else self._shared(seat, lambda: self._own_view(seat))
+        )
+        return FzzztObservation.assemble(
+            {**public, "hand": hand, "bid": bid, "draw_pile": draw_pile, "seat": seat}
+        )
+
+    def _own_view(self, seat: Seat) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """``seat``'s hand, sealed bid and draw pile."""
+        return (
+            tuple(sorted(self._hands[seat])),
+            tuple(self._bids[seat] or ()),
+            tuple(sorted(self._draw[seat])),
+        )
 
     def _public_view(self) -> dict[str, Any]:
         players = range(self._players)

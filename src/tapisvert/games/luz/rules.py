@@ -136,10 +136,7 @@ class LuzObservation(Observation):
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        data["hands"] = [
-            _hand_json(colours, values)
-            for colours, values in zip(self.colours, self.values, strict=True)
-        ]
+        data["hands"] = tuple(map(_hand_json, self.colours, self.values))
         del data["colours"], data["values"]
         data["trick"] = _trick_json(self.trick)
         data["completed_tricks"] = _tricks_json(self.completed_tricks)
@@ -166,9 +163,9 @@ _SLOT_TEXT: dict[int, dict[int | None, str | None]] = {
 
 
 @lru_cache(maxsize=16384)
-def _hand_json(colours: tuple[int, ...], values: tuple[int | None, ...]) -> list[str | None]:
+def _hand_json(colours: tuple[int, ...], values: tuple[int | None, ...]) -> tuple[str | None, ...]:
     """One hand as a client reads it; a hand that did not change is not converted again."""
-    return [_SLOT_TEXT[colour][value] for colour, value in zip(colours, values, strict=True)]
+    return tuple([_SLOT_TEXT[colour][value] for colour, value in zip(colours, values, strict=True)])
 
 
 def _play_dict(play: LuzPlay) -> dict[str, Any]:
@@ -182,7 +179,7 @@ def _deal_dict(summary: DealSummary) -> dict[str, Any]:
         "bets": summary.bets,
         "tricks": summary.tricks,
         "points": summary.points,
-        "played": [_trick_dict(trick) for trick in summary.played],
+        "played": tuple(map(_trick_dict, summary.played)),
     }
 
 
@@ -190,20 +187,22 @@ def _deal_dict(summary: DealSummary) -> dict[str, Any]:
 def _trick_dict(trick: LuzTrick) -> dict[str, Any]:
     return {
         "leader": trick.leader,
-        "plays": [_play_dict(play) for play in trick.plays],
+        "plays": tuple(map(_play_dict, trick.plays)),
         "winner": trick.winner,
     }
 
 
-_trick_json: IdentityCache[tuple[LuzPlay, ...], list[dict[str, Any]]] = IdentityCache(
-    lambda plays: [_play_dict(play) for play in plays]
+_trick_json: IdentityCache[tuple[LuzPlay, ...], tuple[dict[str, Any], ...]] = IdentityCache(
+    lambda plays: tuple(map(_play_dict, plays))
 )
 """The trick on the table, converted once per position for every seat's view."""
-_tricks_json: IdentityCache[tuple[LuzTrick, ...], list[dict[str, Any]]] = IdentityCache(
-    lambda tricks: [_trick_dict(trick) for trick in tricks]
+_tricks_json: IdentityCache[tuple[LuzTrick, ...], tuple[dict[str, Any], ...]] = IdentityCache(
+    lambda tricks: tuple(map(_trick_dict, tricks))
 )
 """The tricks of the deal so far, converted once per trick for every seat's view."""
-_deals_json: IdentityCache[tuple[DealSummary, ...], list[dict[str, Any]]] = itemwise(_deal_dict)
+_deals_json: IdentityCache[tuple[DealSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
+    _deal_dict
+)
 """Finished deals never change: each is converted once, then shared by every later view."""
 
 
@@ -471,22 +470,22 @@ class LuzState(State):
         return [self.ranking()[0]]
 
     def observation(self, seat: Seat | None) -> LuzObservation:
-        public, seen_values, unseen_values = self._shared(self._public_view)
-        values = tuple(
-            unseen if other == seat or seat is None else seen
-            for other, (seen, unseen) in enumerate(zip(seen_values, unseen_values, strict=True))
-        )
+        public = self._shared("public", self._public_view)
+        values = self._shared(seat, lambda: self._values_seen_by(seat))
         knowledge = () if seat is None else self._knowledge(seat)
         return LuzObservation.assemble(
             {**public, "seat": seat, "values": values, "knowledge": knowledge}
         )
 
-    def _public_view(
-        self,
-    ) -> tuple[dict[str, Any], tuple[tuple[int | None, ...], ...], tuple[tuple[None, ...], ...]]:
-        """What every seat sees, and each hand's values as seen by the others and by its
-        holder (``None`` everywhere: played or hidden)."""
-        public = {
+    def _values_seen_by(self, seat: Seat | None) -> tuple[tuple[int | None, ...], ...]:
+        seen_values, unseen_values = self._shared("values", self._hand_values)
+        return tuple(
+            unseen if other == seat or seat is None else seen
+            for other, (seen, unseen) in enumerate(zip(seen_values, unseen_values, strict=True))
+        )
+
+    def _public_view(self) -> dict[str, Any]:
+        return {
             "players": self._players,
             "deal_index": self._deal_index,
             "first_player": self._first,
@@ -501,9 +500,15 @@ class LuzState(State):
             "scores": self._scores,
             "past_deals": self._past,
         }
+
+    def _hand_values(
+        self,
+    ) -> tuple[tuple[tuple[int | None, ...], ...], tuple[tuple[None, ...], ...]]:
+        """Each hand's values as seen by the others and by its holder (``None`` everywhere:
+        played or hidden)."""
         seen = tuple(tuple(map(_VALUE_OF.__getitem__, hand)) for hand in self._hands)
         unseen = tuple((None,) * len(hand) for hand in self._hands)
-        return public, seen, unseen
+        return seen, unseen
 
     def _knowledge(self, seat: Seat) -> Knowledge:
         """What ``seat`` knows of its own values: deduced once per deal, then, after it has

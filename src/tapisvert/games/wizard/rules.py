@@ -157,8 +157,8 @@ class WizardObservation(Observation):
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        data["hand"] = [card_to_string(card) for card in self.hand]
-        data["trick"] = [card_to_string(card) for card in self.trick]
+        data["hand"] = tuple(map(card_to_string, self.hand))
+        data["trick"] = tuple(map(card_to_string, self.trick))
         data["trump_card"] = None if self.trump_card is None else card_to_string(self.trump_card)
         data["trump"] = _trump_text(self.trump)
         data["completed_tricks"] = _tricks_json(self.completed_tricks)
@@ -174,7 +174,7 @@ def _round_dict(summary: RoundSummary) -> dict[str, Any]:
         "bids": summary.bids,
         "tricks": summary.tricks,
         "points": summary.points,
-        "played": [_trick_dict(trick) for trick in summary.played],
+        "played": tuple(map(_trick_dict, summary.played)),
     }
 
 
@@ -182,16 +182,18 @@ def _round_dict(summary: RoundSummary) -> dict[str, Any]:
 def _trick_dict(trick: CompletedTrick) -> dict[str, Any]:
     return {
         "leader": trick.leader,
-        "cards": [card_to_string(card) for card in trick.cards],
+        "cards": tuple(map(card_to_string, trick.cards)),
         "winner": trick.winner,
     }
 
 
-_tricks_json: IdentityCache[tuple[CompletedTrick, ...], list[dict[str, Any]]] = IdentityCache(
-    lambda tricks: [_trick_dict(trick) for trick in tricks]
+_tricks_json: IdentityCache[tuple[CompletedTrick, ...], tuple[dict[str, Any], ...]] = IdentityCache(
+    lambda tricks: tuple(map(_trick_dict, tricks))
 )
 """The tricks of the round so far, converted once per trick for every seat's view."""
-_rounds_json: IdentityCache[tuple[RoundSummary, ...], list[dict[str, Any]]] = itemwise(_round_dict)
+_rounds_json: IdentityCache[tuple[RoundSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
+    _round_dict
+)
 """Finished rounds never change: each is converted once, then shared by every later view."""
 
 
@@ -422,11 +424,13 @@ class WizardState(State):
             self._history = (self._history, tuple(drawn))
 
     def observation(self, seat: Seat | None) -> WizardObservation:
-        public = self._shared(self._public_view)
+        public = self._shared("public", self._public_view)
         bids = public["bids"]
         if self.game.hidden_bids and self._phase == PHASE_BID:
             bids = tuple(bid if other == seat else None for other, bid in enumerate(bids))
-        hand = () if seat is None else tuple(cards_in(self._hands[seat]))
+        hand = (
+            () if seat is None else self._shared(seat, lambda: tuple(cards_in(self._hands[seat])))
+        )
         return WizardObservation.assemble({**public, "seat": seat, "hand": hand, "bids": bids})
 
     def _public_view(self) -> dict[str, Any]:
