@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tapisvert import IllegalActionError, load_game
+from tapisvert.core.tuples import replaced, without
 from tapisvert.games.fzzzt import DONE, FzzztState, card_named, completed_sets, unit_score
 from tapisvert.games.fzzzt.cards import CARDS, SYMBOL_BITS, UNITS, strength, symbols
 from tapisvert.games.fzzzt.rules import GONE, HIDDEN, PHASE_PRODUCTION, Placement, bid_cards
@@ -82,8 +83,8 @@ def test_f2_belt_reveal() -> None:
 
 def test_f3_auction_resolution() -> None:
     state = new_game()
-    state._hands[1].append(card_named("F2"))
-    state._pool.remove(card_named("F2"))
+    state._hands = replaced(state._hands, 1, tuple(sorted((*state.hand(1), card_named("F2")))))
+    state._pool = without(state._pool, card_named("F2"))
     reveal(state, "R21")
     bid(state, "S1c S1a", "F2", "M3")
     result = state.observation(None).last_auction
@@ -127,8 +128,8 @@ def test_f5_bid_legality() -> None:
 
 def test_f6_only_one_player_has_cards() -> None:
     state = new_game()
-    state._hands = [c("R21"), [], []]
-    state._pool.remove(card_named("R21"))
+    state._hands = ((card_named("R21"),), (), ())
+    state._pool = without(state._pool, card_named("R21"))
     reveal(state, "R22")
     assert state.current_player() == 0
     assert [state.action_to_string(a) for a in state.legal_actions()] == ["bid R21"]
@@ -139,10 +140,10 @@ def test_f6_only_one_player_has_cards() -> None:
 def test_f7_mid_round_refill() -> None:
     state = new_game()
     reveal(state, "R02", "R03", "R04", "R05")
-    for seat, cards in enumerate(["M1 S1a S1b S1c R21", "M2 S2a S2b S2c R22 R23 R24", "M3 S3a"]):
-        state._hands[seat] = []
-        state._discard[seat] = c(cards)
-    state._bidders = []
+    discards = ["M1 S1a S1b S1c R21", "M2 S2a S2b S2c R22 R23 R24", "M3 S3a"]
+    state._hands = ((), (), ())
+    state._discard = tuple(tuple(c(cards)) for cards in discards)
+    state._bidders = ()
     state._auction = 5
     state._begin_auction()
     while state.is_chance_node() and state.observation(None).phase == "draw":
@@ -155,13 +156,11 @@ def test_f7_mid_round_refill() -> None:
 
 def production_state(owned: str, units: str) -> FzzztState:
     state = new_game(players=2, mechanics="M1 M2")
-    for card in c(owned) + c(units):
-        if card in state._pool:
-            state._pool.remove(card)
-    state._hands[0] = [card for card in c(owned) if card not in state.hand(0)] + state.hand(0)
-    state._units[0] = {unit: [] for unit in c(units)}
-    state._producers = [0]
-    state._placed_now = []
+    state._pool = tuple(card for card in state._pool if card not in c(owned) + c(units))
+    state._hands = replaced(state._hands, 0, tuple(sorted({*c(owned), *state.hand(0)})))
+    state._units = replaced(state._units, 0, tuple((unit, ()) for unit in c(units)))
+    state._producers = (0,)
+    state._placed_now = ()
     state._next_producer()
     return state
 
@@ -191,26 +190,24 @@ def test_f9_f10_f11_set_counting() -> None:
 def test_f12_full_final_score() -> None:
     state = new_game()
     owned = c("M1 S1a S1b S1c R21 R17 U1 F1 F2")
-    state._hands[0] = owned
-    state._units[0] = {
-        card_named("P08"): [Placement(card_named("R01"), -1), Placement(card_named("R02"), -1)],
-        card_named("P10"): [],
-    }
+    state._hands = replaced(state._hands, 0, tuple(sorted(owned)))
+    on_p08 = (Placement(card_named("R01"), -1), Placement(card_named("R02"), -1))
+    state._units = replaced(state._units, 0, ((card_named("P08"), on_p08), (card_named("P10"), ())))
     # Robots 1+2+2+3+3+0 (+1+1 on P08) = 13, Fzzzt! -2, P08 one set +5, P10 empty -3.
     assert state.score(0) == 13
 
 
 def test_f13_game_end_tie() -> None:
     state = new_game(players=2, mechanics="M1 M2")
-    state._units = [{}, {}]
-    state._hands = [
-        c("M1 S1a S1b S1c R09 R10 R11 R12 R13 R14"),
-        c("M2 R01 R02 R03 R04 R05 R06 R07 R08 R18 R19 R20"),
-    ]
+    state._units = ((), ())
+    state._hands = (
+        tuple(sorted(c("M1 S1a S1b S1c R09 R10 R11 R12 R13 R14"))),
+        tuple(sorted(c("M2 R01 R02 R03 R04 R05 R06 R07 R08 R18 R19 R20"))),
+    )
     assert state.returns() == [17.0, 17.0]
     assert (state.robot_count(0), state.robot_count(1)) == (9, 11)
     assert state.winners() == [0]
-    state._hands = [c("M1 R09 R10"), c("M2 R11 R12")]
+    state._hands = (tuple(sorted(c("M1 R09 R10"))), tuple(sorted(c("M2 R11 R12"))))
     assert state.returns() == [4.0, 4.0]
     assert state.winners() == [0, 1]
 
@@ -281,13 +278,13 @@ def test_no_bid_or_hidden_card_is_visible_to_another_seat(players: int, seed: in
             assert str(seed) not in json.dumps(state.observation(seat).to_dict())
         for other in range(players):
             swapped = state.clone()
-            hand, bid = swapped._hands[other], list(swapped._bids[other] or ())
-            draw = swapped._draw[other]
+            hand, bid = list(swapped._hands[other]), list(swapped._bids[other] or ())
+            draw = list(swapped._draw[other])
             changed = False
             if hand and bid:
                 i, j = rng.randrange(len(hand)), rng.randrange(len(bid))
                 hand[i], bid[j] = bid[j], hand[i]
-                swapped._bids[other] = tuple(bid)
+                swapped._bids = replaced(swapped._bids, other, tuple(bid))
                 changed = True
             loose = [k for k, card in enumerate(hand) if card not in swapped._known_held[other]]
             if loose and draw:
@@ -296,6 +293,8 @@ def test_no_bid_or_hidden_card_is_visible_to_another_seat(players: int, seed: in
                 changed = True
             if not changed:
                 continue
+            swapped._hands = replaced(swapped._hands, other, tuple(sorted(hand)))
+            swapped._draw = replaced(swapped._draw, other, tuple(sorted(draw)))
             for seat in range(players):
                 if seat != other:
                     assert swapped.observation(seat) == state.observation(seat)
@@ -416,7 +415,7 @@ def test_the_search_counts_a_unit_at_what_its_owner_can_still_make_of_it() -> No
 
     state = new_game()
     p08 = card_named("P08")  # N, B: worth 5 a set; A owns S1a (B, G) and S1c (N)
-    state._units[0] = {p08: []}
+    state._units = replaced(state._units, 0, ((p08, ()),))
     assert state.score(0) == 5 - 5  # S1a 1 + S1b 2 + S1c 2, and the empty unit -5
     rounds_left = forecast(state)
     assert rounds_left[0] == 5 + 5  # two rounds' placements complete one set

@@ -29,6 +29,7 @@ from tapisvert.core.game import (
     State,
     parse_bool,
 )
+from tapisvert.core.tuples import replaced, without
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
     CARD_POINTS,
@@ -125,6 +126,10 @@ class Placement(NamedTuple):
 
     card: int
     chit: int
+
+
+Units = tuple[tuple[int, tuple[Placement, ...]], ...]
+"""A seat's production units, each with what was placed on it, in the order they were won."""
 
 
 @dataclass(frozen=True)
@@ -337,45 +342,31 @@ class FzzztState(State):
         self._round = 0
         self._auction = 0
         self._chief = 0
-        self._mechanic_of: list[int | None] = [None] * players
-        self._hands: list[list[int]] = [[] for _ in range(players)]
-        self._draw: list[list[int]] = [[] for _ in range(players)]
-        self._discard: list[list[int]] = [[] for _ in range(players)]
-        self._known_held: list[list[int]] = [[] for _ in range(players)]
-        self._units: list[dict[int, list[Placement]]] = [{} for _ in range(players)]
-        self._chits: list[list[int]] = [[] for _ in range(players)]
-        self._pool: list[int] = list(game.conveyor)
-        self._belt: list[int] = []
-        self._reveals: list[int] = []
-        self._draws: list[list[int]] = []
-        self._bids: list[tuple[int, ...] | None] = [None] * players
-        self._bidders: list[Seat] = []
+        nothing: tuple[tuple[int, ...], ...] = ((),) * players
+        self._mechanic_of: tuple[int | None, ...] = (None,) * players
+        self._hands = nothing
+        """Each seat's hand, sorted; so are the draw piles, the known cards and the chits."""
+        self._draw = nothing
+        self._discard = nothing
+        self._known_held = nothing
+        self._units: tuple[Units, ...] = ((),) * players
+        self._chits = nothing
+        self._pool: tuple[int, ...] = game.conveyor
+        self._belt: tuple[int, ...] = ()
+        self._reveals: tuple[int, ...] = ()
+        self._draws: tuple[tuple[Seat, int], ...] = ()
+        """The seats still to draw up to their hand, with how many cards each may draw."""
+        self._bids: tuple[tuple[int, ...] | None, ...] = (None,) * players
+        self._bidders: tuple[Seat, ...] = ()
         self._last: AuctionResult | None = None
-        self._producers: list[Seat] = []
-        self._placed_now: list[int] = []
+        self._producers: tuple[Seat, ...] = ()
+        self._placed_now: tuple[int, ...] = ()
         self._phase = PHASE_MECHANICS
         self._player = CHANCE
 
     def clone(self) -> FzzztState:
         twin = object.__new__(FzzztState)
         twin.__dict__ = self.__dict__.copy()
-        twin._hands = [items.copy() for items in self._hands]
-        twin._draw = [items.copy() for items in self._draw]
-        twin._discard = [items.copy() for items in self._discard]
-        twin._known_held = [items.copy() for items in self._known_held]
-        twin._chits = [items.copy() for items in self._chits]
-        twin._draws = [items.copy() for items in self._draws]
-        twin._units = [
-            {unit: items.copy() for unit, items in owned.items()} for owned in self._units
-        ]
-        twin._mechanic_of = self._mechanic_of.copy()
-        twin._pool = self._pool.copy()
-        twin._belt = self._belt.copy()
-        twin._reveals = self._reveals.copy()
-        twin._bids = self._bids.copy()
-        twin._bidders = self._bidders.copy()
-        twin._producers = self._producers.copy()
-        twin._placed_now = self._placed_now.copy()
         return twin
 
     # -- the contract ---------------------------------------------------------------------
@@ -386,7 +377,7 @@ class FzzztState(State):
     def legal_actions(self) -> list[Action]:
         phase = self._phase
         if phase == PHASE_BID:
-            bits = [1 << card for card in sorted(self._hands[self._player])]
+            bits = [1 << card for card in self._hands[self._player]]
             return [
                 BID_BASE + sum(subset)
                 for size in range(1, len(bits) + 1)
@@ -395,7 +386,7 @@ class FzzztState(State):
         if phase == PHASE_PRODUCTION:
             return [*self._placements(self._player), DONE]
         if phase == PHASE_DRAW:
-            return sorted(self._draw[self._draws[0][0]])
+            return list(self._draw[self._draws[0][0]])
         if phase == PHASE_REVEAL:
             return sorted(self._pool)
         if phase == PHASE_MECHANICS:
@@ -457,9 +448,7 @@ class FzzztState(State):
         return sorted([*self._hands[seat], *self._draw[seat], *self._discard[seat], *bid])
 
     def robot_count(self, seat: Seat) -> int:
-        on_units = sum(
-            1 for items in self._units[seat].values() for item in items if item.card >= 0
-        )
+        on_units = sum(1 for _, items in self._units[seat] for item in items if item.card >= 0)
         return on_units + sum(1 for card in self.owned(seat) if is_robot(card))
 
     def score(self, seat: Seat) -> int:
@@ -468,7 +457,7 @@ class FzzztState(State):
     def _score(self, seat: Seat, owned: list[int]) -> int:
         """``seat``'s score, given what it owns besides its units."""
         points = sum([CARD_POINTS[card] for card in owned])
-        for unit, items in self._units[seat].items():
+        for unit, items in self._units[seat]:
             points += sum([CARD_POINTS[item.card] for item in items if item.card >= 0])
             points += unit_score(unit, [placement_symbols(item) for item in items])
         return points
@@ -477,20 +466,15 @@ class FzzztState(State):
 
     def observation(self, seat: Seat | None) -> FzzztObservation:
         public = self._shared("public", self._public_view)
-        hand, bid, draw_pile = (
-            ((), (), ()) if seat is None else self._shared(seat, lambda: self._own_view(seat))
-        )
-        return FzzztObservation.assemble(
-            {**public, "hand": hand, "bid": bid, "draw_pile": draw_pile, "seat": seat}
-        )
-
-    def _own_view(self, seat: Seat) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-        """``seat``'s hand, sealed bid and draw pile."""
-        return (
-            tuple(sorted(self._hands[seat])),
-            tuple(self._bids[seat] or ()),
-            tuple(sorted(self._draw[seat])),
-        )
+        if seat is None:
+            own: dict[str, Any] = {"hand": (), "bid": (), "draw_pile": ()}
+        else:
+            own = {
+                "hand": self._hands[seat],
+                "bid": self._bids[seat] or (),
+                "draw_pile": self._draw[seat],
+            }
+        return FzzztObservation.assemble({**public, **own, "seat": seat})
 
     def _public_view(self) -> dict[str, Any]:
         players = range(self._players)
@@ -502,21 +486,18 @@ class FzzztState(State):
             "chief": self._chief,
             "phase": PHASE_NAMES[self._phase],
             "current_player": self._player,
-            "mechanics": tuple(self._mechanic_of),
+            "mechanics": self._mechanic_of,
             "hand_sizes": tuple(len(self._hands[other]) for other in players),
             "draw_sizes": tuple(len(self._draw[other]) for other in players),
             "bid_sizes": tuple(None if bid is None else len(bid) for bid in self._bids),
-            "discards": tuple(tuple(self._discard[other]) for other in players),
-            "known_held": tuple(tuple(sorted(self._known_held[other])) for other in players),
+            "discards": self._discard,
+            "known_held": self._known_held,
             "owned": tuple(map(tuple, owned)),
-            "units": tuple(
-                tuple((unit, tuple(items)) for unit, items in sorted(self._units[other].items()))
-                for other in players
-            ),
-            "chits": tuple(tuple(sorted(self._chits[other])) for other in players),
-            "placed_this_phase": tuple(self._placed_now),
-            "belt": tuple(self._belt),
-            "pending_draws": tuple((seat, wanted) for seat, wanted in self._draws),
+            "units": tuple(tuple(sorted(units)) for units in self._units),
+            "chits": self._chits,
+            "placed_this_phase": self._placed_now,
+            "belt": self._belt,
+            "pending_draws": self._draws,
             "conveyor_left": len(self._pool) - self._belt.count(HIDDEN),
             "last_auction": self._last,
             "scores": tuple(self._score(seat, owned[seat]) for seat in players),
@@ -599,9 +580,9 @@ class FzzztState(State):
     def every_card(self) -> list[int]:
         cards = [*self._pool, *(card for card in self._belt if card >= 0)]
         for seat in range(self._players):
-            cards += self._hands[seat] + self._draw[seat] + self._discard[seat]
+            cards += [*self._hands[seat], *self._draw[seat], *self._discard[seat]]
             cards += self._bids[seat] or ()
-            for unit, items in self._units[seat].items():
+            for unit, items in self._units[seat]:
                 cards += [unit, *(item.card for item in items if item.card >= 0)]
         if self._phase == PHASE_MECHANICS:  # still in the box
             for mechanic in self.game.mechanics:
@@ -609,7 +590,7 @@ class FzzztState(State):
         return sorted(cards)
 
     def hand(self, seat: Seat) -> list[int]:
-        return sorted(self._hands[seat])
+        return list(self._hands[seat])
 
     def sealed_bid(self, seat: Seat) -> list[int]:
         return list(self._bids[seat] or ())
@@ -625,20 +606,21 @@ class FzzztState(State):
         if phase == PHASE_MECHANICS:
             seat = self._mechanic_of.index(None)
             mechanic = self.game.mechanics[action - MECHANIC_BASE]
-            self._mechanic_of[seat] = mechanic
+            self._mechanic_of = replaced(self._mechanic_of, seat, mechanic)
             if None not in self._mechanic_of:
                 self._setup_hands()
             return
         if phase == PHASE_DRAW:
-            seat = self._draws[0][0]
-            self._draw[seat].remove(action)
-            self._hands[seat].append(action)
-            self._draws[0][1] -= 1
+            seat, wanted = self._draws[0]
+            self._draw = replaced(self._draw, seat, without(self._draw[seat], action))
+            self._hands = replaced(self._hands, seat, tuple(sorted((*self._hands[seat], action))))
+            self._draws = ((seat, wanted - 1), *self._draws[1:])
             self._continue()
             return
-        slot = self._reveals.pop(0)
-        self._pool.remove(action)
-        self._belt[slot] = action
+        slot, *others = self._reveals
+        self._reveals = tuple(others)
+        self._pool = without(self._pool, action)
+        self._belt = replaced(self._belt, slot, action)
         if slot == self._auction:
             self._queue_reveals()
         self._continue()
@@ -647,8 +629,9 @@ class FzzztState(State):
         for seat, mechanic in enumerate(self._mechanic_of):
             assert mechanic is not None
             number = CARDS[mechanic].mechanic
-            self._hands[seat] = [mechanic, *starting_robots(number)]
-            self._known_held[seat] = list(self._hands[seat])
+            hand = tuple(sorted((mechanic, *starting_robots(number))))
+            self._hands = replaced(self._hands, seat, hand)
+            self._known_held = replaced(self._known_held, seat, hand)
             if number == 1:
                 self._chief = seat
             if self.game.versus:
@@ -660,43 +643,44 @@ class FzzztState(State):
         for card in cards:
             shown = [i for i, bit in enumerate(SYMBOL_BITS) if CARDS[card].symbols & bit]
             if is_robot(card) and len(shown) > 1:
-                self._chits[seat].extend(shown)
+                chits = tuple(sorted((*self._chits[seat], *shown)))
+                self._chits = replaced(self._chits, seat, chits)
 
     def _start_round(self) -> None:
         self._round += 1
         self._auction = 0
-        self._belt = [HIDDEN] * BELT_SIZE
+        self._belt = (HIDDEN,) * BELT_SIZE
         self._last = None
         if self._round > 1:
-            for seat in range(self._players):
-                self._draw[seat] = sorted(
-                    [*self._hands[seat], *self._draw[seat], *self._discard[seat]]
-                )
-                self._hands[seat] = []
-                self._discard[seat] = []
-                self._known_held[seat] = []
-            self._draws = [
-                [(self._chief + offset) % self._players, HAND_LIMIT]
-                for offset in range(self._players)
-            ]
+            nothing: tuple[tuple[int, ...], ...] = ((),) * self._players
+            self._draw = tuple(
+                tuple(sorted((*hand, *draw, *discard)))
+                for hand, draw, discard in zip(self._hands, self._draw, self._discard, strict=True)
+            )
+            self._hands = self._discard = self._known_held = nothing
+            self._draws = self._drawing_order()
         self._begin_auction()
+
+    def _from_chief(self) -> tuple[Seat, ...]:
+        """Every seat, from the Chief Mechanic on."""
+        return tuple((self._chief + offset) % self._players for offset in range(self._players))
+
+    def _drawing_order(self) -> tuple[tuple[Seat, int], ...]:
+        """Every seat from the Chief Mechanic on, each to draw up to a full hand."""
+        return tuple((seat, HAND_LIMIT) for seat in self._from_chief())
 
     def _begin_auction(self) -> None:
         if all(not hand for hand in self._hands):
-            self._draws.extend(
-                [(self._chief + offset) % self._players, HAND_LIMIT]
-                for offset in range(self._players)
-            )
+            self._draws += self._drawing_order()
         if self._belt[self._auction] == HIDDEN:
-            self._reveals = [self._auction]
-        order = [(self._chief + offset) % self._players for offset in range(self._players)]
-        self._bidders = order
-        self._bids = [None] * self._players
+            self._reveals = (self._auction,)
+        self._bidders = self._from_chief()
+        self._bids = (None,) * self._players
         self._continue()
 
     def _queue_reveals(self) -> None:
         """After the front card is turned: turn more until its belt number is face up."""
-        self._reveals.extend(self.reveals_after_front())
+        self._reveals += tuple(self.reveals_after_front())
 
     def reveals_after_front(self) -> list[int]:
         """The face-down slots that the face-up front card makes turn."""
@@ -711,17 +695,17 @@ class FzzztState(State):
         while self._draws:
             seat, wanted = self._draws[0]
             if wanted > 0 and not self._draw[seat] and self._discard[seat]:
-                self._draw[seat] = sorted(self._discard[seat])
-                self._discard[seat] = []
+                self._draw = replaced(self._draw, seat, tuple(sorted(self._discard[seat])))
+                self._discard = replaced(self._discard, seat, ())
             if wanted > 0 and len(self._hands[seat]) < HAND_LIMIT and self._draw[seat]:
                 self._phase, self._player = PHASE_DRAW, CHANCE
                 return
-            self._draws.pop(0)
+            self._draws = self._draws[1:]
         if self._reveals:
             self._phase, self._player = PHASE_REVEAL, CHANCE
             return
         while self._bidders and not self._hands[self._bidders[0]]:
-            self._bidders.pop(0)
+            self._bidders = self._bidders[1:]
         if self._bidders:
             self._phase, self._player = PHASE_BID, self._bidders[0]
             return
@@ -736,46 +720,44 @@ class FzzztState(State):
         missing = [card for card in cards if card not in hand]
         if missing:
             raise IllegalActionError("fzzzt.error.not_in_hand", cards=" ".join(map(name, missing)))
-        for card in cards:
-            hand.remove(card)
-        self._bids[player] = tuple(cards)
-        self._bidders.pop(0)
+        self._hands = replaced(self._hands, player, tuple(c for c in hand if c not in cards))
+        self._bids = replaced(self._bids, player, tuple(cards))
+        self._bidders = self._bidders[1:]
         self._continue()
 
     def _resolve_auction(self) -> None:
         strengths = {seat: strength(bid) for seat, bid in enumerate(self._bids) if bid is not None}
-        order = [(self._chief + offset) % self._players for offset in range(self._players)]
-        contenders = [seat for seat in order if seat in strengths]
+        contenders = [seat for seat in self._from_chief() if seat in strengths]
         best = max(strengths.values())
         winner = next(seat for seat in contenders if strengths[seat] == best)
         card = self._belt[self._auction]
         for seat, bid in enumerate(self._bids):
             if bid is None:
                 continue
+            known = self._known_held[seat]
             if seat == winner:
-                self._discard[seat].extend(bid)
-                self._known_held[seat] = [c for c in self._known_held[seat] if c not in bid]
+                self._discard = replaced(self._discard, seat, (*self._discard[seat], *bid))
+                known = tuple(c for c in known if c not in bid)
             else:
-                self._hands[seat].extend(bid)
-                self._known_held[seat] = sorted({*self._known_held[seat], *bid})
+                self._hands = replaced(self._hands, seat, tuple(sorted((*self._hands[seat], *bid))))
+                known = tuple(sorted({*known, *bid}))
+            self._known_held = replaced(self._known_held, seat, known)
         if CARDS[card].kind == Kind.UNIT:
-            self._units[winner][card] = []
+            self._units = replaced(self._units, winner, (*self._units[winner], (card, ())))
         else:
-            self._discard[winner].append(card)
+            self._discard = replaced(self._discard, winner, (*self._discard[winner], card))
             if self.game.versus:
                 self._grant_chits(winner, [card])
-        self._last = AuctionResult(card, tuple(self._bids), winner)
-        self._belt[self._auction] = GONE
-        self._bids = [None] * self._players
+        self._last = AuctionResult(card, self._bids, winner)
+        self._belt = replaced(self._belt, self._auction, GONE)
+        self._bids = (None,) * self._players
         self._chief = (self._chief + 1) % self._players
         self._auction += 1
         if self._auction < BELT_SIZE:
             self._begin_auction()
             return
-        self._producers = [
-            (self._chief + offset) % self._players for offset in range(self._players)
-        ]
-        self._placed_now = []
+        self._producers = self._from_chief()
+        self._placed_now = ()
         self._next_producer()
 
     def _final_phase(self) -> bool:
@@ -783,9 +765,8 @@ class FzzztState(State):
 
     def _placements(self, seat: Seat) -> list[Action]:
         unlimited = self.game.unlimited_final and self._final_phase()
-        free = [
-            unit for unit in sorted(self._units[seat]) if unlimited or unit not in self._placed_now
-        ]
+        units = sorted(unit for unit, _ in self._units[seat])
+        free = [unit for unit in units if unlimited or unit not in self._placed_now]
         actions: list[Action] = []
         versus = self.game.versus
         for card in sorted(set(self.owned(seat))):
@@ -804,31 +785,45 @@ class FzzztState(State):
     def _produce(self, action: Action) -> None:
         player = self._player
         if action == DONE:
-            self._producers.pop(0)
-            self._placed_now = []
+            self._producers = self._producers[1:]
+            self._placed_now = ()
             self._next_producer()
             return
         if action not in self._placements(player):
             raise IllegalActionError("fzzzt.error.cannot_place", move=self._describe(action))
         if action >= CHIT_BASE:
             unit_index, chit = divmod(action - CHIT_BASE, len(SYMBOL_BITS))
-            self._chits[player].remove(chit)
+            self._chits = replaced(self._chits, player, without(self._chits[player], chit))
             item = Placement(-1, chit)
         else:
             unit_index, card = divmod(action - PLACE_BASE, CARD_COUNT)
-            for pile in (self._hands[player], self._draw[player], self._discard[player]):
-                if card in pile:
-                    pile.remove(card)
-                    break
-            self._known_held[player] = [c for c in self._known_held[player] if c != card]
+            self._take_card(player, card)
             item = Placement(card, -1)
         unit = UNITS[unit_index]
-        self._units[player][unit].append(item)
-        self._placed_now.append(unit)
+        self._units = replaced(
+            self._units,
+            player,
+            tuple(
+                (owned, (*items, item) if owned == unit else items)
+                for owned, items in self._units[player]
+            ),
+        )
+        self._placed_now += (unit,)
+
+    def _take_card(self, seat: Seat, card: int) -> None:
+        """``card`` leaves ``seat``'s hand, draw pile or discard pile, the first that has it."""
+        if card in self._hands[seat]:
+            self._hands = replaced(self._hands, seat, without(self._hands[seat], card))
+        elif card in self._draw[seat]:
+            self._draw = replaced(self._draw, seat, without(self._draw[seat], card))
+        elif card in self._discard[seat]:
+            self._discard = replaced(self._discard, seat, without(self._discard[seat], card))
+        known = self._known_held[seat]
+        self._known_held = replaced(self._known_held, seat, tuple(c for c in known if c != card))
 
     def _next_producer(self) -> None:
         while self._producers and not self._placements(self._producers[0]):
-            self._producers.pop(0)
+            self._producers = self._producers[1:]
         if self._producers:
             self._phase, self._player = PHASE_PRODUCTION, self._producers[0]
             return

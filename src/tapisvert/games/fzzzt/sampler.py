@@ -33,26 +33,26 @@ def sample_state(game: FzzztGame, observation: FzzztObservation, rng: random.Ran
     state._chief = observation.chief
     state._phase = PHASE_NAMES.index(observation.phase)
     state._player = observation.current_player
+    state._mechanic_of = observation.mechanics
     if state._phase == PHASE_NAMES.index("mechanics"):
-        state._mechanic_of = list(observation.mechanics)
         state._player = CHANCE
         return state
-    state._mechanic_of = list(observation.mechanics)
-    state._discard = [list(cards) for cards in observation.discards]
-    state._known_held = [list(cards) for cards in observation.known_held]
-    state._units = [{unit: list(items) for unit, items in owned} for owned in observation.units]
-    state._chits = [list(chits) for chits in observation.chits]
-    state._belt = list(observation.belt)
+    state._discard = observation.discards
+    state._known_held = observation.known_held
+    state._units = observation.units
+    state._chits = observation.chits
+    state._belt = observation.belt
     state._last = observation.last_auction
-    state._placed_now = list(observation.placed_this_phase)
+    state._placed_now = observation.placed_this_phase
     seen = {card for cards in observation.owned for card in cards}
     seen |= {unit for owned in observation.units for unit, _ in owned}
     seen |= {item.card for owned in observation.units for _, items in owned for item in items}
     seen |= {card for card in observation.belt if card not in (HIDDEN, GONE)}
     if observation.last_auction is not None:
         seen.add(observation.last_auction.card)
-    state._pool = [card for card in game.conveyor if card not in seen]
+    state._pool = tuple(card for card in game.conveyor if card not in seen)
 
+    hands, draws, bids = [], [], []
     for seat in range(players):
         bid_size = observation.bid_sizes[seat] or 0
         if seat == observation.seat:
@@ -63,9 +63,10 @@ def sample_state(game: FzzztGame, observation: FzzztObservation, rng: random.Ran
             )
         else:
             hand, bid, draw = _split(observation, seat, bid_size, rng)
-        state._hands[seat] = hand
-        state._draw[seat] = sorted(draw)
-        state._bids[seat] = tuple(sorted(bid)) if observation.bid_sizes[seat] is not None else None
+        hands.append(tuple(sorted(hand)))
+        draws.append(tuple(sorted(draw)))
+        bids.append(tuple(sorted(bid)) if observation.bid_sizes[seat] is not None else None)
+    state._hands, state._draw, state._bids = tuple(hands), tuple(draws), tuple(bids)
 
     _restore_queues(state, observation)
     return state
@@ -95,11 +96,12 @@ def _restore_queues(state: FzzztState, observation: FzzztObservation) -> None:
     order = [(observation.chief + offset) % players for offset in range(players)]
     if observation.phase == "bid":
         start = order.index(observation.current_player)
-        state._bidders = order[start:]
+        state._bidders = tuple(order[start:])
     elif observation.phase == "production":
         start = order.index(observation.current_player)
-        state._producers = order[start:]
-    state._draws = [[seat, wanted] for seat, wanted in observation.pending_draws]
+        state._producers = tuple(order[start:])
+    state._draws = observation.pending_draws
     if observation.phase == "reveal":
         front = observation.auction
-        state._reveals = [front] if state._belt[front] == HIDDEN else state.reveals_after_front()
+        hidden = state._belt[front] == HIDDEN
+        state._reveals = (front,) if hidden else tuple(state.reveals_after_front())

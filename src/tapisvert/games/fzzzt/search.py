@@ -55,7 +55,7 @@ def _forecast_seat(state: FzzztState, seat: int, phases_left: int) -> int:
     owned = state.owned(seat)
     points = sum(CARD_POINTS[card] for card in owned)
     spare = [CARDS[card].symbols for card in owned if is_robot(card)]
-    units = sorted(state._units[seat].items(), key=lambda item: -CARDS[item[0]].value)
+    units = sorted(state._units[seat], key=lambda item: -CARDS[item[0]].value)
     for unit, items in units:
         points += sum(CARD_POINTS[item.card] for item in items if item.card >= 0)
         supplies = [placement_symbols(item) for item in items]

@@ -1,0 +1,25 @@
+"""Tuples as the parts of a state: its clones share them until one replaces a part.
+
+A server clones the position for every move, and a search clones it thousands of times: a
+state whose hands and piles are lists copies them all on each clone, and each copy is an
+object the garbage collector visits for as long as it lives. Tuples are copied by
+reference, and a tuple of numbers or strings is no longer tracked after the collector's
+first pass. Changing one means building its replacement, with these.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def replaced(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """``items`` with ``value`` at ``index``."""
+    return (*items[:index], value, *items[index + 1 :])
+
+
+def without(items: tuple[T, ...], value: T) -> tuple[T, ...]:
+    """``items`` less the first occurrence of ``value`` (a ``ValueError`` if none)."""
+    index = items.index(value)
+    return items[:index] + items[index + 1 :]
