@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tapisvert import CHANCE, IllegalActionError, OptionError, load_game
+from tapisvert.core.tuples import added, replaced
 from tapisvert.games.abluxxen import AbluxxenState, CardSet, legal_sets, set_to_string
 from tapisvert.games.abluxxen.cards import DECK_COUNTS, JOKER, counts_of, string_to_set
 from tapisvert.games.abluxxen.rules import GameSummary
@@ -38,21 +39,21 @@ def position(
     game = load_game("abluxxen", players=len(hands), start_player="P1", duel=duel, **options)
     state = game.new_initial_state()
     assert isinstance(state, AbluxxenState)
-    state._hands = [counts_of(kinds(hand)) for hand in hands]
-    state._stacks = [
-        [string_to_set(s) for s in (stack.split() if stack else [])]
+    state._hands = tuple(counts_of(kinds(hand)) for hand in hands)
+    state._stacks = tuple(
+        tuple(string_to_set(s) for s in (stack.split() if stack else []))
         for stack in (stacks or [""] * len(hands))
-    ]
-    state._display = [[card] for card in kinds(display)]
+    )
+    state._display = tuple((card,) for card in kinds(display))
     state._dummy = counts_of(kinds(dummy))
-    state._deal_queue = []
+    state._deal_queue = ()
     placed = [c for hand in hands for c in kinds(hand)] + kinds(display) + kinds(dummy)
     placed += [c for stack in state._stacks for played in stack for c in played.cards()]
     remaining = list(DECK_COUNTS)
     for card in placed:
         remaining[card] -= 1
     assert min(remaining) >= 0
-    state._pile = counts_of(kinds(pile)) if pile is not None else remaining
+    state._pile = counts_of(kinds(pile)) if pile is not None else tuple(remaining)
     state._begin_turn()
     return state
 
@@ -157,21 +158,21 @@ def test_a9_exhaustion_mid_turn() -> None:
 
 def test_a10_a11_scoring_and_ties() -> None:
     state = position(["", "1 1 1 1 1 1", "1 1", "2 2 2 2 2 2 2 2 3 3 3"], display="")
-    state._stacks = [
-        [CardSet(13, 7, 0), CardSet(12, 7, 0)],
-        [CardSet(11, 8, 0), CardSet(10, 1, 0)],
-        [CardSet(9, 8, 0), CardSet(8, 3, 0)],
-        [CardSet(7, 4, 0)],
-    ]
+    state._stacks = (
+        (CardSet(13, 7, 0), CardSet(12, 7, 0)),
+        (CardSet(11, 8, 0), CardSet(10, 1, 0)),
+        (CardSet(9, 8, 0), CardSet(8, 3, 0)),
+        (CardSet(7, 4, 0),),
+    )
     assert state.returns() == [14.0, 3.0, 9.0, -7.0]
     assert state.winners() == [A]
-    state._hands = [counts_of(kinds("4")), counts_of([]), counts_of(kinds("5 5 5")), counts_of([])]
-    state._stacks = [
-        [CardSet(13, 7, 0), CardSet(12, 3, 0)],
-        [],
-        [CardSet(11, 8, 0), CardSet(10, 4, 0)],
-        [],
-    ]
+    state._hands = (counts_of(kinds("4")), counts_of([]), counts_of(kinds("5 5 5")), counts_of([]))
+    state._stacks = (
+        (CardSet(13, 7, 0), CardSet(12, 3, 0)),
+        (),
+        (CardSet(11, 8, 0), CardSet(10, 4, 0)),
+        (),
+    )
     assert state.returns()[A] == state.returns()[C] == 9.0
     assert state.winners() == [A, C]
 
@@ -254,7 +255,7 @@ def test_a13_duel_thirteen_goes_on_the_display() -> None:
     state.apply_string("dummy 5")
     state.apply_string("dummy 6")
     # Later, B draws "2+13" as one draw.
-    state._hands[B] = counts_of(kinds("1"))
+    state._hands = replaced(state._hands, B, counts_of(kinds("1")))
     state._owe(B, 2)
     state._advance()
     state.apply_string("draw display 1")
@@ -320,10 +321,9 @@ def test_hidden_cards_do_not_leak(players: int, seed: int, duel: bool, series: b
             if out == into:
                 continue
             swapped = state.clone()
-            swapped._hands[owner][out] -= 1
-            swapped._hands[owner][into] += 1
-            swapped._pile[into] -= 1
-            swapped._pile[out] += 1
+            hand = added(added(swapped._hands[owner], out, -1), into, 1)
+            swapped._hands = replaced(swapped._hands, owner, hand)
+            swapped._pile = added(added(swapped._pile, into, -1), out, 1)
             for seat in range(players):
                 if seat != owner:
                     assert swapped.observation(seat) == state.observation(seat)

@@ -16,10 +16,19 @@ T = TypeVar("T")
 
 def replaced(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     """``items`` with ``value`` at ``index``."""
-    return (*items[:index], value, *items[index + 1 :])
+    changed = list(items)  # faster than joining slices
+    changed[index] = value
+    return tuple(changed)
 
 
 def without(items: tuple[T, ...], value: T) -> tuple[T, ...]:
     """``items`` less the first occurrence of ``value`` (a ``ValueError`` if none)."""
     index = items.index(value)
     return items[:index] + items[index + 1 :]
+
+
+def added(counts: tuple[int, ...], index: int, amount: int) -> tuple[int, ...]:
+    """A count vector with ``amount`` added at ``index`` (a removal when negative)."""
+    changed = list(counts)
+    changed[index] += amount
+    return tuple(changed)

@@ -87,11 +87,12 @@ def string_to_set(text: str) -> CardSet:
     raise IllegalActionError("abluxxen.error.not_a_set", text=text)
 
 
-def counts_of(cards: Iterable[int]) -> list[int]:
+def counts_of(cards: Iterable[int]) -> tuple[int, ...]:
+    """The count vector of ``cards``, by kind, as a state keeps it."""
     counts = [0] * KINDS
     for card in cards:
         counts[card] += 1
-    return counts
+    return tuple(counts)
 
 
 def cards_of(counts: Sequence[int]) -> list[int]:

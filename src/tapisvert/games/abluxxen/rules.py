@@ -39,6 +39,7 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
+from tapisvert.core.tuples import added, replaced
 from tapisvert.games.abluxxen.cards import (
     DECK_COUNTS,
     DISPLAY_SIZE,
@@ -256,27 +257,27 @@ class AbluxxenState(State):
     def _set_up_game(self, starter: Seat) -> None:
         """A full deck and empty tables, ready to deal a game that ``starter`` begins."""
         players = self._players
-        self._pile = list(DECK_COUNTS)
-        self._hands = [[0] * KINDS for _ in range(players)]
-        self._known = [[0] * KINDS for _ in range(players)]
-        self._stacks: list[list[CardSet]] = [[] for _ in range(players)]
-        self._display: list[list[int]] = []
-        self._discard = [0] * KINDS
-        self._dummy = [0] * KINDS
+        none: tuple[int, ...] = (0,) * KINDS
+        self._pile = DECK_COUNTS
+        """Count vectors, by kind: the pile, each hand, what is known of each hand, …"""
+        self._hands = (none,) * players
+        self._known = (none,) * players
+        self._stacks: tuple[tuple[CardSet, ...], ...] = ((),) * players
+        self._display: tuple[tuple[int, ...], ...] = ()
+        self._discard = none
+        self._dummy = none
         self._played: CardSet | None = None
-        self._steals: list[Seat] = []
+        self._steals: tuple[Seat, ...] = ()
         self._victim: Seat | None = None
-        self._in_play: list[int] = []
+        self._in_play: tuple[int, ...] = ()
         self._drawer: Seat | None = None
         self._draws_left = 0
         self._refill = False
         if self.game.duel:
-            for seat in range(players):
-                self._hands[seat][JOKER] = DUEL_JOKERS_EACH
-                self._pile[JOKER] -= DUEL_JOKERS_EACH
+            self._hands = (added(none, JOKER, DUEL_JOKERS_EACH),) * players
+            self._pile = added(self._pile, JOKER, -DUEL_JOKERS_EACH * players)
         per_seat = HAND_SIZE - (DUEL_JOKERS_EACH if self.game.duel else 0)
-        self._deal_queue = [seat for _ in range(per_seat) for seat in range(players)]
-        self._deal_queue += [-1] * DISPLAY_SIZE
+        self._deal_queue = (*range(players),) * per_seat + (-1,) * DISPLAY_SIZE
         self._starter = self._active = starter
         self._phase = PHASE_DEAL
         self._player = CHANCE
@@ -284,16 +285,6 @@ class AbluxxenState(State):
     def clone(self) -> AbluxxenState:
         twin = object.__new__(AbluxxenState)
         twin.__dict__ = self.__dict__.copy()
-        twin._pile = self._pile.copy()
-        twin._hands = [hand.copy() for hand in self._hands]
-        twin._known = [known.copy() for known in self._known]
-        twin._stacks = [stack.copy() for stack in self._stacks]
-        twin._display = [entry.copy() for entry in self._display]
-        twin._discard = self._discard.copy()
-        twin._dummy = self._dummy.copy()
-        twin._steals = self._steals.copy()
-        twin._in_play = self._in_play.copy()
-        twin._deal_queue = self._deal_queue.copy()
         return twin
 
     # -- the contract ---------------------------------------------------------------------
@@ -427,19 +418,19 @@ class AbluxxenState(State):
             "current_player": self._player,
             "hand_sizes": tuple(sum(self._hands[other]) for other in players),
             "known_in_hand": tuple(tuple(cards_of(self._known[other])) for other in players),
-            "stacks": tuple(tuple(stack) for stack in self._stacks),
-            "display": tuple(tuple(entry) for entry in self._display),
+            "stacks": self._stacks,
+            "display": self._display,
             "pile_size": sum(self._pile),
             "discard": tuple(cards_of(self._discard)),
             "dummy": tuple(cards_of(self._dummy)),
             "played": self._played,
             "victim": self._victim,
-            "in_play": tuple(self._in_play),
+            "in_play": self._in_play,
             "drawer": self._drawer,
             "draws_left": self._draws_left,
-            "pending_steals": tuple(self._steals),
+            "pending_steals": self._steals,
             "refill_pending": self._refill,
-            "deal_queue": tuple(self._deal_queue),
+            "deal_queue": self._deal_queue,
             "game_scores": game_scores,
             "scores": tuple(
                 total + game_scores[seat] if ongoing else total
@@ -514,7 +505,7 @@ class AbluxxenState(State):
             sum(kind)
             for kind in zip(self._pile, self._discard, self._dummy, *self._hands, strict=True)
         ]
-        cards = cards_of(counts) + self._in_play
+        cards = [*cards_of(counts), *self._in_play]
         cards += [card for entry in self._display for card in entry]
         cards += [card for stack in self._stacks for played in stack for card in played.cards()]
         return sorted(cards)
@@ -528,14 +519,15 @@ class AbluxxenState(State):
     # -- transitions ------------------------------------------------------------------------
 
     def _chance(self, card: int) -> None:
-        self._pile[card] -= 1
+        self._pile = added(self._pile, card, -1)
         phase = self._phase
         if phase == PHASE_DEAL:
-            target = self._deal_queue.pop(0)
+            target = self._deal_queue[0]
+            self._deal_queue = self._deal_queue[1:]
             if target >= 0:
-                self._hands[target][card] += 1
+                self._hands = replaced(self._hands, target, added(self._hands[target], card, 1))
             else:
-                self._display.append([card])
+                self._display += ((card,),)
             if not self._deal_queue:
                 if self.game.duel:
                     self._phase = PHASE_DUMMY_REFILL
@@ -543,27 +535,31 @@ class AbluxxenState(State):
                 self._begin_turn()
             return
         if phase == PHASE_PILE:
-            assert self._drawer is not None
-            self._hands[self._drawer][card] += 1
+            drawer = self._drawer
+            assert drawer is not None
+            self._hands = replaced(self._hands, drawer, added(self._hands[drawer], card, 1))
             self._draws_left -= 1
         elif phase == PHASE_REFILL:
-            self._display.append([card])
+            self._display += ((card,),)
         elif phase == PHASE_DUMMY_REFILL:
             if card in (HIGHEST, JOKER):
-                self._lowest_display_entry().append(card)
+                index = self._lowest_display_entry()
+                self._display = replaced(self._display, index, (*self._display[index], card))
             else:
-                self._dummy[card] += 1
+                self._dummy = added(self._dummy, card, 1)
         self._advance()
 
-    def _lowest_display_entry(self) -> list[int]:
+    def _lowest_display_entry(self) -> int:
         """Where a 13 or joker from the imaginary player goes: the lowest entry that carries
         no extra card yet (a joker counts 14; leftmost on ties), else the lowest entry."""
 
-        def value(entry: list[int]) -> int:
-            return JOKER_SET_VALUE if entry[0] == JOKER else entry[0]
+        def value(index: int) -> int:
+            first = self._display[index][0]
+            return JOKER_SET_VALUE if first == JOKER else first
 
-        bare = [entry for entry in self._display if len(entry) == 1]
-        return min(bare or self._display, key=value)
+        entries = range(len(self._display))
+        bare = [index for index in entries if len(self._display[index]) == 1]
+        return min(bare or entries, key=value)
 
     def _begin_turn(self) -> None:
         self._phase = PHASE_PLAY
@@ -580,22 +576,25 @@ class AbluxxenState(State):
                 "abluxxen.error.illegal_set",
                 set=set_to_string(played) if played else str(action),
             )
+        known = list(self._known[player])
         for card in played.cards():
-            hand[card] -= 1
+            hand = added(hand, card, -1)
             # Others cannot tell a known card from an unknown one of the same kind.
-            self._known[player][card] = max(0, self._known[player][card] - 1)
-        self._stacks[player].append(played)
+            known[card] = max(0, known[card] - 1)
+        self._hands = replaced(self._hands, player, hand)
+        self._known = replaced(self._known, player, tuple(known))
+        self._stacks = replaced(self._stacks, player, (*self._stacks[player], played))
         self._played = played
         if not sum(hand):
             self._finish()
             return
         order = [(player + offset) % self._players for offset in range(1, self._players)]
-        self._steals = [DUMMY] if self.game.duel and self._dummy_options() else []
-        self._steals += [
+        self._steals = (DUMMY,) if self.game.duel and self._dummy_options() else ()
+        self._steals += tuple(
             victim
             for victim in order
             if self._stacks[victim] and can_steal(played, self._stacks[victim][-1])
-        ]
+        )
         self._advance()
 
     def _dummy_options(self) -> list[int]:
@@ -617,8 +616,8 @@ class AbluxxenState(State):
     def _steal_from_dummy(self, value: int) -> None:
         assert self._played is not None
         size = self._played.size
-        self._dummy[value] -= size
-        self._receive_openly(self._active, [value] * size)
+        self._dummy = added(self._dummy, value, -size)
+        self._receive_openly(self._active, (value,) * size)
         self._advance()
 
     def _thief_decides(self, action: Action) -> None:
@@ -628,7 +627,7 @@ class AbluxxenState(State):
         if action == TAKE:
             self._receive_openly(self._active, self._in_play)
             self._owe(self._victim, len(self._in_play))
-            self._in_play = []
+            self._in_play = ()
             self._advance()
             return
         self._phase = PHASE_VICTIM
@@ -642,16 +641,18 @@ class AbluxxenState(State):
             self._receive_openly(self._victim, self._in_play)
         else:
             for card in self._in_play:
-                self._discard[card] += 1
+                self._discard = added(self._discard, card, 1)
             self._owe(self._victim, len(self._in_play))
-        self._in_play = []
+        self._in_play = ()
         self._advance()
 
-    def _receive_openly(self, seat: Seat, cards: list[int]) -> None:
+    def _receive_openly(self, seat: Seat, cards: tuple[int, ...]) -> None:
         """Cards that everyone sees go into ``seat``'s hand: they are known to be there."""
+        hand, known = self._hands[seat], self._known[seat]
         for card in cards:
-            self._hands[seat][card] += 1
-            self._known[seat][card] += 1
+            hand, known = added(hand, card, 1), added(known, card, 1)
+        self._hands = replaced(self._hands, seat, hand)
+        self._known = replaced(self._known, seat, known)
 
     def _owe(self, seat: Seat, count: int) -> None:
         self._drawer = seat
@@ -670,7 +671,9 @@ class AbluxxenState(State):
         index = action - DRAW_DISPLAY_BASE
         if not 0 <= index < len(self._display):
             raise IllegalActionError("abluxxen.error.no_display_card", position=index + 1)
-        self._receive_openly(drawer, self._display.pop(index))
+        taken = self._display[index]
+        self._display = (*self._display[:index], *self._display[index + 1 :])
+        self._receive_openly(drawer, taken)
         self._draws_left -= 1
         self._advance()
 
@@ -700,7 +703,8 @@ class AbluxxenState(State):
             self._begin_turn()
             return
         while self._steals:
-            victim = self._steals.pop(0)
+            victim, *others = self._steals
+            self._steals = tuple(others)
             if victim == DUMMY:
                 options = self._dummy_options()
                 if len(options) > 1:
@@ -709,7 +713,9 @@ class AbluxxenState(State):
                 self._steal_from_dummy(options[0])
                 return
             self._victim = victim
-            self._in_play = self._stacks[victim].pop().cards()
+            *kept, taken = self._stacks[victim]
+            self._stacks = replaced(self._stacks, victim, tuple(kept))
+            self._in_play = tuple(taken.cards())
             self._phase, self._player = PHASE_STEAL, self._active
             return
         self._active = (self._active + 1) % self._players

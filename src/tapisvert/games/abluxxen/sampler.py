@@ -41,28 +41,30 @@ def sample_state(
         unseen[card] -= 1
     pool = cards_of(unseen)
     rng.shuffle(pool)
+    hands = []
     for seat in range(players):
         if seat == observation.seat:
-            state._hands[seat] = counts_of(observation.hand)
+            hands.append(counts_of(observation.hand))
             continue
         missing = observation.hand_sizes[seat] - len(observation.known_in_hand[seat])
-        state._hands[seat] = counts_of([*observation.known_in_hand[seat], *pool[:missing]])
+        hands.append(counts_of([*observation.known_in_hand[seat], *pool[:missing]]))
         pool = pool[missing:]
+    state._hands = tuple(hands)
     state._pile = counts_of(pool)
-    state._known = [counts_of(known) for known in observation.known_in_hand]
-    state._stacks = [list(stack) for stack in observation.stacks]
-    state._display = [list(entry) for entry in observation.display]
+    state._known = tuple(map(counts_of, observation.known_in_hand))
+    state._stacks = observation.stacks
+    state._display = observation.display
     state._discard = counts_of(observation.discard)
     state._dummy = counts_of(observation.dummy)
     state._active = observation.active
     state._played = observation.played
     state._victim = observation.victim
-    state._in_play = list(observation.in_play)
+    state._in_play = observation.in_play
     state._drawer = observation.drawer
     state._draws_left = observation.draws_left
-    state._steals = list(observation.pending_steals)
+    state._steals = observation.pending_steals
     state._refill = observation.refill_pending
-    state._deal_queue = list(observation.deal_queue)
+    state._deal_queue = observation.deal_queue
     state._game_index = observation.game_number - 1
     state._starter = observation.starter
     state._past_games = observation.past_games
