@@ -11,12 +11,16 @@ import pytest
 from tapisvert import CHANCE, load_game
 from tapisvert.arena import run_arena, save_plots
 from tapisvert.bots import bot_names, make_bot
+from tapisvert.bots.base import Bot
 from tapisvert.bots.search import HalvingBot, ISMCTSBot, PIMCBot, SearchSettings
+from tapisvert.core.game import State
+from tapisvert.games.abluxxen.rules import SET_BASE, TAKE
+from tapisvert.games.abluxxen.search import SHORTLIST, strongest_sets
 
 GAMES = {"wizard": {"rounds": "4"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
 
 
-def small_budget(bot: object) -> object:
+def small_budget(bot: Bot) -> Bot:
     """The same bot with a test-sized budget: the decision logic is unchanged."""
     if isinstance(bot, ISMCTSBot | PIMCBot | HalvingBot):
         settings = bot.searcher.settings
@@ -26,7 +30,7 @@ def small_budget(bot: object) -> object:
     return bot
 
 
-def decision_points(game_name: str, count: int) -> list[tuple[object, int]]:
+def decision_points(game_name: str, count: int) -> list[tuple[State, int]]:
     game = load_game(game_name, players=3, **GAMES[game_name])
     rng = random.Random(4)
     points = []
@@ -120,3 +124,21 @@ def test_each_level_searches_as_its_game_profile_says() -> None:
     assert kinds[("fzzzt", "medium")] is ISMCTSBot
     assert kinds[("abluxxen", "hard")] is kinds[("abluxxen", "medium")] is HalvingBot
     assert kinds[("wizard", "hard")] is kinds[("luz", "medium")] is ISMCTSBot
+
+
+def test_abluxxen_search_weighs_the_sets_the_heuristic_rates_best() -> None:
+    """The shortlist keeps the heuristic's own set among a few; other decisions stay whole."""
+    game = load_game("abluxxen", players=3)
+    heuristic = make_bot("easy", game)
+    set_decisions = 0
+    for state, seat in decision_points("abluxxen", 30):
+        observation = state.observation(seat)
+        legal = state.legal_actions()
+        shortlist = strongest_sets(observation, legal)
+        if SET_BASE <= legal[0] < TAKE and len(legal) > SHORTLIST:
+            set_decisions += 1
+            assert len(shortlist) == SHORTLIST and set(shortlist) < set(legal)
+            assert heuristic.choose(observation, legal, random.Random(1)) in shortlist
+        else:
+            assert sorted(shortlist) == sorted(legal)
+    assert set_decisions > 0

@@ -71,6 +71,7 @@ class _Searcher:
         profile = plugin(game.name).search
         self.redeterminize = profile.redeterminize
         self.candidates = profile.candidates
+        self.shortlist = profile.shortlist
         self.value: Callable[[State], list[float]] = profile.value or _running_points
         policy: Bot = RandomBot()
         if settings.rollout == "heuristic":
@@ -266,8 +267,12 @@ class _FlatSearch(ABC):
     ) -> Action:
         if len(legal_actions) == 1:
             return legal_actions[0]
-        scores = _Scores(self.searcher, observation)
-        finalists = self.spend(scores, self.searcher.searched(list(legal_actions)), rng)
+        searcher = self.searcher
+        options = searcher.searched(list(legal_actions))
+        if searcher.shortlist is not None:
+            options = searcher.shortlist(observation, options)
+        scores = _Scores(searcher, observation)
+        finalists = self.spend(scores, options, rng)
         self.iterations_done = scores.done
         return max(finalists, key=lambda action: (scores.mean(action), -action))
 

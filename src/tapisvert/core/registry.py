@@ -18,7 +18,7 @@ from importlib.metadata import entry_points
 from typing import Any, Literal
 
 from tapisvert.core.errors import OptionError
-from tapisvert.core.game import Action, Game, State
+from tapisvert.core.game import Action, Game, Observation, State
 from tapisvert.i18n import add_catalogues
 
 ENTRY_POINT_GROUP = "tapisvert.games"
@@ -53,6 +53,10 @@ class SearchProfile:
     value: Callable[[State], list[float]] | None = None
     """Each seat's points where a rollout stops, where the running score misjudges what is
     still to come (a unit that can be filled in later rounds); ``None``: ``returns()``."""
+    shortlist: Callable[[Observation, list[Action]], list[Action]] | None = None
+    """The options a flat search (``halving``, ``pimc``) plays out at the bot's decision,
+    narrowed with what its observation shows (the few a rule of thumb rates best), where a
+    budget shared by all of them would play each out too seldom; ``None``: all candidates."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from tapisvert.games.abluxxen.rules import (
     AbluxxenState,
     set_action,
 )
+from tapisvert.games.abluxxen.search import strongest_sets
 
 PLUGIN = GamePlugin(
     AbluxxenGame,
@@ -18,7 +19,9 @@ PLUGIN = GamePlugin(
     web_board="tapisvert.web.games",
     rules="tapisvert.games.abluxxen",
     encoding="tapisvert.games.abluxxen.encoding:AbluxxenEncoding",
-    search=SearchProfile(medium=180, hard=300, relative=True, method="halving"),
+    search=SearchProfile(
+        medium=180, hard=300, relative=True, method="halving", shortlist=strongest_sets
+    ),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 

@@ -30,6 +30,20 @@ JOKER_COST = 0.8
 """What spending a joker costs: it could later turn a small set into a big one."""
 
 
+def set_value(observation: AbluxxenObservation, action: Action) -> float:
+    """What playing the set ``action`` is worth: cards to the stack, safe from steals if
+    high, more for the cards it steals, less for the jokers it spends."""
+    played = action_set(action)
+    seat = observation.seat if observation.seat is not None else 0
+    steals = sum(
+        stack[-1].size
+        for other, stack in enumerate(observation.stacks)
+        if other != seat and stack and can_steal(played, stack[-1])
+    )
+    safety = played.value / JOKER_SET_VALUE
+    return played.size * (1 + 0.5 * safety) + 1.5 * steals - JOKER_COST * played.jokers
+
+
 class AbluxxenHeuristicBot:
     def choose(
         self, observation: Observation, legal_actions: Sequence[Action], rng: random.Random
@@ -37,7 +51,7 @@ class AbluxxenHeuristicBot:
         assert isinstance(observation, AbluxxenObservation)
         first = legal_actions[0]
         if SET_BASE <= first < TAKE:
-            return max(legal_actions, key=lambda action: self._set_value(observation, action))
+            return max(legal_actions, key=lambda action: set_value(observation, action))
         if first in (TAKE, DECLINE):
             return TAKE if self._fits(observation, observation.in_play) else DECLINE
         if first in (KEEP, DISCARD):
@@ -46,18 +60,6 @@ class AbluxxenHeuristicBot:
             hand = counts_of(observation.hand)
             return max(legal_actions, key=lambda action: (hand[action - DUMMY_STEAL_BASE], action))
         return self._draw(observation, legal_actions)
-
-    @staticmethod
-    def _set_value(observation: AbluxxenObservation, action: Action) -> float:
-        played = action_set(action)
-        seat = observation.seat if observation.seat is not None else 0
-        steals = sum(
-            stack[-1].size
-            for other, stack in enumerate(observation.stacks)
-            if other != seat and stack and can_steal(played, stack[-1])
-        )
-        safety = played.value / JOKER_SET_VALUE
-        return played.size * (1 + 0.5 * safety) + 1.5 * steals - JOKER_COST * played.jokers
 
     @staticmethod
     def _fits(observation: AbluxxenObservation, cards: Sequence[int]) -> bool:
