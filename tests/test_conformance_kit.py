@@ -69,8 +69,8 @@ def leaky_observation(self: DuelState, seat: Seat | None) -> DuelObservation:
 
 
 def shared_clone(self: DuelState) -> DuelState:
-    twin = object.__new__(type(self))
-    twin.__dict__ = self.__dict__.copy()
+    twin = self._bare_clone()
+    twin.__dict__.update(self.__dict__)
     return twin
 
 

@@ -9,23 +9,31 @@ history is therefore the complete game record.
 from __future__ import annotations
 
 import random
-from abc import ABC, abstractmethod
+from abc import ABC, ABCMeta, abstractmethod
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
 from importlib import import_module
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, Literal, Self, TypeVar, cast
+from typing import Any, ClassVar, Final, Generic, Self, TypeVar, cast
+
+from mypy_extensions import mypyc_attr
 
 from tapisvert.core.errors import OptionError
+from tapisvert.core.observation import Observation as Observation
+from tapisvert.core.options import OptionKind as OptionKind
+from tapisvert.core.options import OptionSpec as OptionSpec
+from tapisvert.core.options import parse_bool as parse_bool
+from tapisvert.core.options import parse_optional_int as parse_optional_int
+from tapisvert.core.options import parse_optional_seat as parse_optional_seat
 
 Action = int
 Seat = int
-CHANCE: Seat = -1
-TERMINAL: Seat = -4
+CHANCE: Final[Seat] = -1
+TERMINAL: Final[Seat] = -4
 
-HistoryNode = tuple["HistoryNode", Action | tuple[Action, ...]] | None
+HistoryNode = tuple[Any, Action | tuple[Action, ...]] | None
 """A persistent history, shared between a state and its clones: ``(parent, action)``, or
-``(parent, actions)`` for several chance outcomes drawn at once."""
+``(parent, actions)`` for several chance outcomes drawn at once. The parent is a
+``HistoryNode`` too (not said so in the type: mypyc cannot compile a recursive alias)."""
 
 
 def flatten_history(node: HistoryNode) -> list[Action]:
@@ -36,92 +44,11 @@ def flatten_history(node: HistoryNode) -> list[Action]:
     return [action for chunk in reversed(chunks) for action in chunk]
 
 
-@dataclass(frozen=True)
-class Observation:
-    """What one seat may know. Each game subclasses it; ``seat`` is ``None`` for a spectator."""
-
-    seat: Seat | None
-    histories: ClassVar[frozenset[str]] = frozenset()
-    """Fields that only grow, items added at their end, until they start again (the tricks
-    of a round, the rounds of a game): a client that has one is sent only the new items."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (cards as notation strings; tuples serialise as arrays).
-
-        Games may share the parts that do not change (a finished round) between the
-        dictionaries they return: read them, do not modify them.
-        """
-        return dict(self.__dict__)
-
-    @classmethod
-    def assemble(cls, fields: Mapping[str, Any]) -> Self:
-        """The observation holding ``fields`` (every field, once), built without ``__init__``.
-
-        For a game that builds observations from a mapping it shares between seats: a
-        server builds one per seat after every move, and a frozen dataclass's ``__init__``,
-        setting each field through ``object.__setattr__``, costs more than the rest.
-        """
-        observation = object.__new__(cls)
-        observation.__dict__.update(fields)
-        return observation
-
-
-OptionKind = Literal["bool", "seat", "int", "choice", "text"]
-"""The control a form shows for an option: a switch, a seat (``None``: random), a number
-(``None``: none, unlimited), one of ``choices``, or a text (``choices`` then suggest)."""
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One game option (a variant switch or a parameter) with its default and parser.
-
-    ``kind``, ``choices``, ``minimum`` and ``maximum`` say what a form needs to offer it;
-    the parser, not they, decides what the game accepts.
-    """
-
-    name: str
-    default: object
-    parse: Callable[[object], object]
-    description_key: str
-    kind: OptionKind = "text"
-    choices: tuple[str, ...] = ()
-    minimum: int | None = None
-    maximum: int | None = None
-
-
-def parse_bool(value: object) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in {"1", "true", "yes", "on", "oui"}:
-        return True
-    if isinstance(value, str) and value.lower() in {"0", "false", "no", "off", "non"}:
-        return False
-    raise ValueError(f"expected true or false, got {value!r}")
-
-
-def parse_optional_seat(value: object) -> int | None:
-    if value is None or value == "random":
-        return None
-    if isinstance(value, str) and value.upper().startswith("P"):
-        return int(value[1:]) - 1
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise ValueError(f"expected a seat such as P1, or 'random', got {value!r}")
-
-
-def parse_optional_int(value: object) -> int | None:
-    if value is None or value == "" or str(value).lower() in {"none", "unlimited"}:
-        return None
-    number = int(str(value))
-    if number < 0:
-        raise ValueError("expected a number from 0, or none")
-    return number
-
-
 S = TypeVar("S", bound="State")
 T = TypeVar("T")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game(ABC, Generic[S]):
     """An immutable description of one game with its player count and options."""
 
@@ -207,7 +134,7 @@ class Game(ABC, Generic[S]):
         return draw(self, observation, rng)
 
 
-_MISSING: Any = object()
+_MISSING: Final[Any] = object()
 
 _Parts = tuple[HistoryNode, dict[Hashable, Any], dict[Hashable, Any]]
 """A position's history node, the parts of its observations computed so far, and those
@@ -241,16 +168,38 @@ def _rebuilt_game(cls: type[Game[Any]], players: int, options: dict[str, object]
     return cls(players, **options)
 
 
-class State(ABC):
+@mypyc_attr(allow_interpreted_subclasses=True)
+class State(metaclass=ABCMeta):
     """A position. Mutable; :meth:`clone` is cheap and written by hand."""
 
     game: Game[Any]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        """Written out so that ``cls.__new__(cls)`` makes a blank state, compiled or not
+        (mypyc's own constructor would run ``__init__``)."""
+        return object.__new__(cls)
 
     def __init__(self, game: Game[Any], seed: int | None = None) -> None:
         self.game = game
         self._seed = seed
         self._rng: random.Random | None = None
         self._history: HistoryNode = None
+        self._parts: _Parts | None = None
+
+    def _bare_clone(self) -> Self:
+        """What a game's :meth:`clone` starts from: a state of this class with this one's
+        game, seed, generator, history and observation parts, and nothing else.
+
+        The game copies its own fields into it. Compiled (``scripts/compile``), a state keeps
+        these fields out of its ``__dict__``, and ``object.__new__`` cannot make one.
+        """
+        twin = type(self).__new__(type(self))
+        twin.game = self.game
+        twin._seed = self._seed
+        twin._rng = self._rng
+        twin._history = self._history
+        twin._parts = self._parts
+        return twin
 
     def _own_rng(self) -> random.Random:
         """The generator seeded by ``new_initial_state``, made on first use (seeding is slow)."""
@@ -314,10 +263,9 @@ class State(ABC):
         the view sent last is seen unchanged at a glance, and the equal copy is freed at
         once, instead of living on for the garbage collector to visit.
         """
-        parts: _Parts | None = self.__dict__.get("_parts")
+        parts = self._parts
         if parts is None or parts[0] is not self._history:
-            parts = (self._history, {}, {} if parts is None else parts[1])
-            self.__dict__["_parts"] = parts
+            parts = self._parts = (self._history, {}, {} if parts is None else parts[1])
         found = parts[1].get(part, _MISSING)
         if found is _MISSING:  # taken from the position before, so that it lives no longer
             found = parts[1][part] = _kept(compute(), parts[2].pop(part, _MISSING))

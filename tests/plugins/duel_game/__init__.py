@@ -136,8 +136,8 @@ class DuelState(State):
         return sorted([*self.hands[0], *self.hands[1], *self.aside, *self.trick, *self.played])
 
     def clone(self) -> DuelState:
-        twin = object.__new__(type(self))
-        twin.__dict__ = self.__dict__.copy()
+        twin = self._bare_clone()
+        twin.__dict__.update(self.__dict__)
         twin.hands = [hand.copy() for hand in self.hands]
         twin.aside, twin.trick = self.aside.copy(), self.trick.copy()
         twin.played, twin.points = self.played.copy(), self.points.copy()

@@ -283,8 +283,8 @@ class AbluxxenState(State):
         self._player = CHANCE
 
     def clone(self) -> AbluxxenState:
-        twin = object.__new__(AbluxxenState)
-        twin.__dict__ = self.__dict__.copy()
+        twin = self._bare_clone()
+        twin.__dict__.update(self.__dict__)
         return twin
 
     # -- the contract ---------------------------------------------------------------------

@@ -281,8 +281,8 @@ class LuzState(State):
         """For each seat, the colours it has played since its knowledge was last deduced."""
 
     def clone(self) -> LuzState:
-        twin = object.__new__(LuzState)
-        twin.__dict__ = self.__dict__.copy()
+        twin = self._bare_clone()
+        twin.__dict__.update(self.__dict__)
         twin._remaining = self._remaining.copy()
         twin._dealt = [cards.copy() for cards in self._dealt]
         twin._hands = [hand.copy() for hand in self._hands]

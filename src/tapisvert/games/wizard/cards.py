@@ -10,42 +10,50 @@ Set operations, follow-suit tests and clones are then integer operations.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import Message, message
 
-SUITS = 4
-VALUES = 13
-SUIT_CARDS = SUITS * VALUES
-WIZARD = 52
-JESTER = 53
-KINDS = 54
-COPIES_OF_SPECIALS = 4
-DECK_SIZE = 60
+SUITS: Final = 4
+VALUES: Final = 13
+SUIT_CARDS: Final = SUITS * VALUES
+WIZARD: Final = 52
+JESTER: Final = 53
+KINDS: Final = 54
+COPIES_OF_SPECIALS: Final = 4
+DECK_SIZE: Final = 60
 
-SUIT_LETTERS = "BRGY"
-SUIT_NAME_KEYS = ("suit.blue", "suit.red", "suit.green", "suit.yellow")
+SUIT_LETTERS: Final = "BRGY"
+SUIT_NAME_KEYS: Final = ("suit.blue", "suit.red", "suit.green", "suit.yellow")
 
-WIZARD_UNIT = 1 << 52
-JESTER_UNIT = 1 << 55
-WIZARD_FIELD = 7 << 52
-JESTER_FIELD = 7 << 55
-SUIT_FIELD = (1 << 13) - 1
-CARD_UNIT: tuple[int, ...] = (*(1 << kind for kind in range(SUIT_CARDS)), WIZARD_UNIT, JESTER_UNIT)
-FULL_DECK = (1 << SUIT_CARDS) - 1 + COPIES_OF_SPECIALS * (WIZARD_UNIT + JESTER_UNIT)
+WIZARD_UNIT: Final = 1 << 52
+JESTER_UNIT: Final = 1 << 55
+WIZARD_FIELD: Final = 7 << 52
+JESTER_FIELD: Final = 7 << 55
+SUIT_FIELD: Final = (1 << 13) - 1
+CARD_UNIT: Final[tuple[int, ...]] = (
+    *(1 << kind for kind in range(SUIT_CARDS)),
+    WIZARD_UNIT,
+    JESTER_UNIT,
+)
+FULL_DECK: Final = (1 << SUIT_CARDS) - 1 + COPIES_OF_SPECIALS * (WIZARD_UNIT + JESTER_UNIT)
 
 # For each suit, the tuple of card kinds held for every 13-bit pattern of that suit.
-SUIT_TABLES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+SUIT_TABLES: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(
         tuple(suit * VALUES + value for value in range(VALUES) if pattern >> value & 1)
         for pattern in range(1 << VALUES)
     )
     for suit in range(SUITS)
 )
-_SUIT_TABLE_0, _SUIT_TABLE_1, _SUIT_TABLE_2, _SUIT_TABLE_3 = SUIT_TABLES
+_SUIT_TABLE_0: Final = SUIT_TABLES[0]
+_SUIT_TABLE_1: Final = SUIT_TABLES[1]
+_SUIT_TABLE_2: Final = SUIT_TABLES[2]
+_SUIT_TABLE_3: Final = SUIT_TABLES[3]
 # The special kinds held, for every value of ``hand >> 52`` (two 3-bit counts).
-SPECIAL_TABLE: tuple[tuple[int, ...], ...] = tuple(
+SPECIAL_TABLE: Final[tuple[tuple[int, ...], ...]] = tuple(
     (*((WIZARD,) if pattern & 7 else ()), *((JESTER,) if pattern >> 3 else ()))
     for pattern in range(64)
 )
@@ -92,7 +100,7 @@ def jester_count(hand: int) -> int:
     return hand >> 55 & 7
 
 
-FULL_DECK_CARDS: tuple[int, ...] = tuple(cards_in(FULL_DECK))
+FULL_DECK_CARDS: Final[tuple[int, ...]] = tuple(cards_in(FULL_DECK))
 
 
 def card_count(hand: int) -> int:
@@ -146,11 +154,11 @@ def string_to_suit(text: str) -> int:
     raise IllegalActionError("wizard.error.not_a_suit", text=text)
 
 
-FOLLOW_FREE = SUITS
+FOLLOW_FREE: Final = SUITS
 """No suit to follow for the rest of the trick: a Wizard came before any suit card."""
-FOLLOW_OPEN = SUITS + 1
+FOLLOW_OPEN: Final = SUITS + 1
 """No suit to follow yet: nothing played, or only Jesters."""
-NO_TRUMP = -1
+NO_TRUMP: Final = -1
 
 
 def follow_after(follow: int, card: int) -> int:
@@ -178,10 +186,10 @@ def card_strength(card: int, trump: int, follow: int) -> int:
 
 
 # NEXT_FOLLOW[follow][card] and STRENGTH[trump][follow][card], the engine's fast path.
-NEXT_FOLLOW: tuple[tuple[int, ...], ...] = tuple(
+NEXT_FOLLOW: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(follow_after(follow, card) for card in range(KINDS)) for follow in range(FOLLOW_OPEN + 1)
 )
-STRENGTH: dict[int, tuple[tuple[int, ...], ...]] = {
+STRENGTH: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
     trump: tuple(
         tuple(card_strength(card, trump, follow) for card in range(KINDS))
         for follow in range(FOLLOW_OPEN + 1)

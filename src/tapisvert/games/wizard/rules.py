@@ -9,11 +9,8 @@ first dealer to chance starts with one chance step that names the dealer.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Final
 
-from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import (
@@ -21,7 +18,6 @@ from tapisvert.core.game import (
     TERMINAL,
     Action,
     Game,
-    Observation,
     OptionSpec,
     Seat,
     State,
@@ -60,28 +56,37 @@ from tapisvert.games.wizard.cards import (
     suit_kinds,
     suit_name,
 )
+from tapisvert.games.wizard.observation import CompletedTrick as CompletedTrick
+from tapisvert.games.wizard.observation import RoundSummary as RoundSummary
+from tapisvert.games.wizard.observation import WizardObservation as WizardObservation
 from tapisvert.i18n import message
 
-BID_BASE = KINDS
-MAX_BID = DECK_SIZE // 3
-TRUMP_BASE = BID_BASE + MAX_BID + 1
-DEALER_BASE = TRUMP_BASE + SUITS
-ACTION_COUNT = DEALER_BASE + 6
+BID_BASE: Final = KINDS
+MAX_BID: Final = DECK_SIZE // 3
+TRUMP_BASE: Final = BID_BASE + MAX_BID + 1
+DEALER_BASE: Final = TRUMP_BASE + SUITS
+ACTION_COUNT: Final = DEALER_BASE + 6
 
-TRUMP_UNDECIDED = -2
+TRUMP_UNDECIDED: Final = -2
 
-PHASE_DEALER, PHASE_DEAL, PHASE_TURN, PHASE_TRUMP, PHASE_BID, PHASE_PLAY, PHASE_END = range(7)
-PHASE_NAMES = ("dealer", "deal", "turn", "trump", "bid", "play", "end")
-_PHASE_VERBS = ("dealer", "deal", "turn", "trump", "bid", "play", "")
+PHASE_DEALER: Final = 0
+PHASE_DEAL: Final = 1
+PHASE_TURN: Final = 2
+PHASE_TRUMP: Final = 3
+PHASE_BID: Final = 4
+PHASE_PLAY: Final = 5
+PHASE_END: Final = 6
+PHASE_NAMES: Final = ("dealer", "deal", "turn", "trump", "bid", "play", "end")
+_PHASE_VERBS: Final = ("dealer", "deal", "turn", "trump", "bid", "play", "")
 
-SHORT_GAMES: dict[str, dict[int, tuple[int, ...]]] = {
+SHORT_GAMES: Final[dict[str, dict[int, tuple[int, ...]]]] = {
     "first5": dict.fromkeys(range(3, 7), (1, 2, 3, 4, 5)),
     "first7": dict.fromkeys(range(3, 7), (1, 2, 3, 4, 5, 6, 7)),
     "special6": {3: (1, 2, 4, 11, 16, 20), 4: (1, 2, 3, 9, 13, 16)},
 }
 
 
-MAX_ROUNDS = DECK_SIZE
+MAX_ROUNDS: Final = DECK_SIZE
 """Three whole games at the fewest players: a longer list of rounds is a mistake."""
 
 
@@ -108,99 +113,6 @@ def trump_action(suit: int) -> Action:
 
 def dealer_action(seat: Seat) -> Action:
     return DEALER_BASE + seat
-
-
-class CompletedTrick(NamedTuple):
-    leader: Seat
-    cards: tuple[int, ...]
-    winner: Seat
-
-
-class RoundSummary(NamedTuple):
-    """The public outcome of a finished round."""
-
-    round_number: int
-    dealer: Seat
-    trump: int
-    bids: tuple[int, ...]
-    tricks: tuple[int, ...]
-    points: tuple[int, ...]
-    played: tuple[CompletedTrick, ...]
-
-
-@dataclass(frozen=True)
-class WizardObservation(Observation):
-    """What one seat knows. Cards are card kinds (see ``cards``); ``trump`` is a suit,
-    ``NO_TRUMP`` or ``None`` while the dealer still chooses; a bid is ``None`` until it
-    is made (and, with hidden bids, until every bid is in)."""
-
-    histories = frozenset({"completed_tricks", "past_rounds"})
-
-    players: int
-    round_index: int
-    rounds: int
-    round_number: int
-    dealer: Seat
-    phase: str
-    current_player: Seat
-    hand: tuple[int, ...]
-    hand_sizes: tuple[int, ...]
-    trump_card: int | None
-    trump: int | None
-    bids: tuple[int | None, ...]
-    tricks_won: tuple[int, ...]
-    leader: Seat
-    trick: tuple[int, ...]
-    completed_tricks: tuple[CompletedTrick, ...]
-    scores: tuple[int, ...]
-    past_rounds: tuple[RoundSummary, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        data["hand"] = tuple(map(card_to_string, self.hand))
-        data["trick"] = tuple(map(card_to_string, self.trick))
-        data["trump_card"] = None if self.trump_card is None else card_to_string(self.trump_card)
-        data["trump"] = _trump_text(self.trump)
-        data["completed_tricks"] = _tricks_json(self.completed_tricks)
-        data["past_rounds"] = _rounds_json(self.past_rounds)
-        return data
-
-
-def _round_dict(summary: RoundSummary) -> dict[str, Any]:
-    return {
-        "round_number": summary.round_number,
-        "dealer": summary.dealer,
-        "trump": _trump_text(summary.trump),
-        "bids": summary.bids,
-        "tricks": summary.tricks,
-        "points": summary.points,
-        "played": tuple(map(_trick_dict, summary.played)),
-    }
-
-
-@lru_cache(maxsize=16384)
-def _trick_dict(trick: CompletedTrick) -> dict[str, Any]:
-    return {
-        "leader": trick.leader,
-        "cards": tuple(map(card_to_string, trick.cards)),
-        "winner": trick.winner,
-    }
-
-
-_tricks_json: IdentityCache[tuple[CompletedTrick, ...], tuple[dict[str, Any], ...]] = IdentityCache(
-    lambda tricks: tuple(map(_trick_dict, tricks))
-)
-"""The tricks of the round so far, converted once per trick for every seat's view."""
-_rounds_json: IdentityCache[tuple[RoundSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
-    _round_dict
-)
-"""Finished rounds never change: each is converted once, then shared by every later view."""
-
-
-def _trump_text(trump: int | None) -> str | None:
-    if trump is None:
-        return None
-    return "-" if trump == NO_TRUMP else SUIT_LETTERS[trump]
 
 
 class WizardGame(Game["WizardState"]):
@@ -247,10 +159,9 @@ class WizardGame(Game["WizardState"]):
 class WizardState(State):
     """A Wizard position. Hands and the deck are ints (see ``cards``)."""
 
-    game: WizardGame
-
     def __init__(self, game: WizardGame, seed: int | None = None) -> None:
         super().__init__(game, seed)
+        self._game = game  # ``game`` as Wizard's: compiled, an attribute keeps its base's type
         players = game.players
         self._players = players
         self._round_index = 0
@@ -263,7 +174,7 @@ class WizardState(State):
     def _start_round(self, dealer: Seat) -> None:
         players = self._players
         self._dealer = dealer
-        self._cards = self.game.round_numbers[self._round_index]
+        self._cards = self._game.round_numbers[self._round_index]
         self._deck = FULL_DECK
         self._dealt = 0
         self._hands = [0] * players
@@ -281,10 +192,29 @@ class WizardState(State):
         self._player = CHANCE
 
     def clone(self) -> WizardState:
-        twin = object.__new__(WizardState)
-        twin.__dict__ = self.__dict__.copy()
+        twin = self._bare_clone()
+        twin._game = self._game
+        twin._players = self._players
+        twin._round_index = self._round_index
+        twin._scores = self._scores
+        twin._past_rounds = self._past_rounds
+        twin._dealer = self._dealer
+        twin._cards = self._cards
+        twin._deck = self._deck
+        twin._dealt = self._dealt
         twin._hands = self._hands.copy()
+        twin._trump_card = self._trump_card
+        twin._trump = self._trump
+        twin._bids = self._bids
         twin._trick = self._trick.copy()
+        twin._leader = self._leader
+        twin._follow = self._follow
+        twin._strength = self._strength
+        twin._best = self._best
+        twin._taker = self._taker
+        twin._completed = self._completed
+        twin._phase = self._phase
+        twin._player = self._player
         return twin
 
     # -- the contract --------------------------------------------------------------
@@ -321,7 +251,7 @@ class WizardState(State):
 
     def _forbidden_bid(self) -> int:
         """The bid the dealer may not make under the Canadian rule, else -1."""
-        if not self.game.canadian or self._player != self._dealer:
+        if not self._game.canadian or self._player != self._dealer:
             return -1
         forbidden = self._cards - sum(bid for bid in self._bids if bid > 0)
         return forbidden if forbidden >= 0 else -1
@@ -426,7 +356,7 @@ class WizardState(State):
     def observation(self, seat: Seat | None) -> WizardObservation:
         public = self._shared("public", self._public_view)
         bids = public["bids"]
-        if self.game.hidden_bids and self._phase == PHASE_BID:
+        if self._game.hidden_bids and self._phase == PHASE_BID:
             bids = tuple(bid if other == seat else None for other, bid in enumerate(bids))
         hand = (
             () if seat is None else self._shared(seat, lambda: tuple(cards_in(self._hands[seat])))
@@ -437,7 +367,7 @@ class WizardState(State):
         return {
             "players": self._players,
             "round_index": self._round_index,
-            "rounds": len(self.game.round_numbers),
+            "rounds": len(self._game.round_numbers),
             "round_number": self._cards,
             "dealer": self._dealer,
             "phase": PHASE_NAMES[self._phase],
@@ -630,7 +560,7 @@ class WizardState(State):
         )
         self._past_rounds = (*self._past_rounds, summary)
         self._round_index += 1
-        if self._round_index == len(self.game.round_numbers):
+        if self._round_index == len(self._game.round_numbers):
             self._phase = PHASE_END
             self._player = TERMINAL
             self._trick = []
@@ -639,14 +569,14 @@ class WizardState(State):
             self._start_round((self._dealer + 1) % self._players)
 
 
-_CARD_PHASES = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
+_CARD_PHASES: Final = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
 # For each card: what playing it takes from a hand, and the bits that show it is held.
-_PLAY_MASKS = {
+_PLAY_MASKS: Final = {
     card: (CARD_UNIT[card], CARD_UNIT[card] * (1 if card < SUIT_CARDS else 7))
     for card in range(KINDS)
 }
-_NOT_A_CARD = (0, 0)
-_EXPECTED = (
+_NOT_A_CARD: Final = (0, 0)
+_EXPECTED: Final = (
     "wizard.expect.dealer",
     "wizard.expect.deal",
     "wizard.expect.turn",

@@ -1,0 +1,41 @@
+"""What a seat may know of a position: each game's observation subclasses :class:`Observation`.
+
+Apart from the game contract so that compiling the contract (``scripts/compile``) leaves
+the dataclasses, which games subclass and build field by field, as plain Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one seat may know. Each game subclasses it; ``seat`` is ``None`` for a spectator."""
+
+    seat: int | None
+    histories: ClassVar[frozenset[str]] = frozenset()
+    """Fields that only grow, items added at their end, until they start again (the tricks
+    of a round, the rounds of a game): a client that has one is sent only the new items."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (cards as notation strings; tuples serialise as arrays).
+
+        Games may share the parts that do not change (a finished round) between the
+        dictionaries they return: read them, do not modify them.
+        """
+        return dict(self.__dict__)
+
+    @classmethod
+    def assemble(cls, fields: Mapping[str, Any]) -> Self:
+        """The observation holding ``fields`` (every field, once), built without ``__init__``.
+
+        For a game that builds observations from a mapping it shares between seats: a
+        server builds one per seat after every move, and a frozen dataclass's ``__init__``,
+        setting each field through ``object.__setattr__``, costs more than the rest.
+        """
+        observation = object.__new__(cls)
+        observation.__dict__.update(fields)
+        return observation

@@ -1,0 +1,58 @@
+"""Game options: their specification and the parsers the games share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+OptionKind = Literal["bool", "seat", "int", "choice", "text"]
+"""The control a form shows for an option: a switch, a seat (``None``: random), a number
+(``None``: none, unlimited), one of ``choices``, or a text (``choices`` then suggest)."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One game option (a variant switch or a parameter) with its default and parser.
+
+    ``kind``, ``choices``, ``minimum`` and ``maximum`` say what a form needs to offer it;
+    the parser, not they, decides what the game accepts.
+    """
+
+    name: str
+    default: object
+    parse: Callable[[object], object]
+    description_key: str
+    kind: OptionKind = "text"
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+def parse_bool(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in {"1", "true", "yes", "on", "oui"}:
+        return True
+    if isinstance(value, str) and value.lower() in {"0", "false", "no", "off", "non"}:
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+def parse_optional_seat(value: object) -> int | None:
+    if value is None or value == "random":
+        return None
+    if isinstance(value, str) and value.upper().startswith("P"):
+        return int(value[1:]) - 1
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"expected a seat such as P1, or 'random', got {value!r}")
+
+
+def parse_optional_int(value: object) -> int | None:
+    if value is None or value == "" or str(value).lower() in {"none", "unlimited"}:
+        return None
+    number = int(str(value))
+    if number < 0:
+        raise ValueError("expected a number from 0, or none")
+    return number

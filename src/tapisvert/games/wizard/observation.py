@@ -1,0 +1,108 @@
+"""What a seat knows of a Wizard position, and its JSON form.
+
+Apart from the rules so that compiling them (``scripts/compile``) leaves the observation, a
+dataclass the rules build field by field, as plain Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from tapisvert.core.cache import IdentityCache, itemwise
+from tapisvert.core.game import Observation, Seat
+from tapisvert.games.wizard.cards import NO_TRUMP, SUIT_LETTERS, card_to_string
+
+
+class CompletedTrick(NamedTuple):
+    leader: Seat
+    cards: tuple[int, ...]
+    winner: Seat
+
+
+class RoundSummary(NamedTuple):
+    """The public outcome of a finished round."""
+
+    round_number: int
+    dealer: Seat
+    trump: int
+    bids: tuple[int, ...]
+    tricks: tuple[int, ...]
+    points: tuple[int, ...]
+    played: tuple[CompletedTrick, ...]
+
+
+@dataclass(frozen=True)
+class WizardObservation(Observation):
+    """What one seat knows. Cards are card kinds (see ``cards``); ``trump`` is a suit,
+    ``NO_TRUMP`` or ``None`` while the dealer still chooses; a bid is ``None`` until it
+    is made (and, with hidden bids, until every bid is in)."""
+
+    histories = frozenset({"completed_tricks", "past_rounds"})
+
+    players: int
+    round_index: int
+    rounds: int
+    round_number: int
+    dealer: Seat
+    phase: str
+    current_player: Seat
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    trump_card: int | None
+    trump: int | None
+    bids: tuple[int | None, ...]
+    tricks_won: tuple[int, ...]
+    leader: Seat
+    trick: tuple[int, ...]
+    completed_tricks: tuple[CompletedTrick, ...]
+    scores: tuple[int, ...]
+    past_rounds: tuple[RoundSummary, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["hand"] = tuple(map(card_to_string, self.hand))
+        data["trick"] = tuple(map(card_to_string, self.trick))
+        data["trump_card"] = None if self.trump_card is None else card_to_string(self.trump_card)
+        data["trump"] = _trump_text(self.trump)
+        data["completed_tricks"] = _tricks_json(self.completed_tricks)
+        data["past_rounds"] = _rounds_json(self.past_rounds)
+        return data
+
+
+def _round_dict(summary: RoundSummary) -> dict[str, Any]:
+    return {
+        "round_number": summary.round_number,
+        "dealer": summary.dealer,
+        "trump": _trump_text(summary.trump),
+        "bids": summary.bids,
+        "tricks": summary.tricks,
+        "points": summary.points,
+        "played": tuple(map(_trick_dict, summary.played)),
+    }
+
+
+@lru_cache(maxsize=16384)
+def _trick_dict(trick: CompletedTrick) -> dict[str, Any]:
+    return {
+        "leader": trick.leader,
+        "cards": tuple(map(card_to_string, trick.cards)),
+        "winner": trick.winner,
+    }
+
+
+_tricks_json: IdentityCache[tuple[CompletedTrick, ...], tuple[dict[str, Any], ...]] = IdentityCache(
+    lambda tricks: tuple(map(_trick_dict, tricks))
+)
+"""The tricks of the round so far, converted once per trick for every seat's view."""
+_rounds_json: IdentityCache[tuple[RoundSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
+    _round_dict
+)
+"""Finished rounds never change: each is converted once, then shared by every later view."""
+
+
+def _trump_text(trump: int | None) -> str | None:
+    if trump is None:
+        return None
+    return "-" if trump == NO_TRUMP else SUIT_LETTERS[trump]
