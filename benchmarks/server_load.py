@@ -1,7 +1,7 @@
 """Load on the real server: N tables of 4 bot-driven WebSocket clients, side by side with pings.
 
 For each game (all four by default, one after the other) and each table count, a fresh
-``tapisvert serve`` (SQLite file, one process) is started and one client process (separate
+``tapisvert serve`` (SQLite file, one node) is started and one client process (separate
 from the server) opens 4 WebSockets per table, each a guest seated at a 4-player table of
 that game set up over the WebSocket. A client bot thinks for a
 uniformly random 0.5–1.5 × ``--think`` seconds, then plays a random legal move; the move is
@@ -31,7 +31,14 @@ in-process bus, the local pool of bot workers), once with the server on that Red
 (``serve --bus``: frames through Redis, bot decisions as jobs on a Redis stream taken by the
 ``--bot-workers`` the server starts). Redis's own CPU time is not counted.
 
-Afterwards the database is read back: every acknowledged move must be in the log.
+With ``--nodes N`` (and ``--bus``, ``--database-url postgresql://…``) N nodes of one platform
+serve the load, each with its relays: the four seats of a table are spread over the nodes
+(seat j of the g-th table on node (g + j) mod N), so that each table has people connected
+to other nodes than its own. ``--database-url`` alone puts one node on PostgreSQL.
+
+The pings are measured first. At the end of the moves' window the client kills the
+node(s) with SIGKILL, and the database is read back: every move acknowledged until then
+must be in the log (the ``persisted`` column).
 
 Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``
 """
@@ -40,17 +47,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import itertools
 import json
 import os
 import random
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,7 +74,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from tapisvert.server.redis_bus import PREFIX_VARIABLE  # noqa: E402
 
-from server_support import Server, children, is_relay, process_stat, sqlite_url  # noqa: E402
+from server_support import (  # noqa: E402
+    Server,
+    children,
+    is_relay,
+    process_stat,
+    scratch_database,
+    sqlite_url,
+)
 
 WAITING = re.compile(
     r'\{"type":"view","table":\d+,"seq":(?P<seq>\d+),"seat":(?P<seat>\d+),'
@@ -212,16 +229,25 @@ async def host_tables(seats: list[SeatClient], game: str, server_bots: str) -> N
 
 async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     """The client process: set up the tables, play, and report what it measured."""
-    base = f"http://127.0.0.1:{arguments.port}"
-    url = f"ws://127.0.0.1:{arguments.port}/ws"
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        per_table = 1 if arguments.server_bots else 4
-        names = [f"{arguments.mode[0]}{index}" for index in range(per_table * arguments.tables)]
-        tokens = [await guest(http, name) for name in names]
+    ports = [int(port) for port in arguments.ports.split(",")]
+    per_table = 1 if arguments.server_bots else 4
+    count = per_table * arguments.tables
+    # seat j of table group g goes to node (g + j) mod N: every table has people on every node
+    nodes = [(index // per_table + index % per_table) % len(ports) for index in range(count)]
+    tokens = []
+    for node, port in enumerate(ports):
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+            for index in range(count):
+                if nodes[index] == node:
+                    tokens.append((index, await guest(http, f"{arguments.mode[0]}{index}")))
+    tokens.sort()
     tally = Tally(started=float("inf"), until=float("inf"))
     # aiohttp's client reads and writes frames in C: the load takes less of the machine.
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-    links = [await connect(session, url, token) for token in tokens]
+    links = [
+        await connect(session, f"ws://127.0.0.1:{ports[nodes[index]]}/ws", token)
+        for index, token in tokens
+    ]
     seats = [SeatClient(link, index, tally, arguments.think) for index, link in enumerate(links)]
     for seat in seats:
         seat.bots_to_act = bool(arguments.server_bots)
@@ -237,10 +263,14 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         ]
     tally.started = time.perf_counter() + arguments.warmup
     tally.until = tally.started + arguments.seconds
+    pids = [int(pid) for pid in arguments.server_pids.split(",")]
     await asyncio.sleep(arguments.warmup)
-    cpu_before = (*cpu_seconds(arguments.server_pid), time.process_time())
+    cpu_before = (*cpu_seconds(pids), time.process_time())
     await asyncio.sleep(arguments.seconds)
-    cpu_after = (*cpu_seconds(arguments.server_pid), time.process_time())
+    cpu_after = (*cpu_seconds(pids), time.process_time())
+    if arguments.mode == "moves":  # what was acknowledged must be in the log: no goodbye
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
     hub_cpu, relay_cpu, workers_cpu, client_cpu = (
         (after - before) / arguments.seconds
         for before, after in zip(cpu_before, cpu_after, strict=True)
@@ -270,9 +300,9 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def cpu_seconds(pid: int) -> tuple[float, float, float]:
-    """CPU time used by the server process (all its threads), by its relays and by its bot
-    workers (its other children).
+def cpu_seconds(pids: list[int]) -> tuple[float, float, float]:
+    """CPU time used by the server processes (all their threads), by their relays and by
+    their bot workers (their other children).
 
     Read from Linux's /proc; NaN elsewhere.
     """
@@ -282,13 +312,15 @@ def cpu_seconds(pid: int) -> tuple[float, float, float]:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     try:
-        relays, workers = 0.0, 0.0
-        for child in children(pid):
-            if is_relay(child):
-                relays += used(child)
-            else:
-                workers += used(child)
-        return used(pid), relays, workers
+        servers, relays, workers = 0.0, 0.0, 0.0
+        for pid in pids:
+            servers += used(pid)
+            for child in children(pid):
+                if is_relay(child):
+                    relays += used(child)
+                else:
+                    workers += used(child)
+        return servers, relays, workers
     except OSError:
         return float("nan"), float("nan"), float("nan")
 
@@ -299,13 +331,16 @@ def quantile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def client_process(server: Server, tables: int, mode: str, arguments: argparse.Namespace) -> Any:
+def client_process(
+    servers: list[Server], tables: int, mode: str, arguments: argparse.Namespace
+) -> Any:
     """Run the clients in a process of their own; their report comes back in a file."""
-    assert server.process is not None
-    report = server.log.with_name(f"{mode}.json")
+    pids = [server.process.pid for server in servers if server.process is not None]
+    report = servers[0].log.with_name(f"{mode}.json")
     command = [
-        sys.executable, __file__, "--client", "--port", str(server.port), "--mode", mode,
-        "--server-pid", str(server.process.pid), "--report", str(report),
+        sys.executable, __file__, "--client", "--mode", mode,
+        "--ports", ",".join(str(server.port) for server in servers),
+        "--server-pids", ",".join(map(str, pids)), "--report", str(report),
         "--tables", str(tables), "--seconds", str(arguments.seconds),
         "--warmup", str(arguments.warmup), "--game", arguments.game,
         "--think", str(arguments.think), "--server-bots", arguments.server_bots,
@@ -316,10 +351,26 @@ def client_process(server: Server, tables: int, mode: str, arguments: argparse.N
     return json.loads(report.read_text())
 
 
-def logged_moves(database: Path) -> set[tuple[int, int]]:
-    with sqlite3.connect(database) as connection:
-        rows = connection.execute("SELECT table_id, seq FROM actions WHERE actor >= 0")
-        return {(table, seq) for table, seq in rows}
+def logged_moves(database_url: str) -> set[tuple[int, int]]:
+    query = "SELECT table_id, seq FROM actions WHERE actor >= 0"
+    if database_url.startswith("sqlite:///"):
+        with sqlite3.connect(database_url.removeprefix("sqlite:///")) as connection:
+            return {(table, seq) for table, seq in connection.execute(query)}
+    import psycopg
+
+    with psycopg.connect(database_url) as connection:
+        return {(table, seq) for table, seq in connection.execute(query)}
+
+
+@contextlib.contextmanager
+def database(base: str, folder: Path) -> Iterator[str]:
+    """A new, empty database for one measurement: a SQLite file in ``folder``, or with
+    ``base`` (a PostgreSQL server's URL) a database made there and dropped afterwards."""
+    if not base:
+        yield sqlite_url(folder)
+        return
+    with scratch_database(base) as url:
+        yield url
 
 
 def forget_redis_keys(url: str) -> None:
@@ -367,9 +418,21 @@ def main() -> None:
         help="a Redis URL: measure each setting without and with `serve --bus` on it",
     )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="server nodes, each with its relays; more than one needs --database-url and --bus",
+    )
+    parser.add_argument(
+        "--database-url",
+        default="",
+        help="a PostgreSQL server's URL (a database is made there for each measurement);"
+        " default: a SQLite file",
+    )
+    parser.add_argument("--ports", default="", help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
-    parser.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--server-pids", default="", help=argparse.SUPPRESS)
     parser.add_argument("--report", default="", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.client:
@@ -387,19 +450,24 @@ def main() -> None:
     if arguments.server_bots:
         workers = arguments.bot_workers or "the server's default"
         print(f"one client seat and three {arguments.server_bots} bots a table; workers: {workers}")
+    if arguments.nodes > 1 and not (arguments.bus and arguments.database_url):
+        parser.error("--nodes 2 or more needs --bus redis://… and --database-url postgresql://…")
     if arguments.bus:
         os.environ[PREFIX_VARIABLE] = f"benchmark-{os.getpid()}:"  # inherited by the servers
     print(
         (f"{'bus':<6} " if arguments.bus else "")
-        + f"{'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7}"
+        + f"{'nodes':>5} {'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7}"
         f" {'p95 ms':>7} {'p99 ms':>7} {'server cpu':>10} {'relay cpu':>9} {'client cpu':>10}"
         f" {'pings/s':>8} {'moves/pings':>11} {'persisted':>9}"
         + (f" {'bot moves/s':>11} {'workers cpu':>11}" if arguments.server_bots else "")
     )
-    buses = ["", arguments.bus] if arguments.bus else [""]
+    buses = ["", arguments.bus] if arguments.bus and arguments.nodes == 1 else [arguments.bus]
     for game, tables, bus in itertools.product(games, arguments.tables, buses):
         arguments.game = game
-        with tempfile.TemporaryDirectory() as folder:
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            database(arguments.database_url, Path(folder)) as url,
+        ):
             path = Path(folder)
             # the peer's pings go as fast as the server answers (over 1,000 a second on one
             # socket on a quiet machine): the rate limit must not be what is measured
@@ -408,26 +476,31 @@ def main() -> None:
             )
             if bus:
                 settings["bus"] = bus
-            server = Server(
-                sqlite_url(path),
-                path / "server.log",
-                rate=1_000_000.0,
-                relays=arguments.relays,
-                **settings,
-            )
-            server.start()
+            servers = [
+                Server(
+                    url,
+                    path / f"node{node}.log",
+                    rate=1_000_000.0,
+                    relays=arguments.relays,
+                    **settings,
+                )
+                for node in range(arguments.nodes)
+            ]
             try:
-                moves = client_process(server, tables, "moves", arguments)
-                pings = client_process(server, tables, "pings", arguments)
+                for server in servers:
+                    server.start()
+                pings = client_process(servers, tables, "pings", arguments)
+                moves = client_process(servers, tables, "moves", arguments)
             finally:
-                server.stop()
+                for server in servers:
+                    server.stop()
                 if bus:
                     forget_redis_keys(bus)
             acked = {tuple(move) for move in moves["acked"]}
-            persisted = acked <= logged_moves(path / "tapisvert.sqlite3")
+            persisted = acked <= logged_moves(url)
         print(
             (f"{'redis' if bus else 'local':<6} " if arguments.bus else "")
-            + f"{game:<9} {tables:>6}"
+            + f"{arguments.nodes:>5} {game:<9} {tables:>6}"
             f" {(1 if arguments.server_bots else 4) * tables:>7}"
             f" {moves['per_second']:>8.0f}"
             f" {1000 * moves['p50']:>7.1f} {1000 * moves['p95']:>7.1f}"

@@ -329,6 +329,13 @@ def postgres_database() -> Iterator[str]:
     base = postgres_url()
     if base is None:
         pytest.skip("no PostgreSQL server answers on 127.0.0.1:5432 (set TAPISVERT_TEST_POSTGRES)")
+    with scratch_database(base) as url:
+        yield url
+
+
+@contextmanager
+def scratch_database(base: str) -> Iterator[str]:
+    """A new, empty database on the PostgreSQL server of the URL ``base``, dropped afterwards."""
     name = f"tapisvert_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(base, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")

@@ -11,6 +11,8 @@ import pytest
 
 from redis_support import REDIS_URL, redis_answers
 
+from server_support import postgres_url
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
@@ -43,12 +45,15 @@ def test_bot_strength_runs_and_prints_its_figures() -> None:
     printed = run_benchmark(
         "bot_strength.py",
         *("--deals", "1", "--full-games", "0", "--games", "abluxxen"),
-        *("--seconds", "0.5", "--workers", "1"),
+        *("--seconds", "0.5", "--workers", "1", "--levels", "medium,hard"),
         TAPISVERT_SEARCH_SCALE="0.05",
     )
     assert "it/s" in printed
+    assert "abluxxen: medium,easy,easy,easy" in printed
     assert "abluxxen: hard,easy,easy,easy" in printed
+    assert "abluxxen: easy,random,random,random" in printed
     assert "margin/game" in printed
+    assert "abluxxen: medium strictly between easy and hard: " in printed
 
 
 def test_server_load_runs_and_checks_persistence() -> None:
@@ -59,11 +64,11 @@ def test_server_load_runs_and_checks_persistence() -> None:
     )
     header, *rows = printed.strip().splitlines()[-3:]
     assert "moves/s" in header and "p99 ms" in header
-    assert [row.split()[0] for row in rows] == ["luz", "fzzzt"]
+    assert [row.split()[1] for row in rows] == ["luz", "fzzzt"]
     for row in rows:
-        assert row.split()[1] == "3" and row.split()[-1] == "all"
-        assert float(row.split()[3]) > 0
-        assert float(row.split()[7]) > 0  # the server's CPU, read from /proc
+        assert row.split()[0] == "1" and row.split()[2] == "3" and row.split()[-1] == "all"
+        assert float(row.split()[4]) > 0
+        assert float(row.split()[8]) > 0  # the server's CPU, read from /proc
 
 
 def test_server_load_runs_with_the_servers_bots() -> None:
@@ -75,8 +80,27 @@ def test_server_load_runs_with_the_servers_bots() -> None:
     )
     header, row = printed.strip().splitlines()[-2:]
     assert header.split()[-4:] == ["bot", "moves/s", "workers", "cpu"]
-    assert row.split()[2] == "2"  # one socket a table
+    assert row.split()[3] == "2"  # one socket a table
     assert float(row.split()[-2]) > 0  # the bots played
+
+
+def test_server_load_runs_two_nodes_and_kills_them_at_the_end() -> None:
+    if not redis_answers():
+        pytest.skip(f"no Redis server answers at {REDIS_URL} (set TAPISVERT_TEST_REDIS)")
+    base = postgres_url()
+    if base is None:
+        pytest.skip("no PostgreSQL server answers on 127.0.0.1:5432 (set TAPISVERT_TEST_POSTGRES)")
+    printed = run_benchmark(
+        "server_load.py",
+        *("--game", "wizard", "--tables", "4", "--nodes", "2"),
+        *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
+        *("--bus", REDIS_URL, "--database-url", base),
+    )
+    header, row = printed.strip().splitlines()[-2:]
+    assert header.split()[:3] == ["bus", "nodes", "game"]
+    assert row.split()[:4] == ["redis", "2", "wizard", "4"]
+    assert float(row.split()[5]) > 0  # moves/s
+    assert row.split()[-1] == "all"  # every acknowledged move found after kill -9
 
 
 def test_server_load_runs_its_servers_without_and_with_a_redis_bus() -> None:

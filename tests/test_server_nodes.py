@@ -5,13 +5,18 @@ store nothing more of them."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import random
+import signal
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 
 from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
 from tapisvert.server.errors import ServerError, TableMoved
@@ -127,6 +132,86 @@ def postgres() -> Iterator[str]:
     yield from postgres_database()
 
 
+@pytest.fixture
+def two_nodes(
+    tmp_path: Path,
+    postgres: str,
+    redis_share: str,  # noqa: F811  (the fixture)
+) -> Iterator[list[Server]]:
+    """Two nodes on one PostgreSQL database and one Redis server."""
+    settings: dict[str, Any] = {"bus": REDIS_URL, "lease-seconds": LEASE, "rate": 1000}
+    nodes = [Server(postgres, tmp_path / f"node{index}.log", **settings) for index in (1, 2)]
+    try:
+        for node in nodes:
+            node.start()
+        yield nodes
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+async def look_from_the_second_node(first: Server, second: Server, ana: str, table: int) -> None:
+    """While Ana is connected to the first node, the second lists her online and shows her
+    present at her seat; once she is gone, no longer."""
+
+    async def seen() -> tuple[list[str], bool]:
+        presence = await asyncio.to_thread(second.http.get, f"{second.url}/api/presence")
+        info = await asyncio.to_thread(second.http.get, f"{second.url}/api/tables/{table}")
+        names = [person["name"] for person in presence.json()]
+        return names, info.json()["seats"][0]["present"]
+
+    async def until_seen(expected: tuple[list[str], bool]) -> None:
+        for _ in range(100):
+            if await seen() == expected:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"the second node sees {await seen()}, not {expected}")
+
+    async with websockets.connect(first.ws_url) as link:
+        await link.send(json.dumps({"type": "hello", "version": 1, "token": ana}))
+        await until_seen((["ana"], True))
+    await until_seen(([], False))
+
+
+def test_people_on_two_nodes_play_one_game(two_nodes: list[Server]) -> None:
+    """Ana is connected to the first node, which serves her table; Bob, on the second,
+    finds the table in the room, sits, adds bots, starts it and chats there: his requests
+    reach the table's node, and its views reach him; his node knows when Ana is online."""
+    first, second = two_nodes
+    ana, bob = first.guest("ana"), second.guest("bob")
+    created = first.call(ana, "POST", "/api/tables", game="wizard", players=4)
+    table = int(created.json()["table"])
+    listed = second.http.get(f"{second.url}/api/rooms/main").json()
+    assert [info["table"] for info in listed["tables"]] == [table]
+    second.call(bob, "POST", f"/api/tables/{table}/join", seat=1).raise_for_status()
+    for _ in range(2):
+        second.call(bob, "POST", f"/api/tables/{table}/bots", level="random").raise_for_status()
+    refused = second.call(bob, "POST", f"/api/tables/{table}/join", seat=0)
+    assert refused.status_code == 409 and refused.json()["code"] == "already_seated"
+    assert "seat 2" in refused.json()["message"]
+    second.call(bob, "POST", f"/api/tables/{table}/start").raise_for_status()
+    said = second.call(bob, "POST", "/api/chat", text="hello from afar", table=table)
+    said.raise_for_status()
+    asyncio.run(look_from_the_second_node(first, second, ana, table))
+    players = [Player(first, ana, 0), Player(second, bob, 1)]
+
+    async def play() -> None:
+        await asyncio.wait_for(asyncio.gather(*(p.play({table}) for p in players)), 120)
+
+    asyncio.run(play())
+    record = second.record(table, "text")
+    final = record.replay()
+    assert final.is_terminal() and record.result == final.returns()
+    for player in players:
+        assert not player.errors
+        assert player.views[table]["result"] == record.result
+        assert len(player.acked) > 5
+        for move in player.acked:
+            assert record.actions[move.position] == move.action, move
+    heard = [f for f in players[0].frames if f["type"] == "chat"]
+    assert [line["text"] for line in heard] == ["hello from afar"]
+
+
 async def kill_in_mid_game(nodes: list[Server], players: list[Player], table: int) -> None:
     """Play on the first node; after six acknowledged moves, kill it and send the players
     to the second; wait for the end."""
@@ -139,28 +224,74 @@ async def kill_in_mid_game(nodes: list[Server], players: list[Player], table: in
     await asyncio.wait_for(playing, 120)
 
 
-@pytest.mark.usefixtures("redis_share")
-def test_a_game_goes_on_after_its_node_is_killed(tmp_path: Path, postgres: str) -> None:
-    """Two nodes on PostgreSQL and Redis; the node serving a game is killed (kill -9) in
-    the middle of it; its players reconnect to the other node, which takes the table over
-    once the lease has run out, and the game ends there with every acknowledged move."""
-    settings: dict[str, Any] = {"bus": REDIS_URL, "lease-seconds": LEASE}
-    nodes = [Server(postgres, tmp_path / f"node{index}.log", **settings) for index in (1, 2)]
-    for node in nodes:
-        node.start()
-    try:
-        tokens = [nodes[0].guest(name) for name in ("ana", "bob")]
-        table = set_up_table(nodes[0], tokens, "wizard", 4, bots="random")
-        players = [Player(nodes[0], token, seed) for seed, token in enumerate(tokens)]
-        asyncio.run(kill_in_mid_game(nodes, players, table))
-        record = nodes[1].record(table, "text")
-    finally:
-        for node in nodes:
-            node.stop()
+def test_a_game_goes_on_after_its_node_is_killed(two_nodes: list[Server]) -> None:
+    """The node serving a game is killed (kill -9) in the middle of it; its players
+    reconnect to the other node, which takes the table over once the lease has run out,
+    and the game ends there with every acknowledged move."""
+    first, second = two_nodes
+    tokens = [first.guest(name) for name in ("ana", "bob")]
+    table = set_up_table(first, tokens, "wizard", 4, bots="random")
+    players = [Player(first, token, seed) for seed, token in enumerate(tokens)]
+    asyncio.run(kill_in_mid_game(two_nodes, players, table))
+    record = second.record(table, "text")
     final = record.replay()
     assert final.is_terminal() and record.result == final.returns()
     acked = [move for player in players for move in player.acked]
     assert len(acked) > 6
     for move in acked:
         assert record.actions[move.position] == move.action, move
-    assert "served here now" in (tmp_path / "node2.log").read_text()
+    assert "served here now" in second.log.read_text()
+
+
+async def move_on_a_stopped_node(node: Server, token: str, table: int, view: dict[str, Any]) -> Any:
+    """Send the seat's move to ``node`` while it is stopped, let it go on, and return its
+    answer to the move: a refusal, or the view that acknowledges it."""
+    assert node.process is not None
+    async with websockets.connect(node.ws_url) as link:
+        move = {"type": "act", "id": "late", "table": table, "seq": view["seq"]}
+        await link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
+        await link.send(json.dumps({**move, "action": view["legal"][0]}))
+        await asyncio.sleep(0.2)  # in the relay's hands, waiting for the stopped node
+        os.kill(node.process.pid, signal.SIGCONT)
+        while True:
+            frame = json.loads(await asyncio.wait_for(link.recv(), 30))
+            if frame.get("id") == "late" or frame.get("ack") == "late":
+                return frame
+
+
+def test_two_nodes_never_both_accept_moves_for_one_table(two_nodes: list[Server]) -> None:
+    """The node serving a game is stopped (SIGSTOP) until the other has taken the table
+    over; a move sent to it meanwhile is refused (its lease is gone) or goes to the table's
+    new node, never played twice; the game ends on the other node."""
+    first, second = two_nodes
+    tokens = [first.guest(name) for name in ("ana", "bob", "cat", "dan")]
+    table = set_up_table(first, tokens, "wizard", 4)
+    assert first.process is not None
+    views = [first.call(token, "GET", f"/api/tables/{table}/view").json() for token in tokens]
+    to_act = views[0]["to_act"]
+    os.kill(first.process.pid, signal.SIGSTOP)
+    try:
+        for _ in range(200):
+            if second.http.get(f"{second.url}/api/tables/{table}").status_code == 200:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the second node did not take the table over")
+    finally:
+        answer = asyncio.run(move_on_a_stopped_node(first, tokens[to_act], table, views[to_act]))
+    if answer["type"] == "error":
+        assert answer["code"] == "table_moved", answer
+    else:
+        assert answer["type"] == "view" and answer["seq"] == views[to_act]["seq"] + 1
+    players = [Player(second, token, seed) for seed, token in enumerate(tokens)]
+
+    async def play() -> None:
+        await asyncio.wait_for(asyncio.gather(*(p.play({table}) for p in players)), 120)
+
+    asyncio.run(play())
+    record = second.record(table, "text")
+    assert record.replay().is_terminal()
+    played = record.actions[views[to_act]["seq"]]
+    if answer["type"] == "view":
+        assert played == views[to_act]["legal"][0]
+    assert "is served by another node now" in first.log.read_text()

@@ -31,7 +31,7 @@ from tapisvert.server.commands import Place, run_command
 from tapisvert.server.community import community_routes
 from tapisvert.server.errors import ServerError, malformed
 from tapisvert.server.links import AsgiLink, Link, accept, read_body, refuse_body
-from tapisvert.server.lobby import MAIN_ROOM, Connection, Lobby, Settings, User, rooms
+from tapisvert.server.lobby import ANYONE, MAIN_ROOM, Connection, Lobby, Settings, User, rooms
 from tapisvert.server.protocol import (
     PROTOCOL_VERSION,
     Ack,
@@ -214,11 +214,11 @@ def create_app(
 
     @app.get("/api/rooms")
     async def list_rooms() -> list[protocol.RoomInfo]:
-        return [lobby.room_info(room) for room in rooms()]
+        return [await lobby.room_info(room) for room in rooms()]
 
     @app.get("/api/rooms/{room}")
     async def room(room: str) -> protocol.RoomInfo:
-        return lobby.room_info(room)
+        return await lobby.room_info(room)
 
     @app.post("/api/tables")
     async def create_table(body: NewTable, user: Me) -> protocol.TableInfo:
@@ -233,8 +233,7 @@ def create_app(
 
     @app.get("/api/tables/{table_id}/view")
     async def table_view(table_id: int, user: Me) -> Response:
-        table = lobby.table(table_id)
-        return Response(table.view_frame(table.seat_of(user.id)), media_type="application/json")
+        return Response(await lobby.view(user, table_id), media_type="application/json")
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: int, body: SeatChoice, user: Me) -> Ack:
@@ -248,7 +247,7 @@ def create_app(
 
     @app.post("/api/tables/{table_id}/start")
     async def start(table_id: int, user: Me) -> Ack:
-        await lobby.table(table_id).start(user.id)
+        await lobby.start_game(user, table_id)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/rematch")
@@ -257,17 +256,17 @@ def create_app(
 
     @app.post("/api/tables/{table_id}/options")
     async def set_option(table_id: int, body: OptionChoice, user: Me) -> Ack:
-        await lobby.table(table_id).set_option(user.id, body.name, body.value)
+        await lobby.set_option(user, table_id, body.name, body.value)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/bots")
     async def add_bot(table_id: int, body: BotChoice, user: Me) -> Ack:
-        await lobby.table(table_id).add_bot(user.id, body.level, body.seat)
+        await lobby.add_bot(user, table_id, body.level, body.seat)
         return Ack(table=table_id)
 
     @app.get("/api/tables/{table_id}/who")
     async def who(table_id: int) -> protocol.People:
-        return lobby.who(None, table_id)
+        return await lobby.who(None, table_id, ANYONE)
 
     @app.post("/api/tables/{table_id}/actions")
     async def act(table_id: int, body: Move, user: Me) -> Ack:
@@ -521,11 +520,12 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
             raise ServerError("already_greeted")
         case protocol.Act(table=table, seq=seq, action=action):
             new_seq = await lobby.act(user, table, action, seq, request_id)
-            if connection.follows_seat(lobby.table(table)):
+            if connection.follows_seat(table):
                 return None  # the mover's view of the new position carries the id
             return Ack(id=request_id, table=table, seq=new_seq)
         case protocol.EnterRoom(room=room):
-            connection.send(lobby.enter(connection, room).model_copy(update={"id": request_id}))
+            entered = await lobby.enter(connection, room)
+            connection.send(entered.model_copy(update={"id": request_id}))
             connection.recall(lobby.room_history[room])
             return None
         case protocol.Chat(text=text, room=room, table=table):
@@ -549,17 +549,17 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
         case protocol.TableRequest(type="leave", table=table):
             await lobby.leave(user, table)
         case protocol.TableRequest(type="watch", table=table):
-            lobby.watch(connection, table)
+            await lobby.watch(connection, table)
         case protocol.TableRequest(type="start", table=table):
-            await lobby.table(table).start(user.id)
+            await lobby.start_game(user, table)
         case protocol.TableRequest(type="rematch", table=table):
             return Ack(id=request_id, table=await lobby.rematch(user, table))
         case protocol.SetOption(table=table, name=name, value=value):
-            await lobby.table(table).set_option(user.id, name, value)
+            await lobby.set_option(user, table, name, value)
         case protocol.AddBot(table=table, level=level, seat=seat):
-            await lobby.table(table).add_bot(user.id, level, seat)
+            await lobby.add_bot(user, table, level, seat)
         case protocol.Who(room=room, table=table):
-            return lobby.who(room, table)
+            return await lobby.who(room, table, user)
         case protocol.Ping(type="help"):
             return await run_command(lobby, user, connection.language, "/help", Place(None, None))
         case protocol.Ping(type="ping"):
@@ -573,5 +573,5 @@ async def _chat(
     lobby.quotas.take("chat", user.id)
     if text.startswith("/") and len(text) > 1:
         return await run_command(lobby, user, language, text, Place(room, table))
-    lobby.chat(user, text, room, table)
+    await lobby.chat(user, text, room, table)
     return Ack(table=table)

@@ -37,23 +37,23 @@ async def run_command(
     if name == "help":
         return _help(language, place)
     if name == "who":
-        return lobby.who(place.room, place.table)
+        return await lobby.who(place.room, place.table, user)
     if name == "join":
         return await _join(lobby, user, arguments, place)
     table = _table_here(place)
     if name == "leave" and not arguments:
         await lobby.leave(user, table)
     elif name == "start" and not arguments:
-        await lobby.table(table).start(user.id)
+        await lobby.start_game(user, table)
     elif name == "option" and len(arguments) == 2:
         if len(arguments[1]) > MAX_OPTION_VALUE:  # as long as the message's field allows
             field = message("server.field.value")
             raise ServerError(
                 "malformed", key="server.problem.too_long", field=field, limit=MAX_OPTION_VALUE
             )
-        await lobby.table(table).set_option(user.id, arguments[0], arguments[1])
+        await lobby.set_option(user, table, arguments[0], arguments[1])
     elif name == "bot" and len(arguments) == 2 and arguments[0].lower() == "add":
-        await lobby.table(table).add_bot(user.id, arguments[1], None)
+        await lobby.add_bot(user, table, arguments[1], None)
     elif name == "rematch" and not arguments:
         return Ack(table=await lobby.rematch(user, table))
     else:

@@ -132,9 +132,10 @@ def community_routes(lobby: Lobby) -> APIRouter:
 
     @routes.get("/api/presence")
     async def presence() -> list[Present]:
-        """Everyone online, by name, with the tables they sit or watch at (open or playing)."""
+        """Everyone online (on any node), by name, with the tables they sit or watch at
+        (open or playing) among those this node serves."""
         online = []
-        for user_id in list(lobby.connections):
+        for user_id in lobby.online_users():
             tables = []
             for table in lobby.tables.values():
                 if table.status not in {"open", "playing"}:

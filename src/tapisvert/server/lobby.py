@@ -17,7 +17,7 @@ import socket
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -31,9 +31,10 @@ from tapisvert.core.records import Record, actor_label, record_of
 from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
-from tapisvert.server.errors import ServerError, StorageError
+from tapisvert.server.errors import ServerError, StorageError, TableMoved
 from tapisvert.server.links import BACKLOG_BYTES, Link
 from tapisvert.server.names import name_key, valid_name
+from tapisvert.server.peers import Peers
 from tapisvert.server.protocol import (
     ChatLine,
     Error,
@@ -44,12 +45,14 @@ from tapisvert.server.protocol import (
     TableInfo,
 )
 from tapisvert.server.pubsub import (
+    PRESENCE_CHANNEL,
     Frame,
     LocalPubSub,
     PubSub,
     room_channel,
     seat_channel,
     table_channel,
+    user_channel,
 )
 from tapisvert.server.quotas import Quotas, QuotaSettings
 from tapisvert.server.reviews import Reviews
@@ -77,6 +80,10 @@ class User:
     guest: bool
     session: str = ""
     """The session a token opened, by which signing out reaches this user's connections."""
+
+
+ANYONE = User(0, "?", True)
+"""Who asks for what anybody may know (a table's public description)."""
 
 
 @dataclass(frozen=True)
@@ -210,10 +217,10 @@ class Connection:
             lambda name: name.startswith(f"{public}:") or (not seat_only and name == public)
         )
 
-    def follows_seat(self, table: GameTable) -> bool:
-        """Whether this connection hears its user's seat at ``table`` (and so its views)."""
-        seat = table.seat_of(self.user.id)
-        return seat is not None and seat_channel(table.id, seat) in self.channels
+    def follows_seat(self, table_id: int) -> bool:
+        """Whether this connection hears its user's seat at the table (and so its views)."""
+        seats = f"{table_channel(table_id)}:seat:"
+        return any(channel.startswith(seats) for channel in self.channels)
 
     def within_rate(self) -> bool:
         """A token bucket: ``rate`` messages a second, bursts of twice that.
@@ -305,6 +312,14 @@ class Lobby:
             room: deque(maxlen=CHAT_HISTORY) for room in rooms()
         }
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.peers: Peers | None = None
+        """Calls to and from the other nodes; ``None`` for a node alone."""
+        self.nodes_of: dict[int, str] = {}
+        """The node serving each table served elsewhere, as last found."""
+        self.tables_elsewhere: dict[int, TableInfo] = {}
+        """The latest description of each table other nodes serve, from their rooms' news."""
+        self.online_elsewhere: dict[str, tuple[float, dict[int, str]]] = {}
+        """Each other node's connected people (id → name), and when it last said so."""
         self.keeper: asyncio.Task[None] | None = None
         """Renews this node's leases and takes over the tables of nodes that stopped."""
         self._rematching = asyncio.Lock()
@@ -329,6 +344,12 @@ class Lobby:
         rows += await self.storage.tables(["finished"], latest=RESTORED_FINISHED)
         for row in rows:
             await self._bring_back(row, leases.get(row.id))
+        if not self.sole:
+            self.peers = Peers(self.pubsub, self.node, self._answer)
+            self.peers.start()
+            self.pubsub.subscribe(PRESENCE_CHANNEL, self._heard_presence)
+            for room in rooms():
+                self.pubsub.subscribe(room_channel(room), self._heard_in_room)
         self.keeper = asyncio.get_running_loop().create_task(self._keep_leases())
 
     async def _bring_back(self, row: TableRow, fence: int | None) -> GameTable:
@@ -345,10 +366,17 @@ class Lobby:
         if table.status == "playing":
             table._next_turn()
         elif table.status == "finished":
-            self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
+            self._later(FINISHED_KEPT_SECONDS, self._forget, table)
         else:
             self._review_attendance(table)
         return table
+
+    def _forget(self, table: GameTable) -> None:
+        """A finished table leaves memory (and this node lets its lease go): its record
+        stays in the database."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            self.spawn(self.storage.release_lease(self.node, table.id))
 
     async def _keep_leases(self) -> None:
         """Renew this node's leases; let go of the tables another node took; take over
@@ -356,6 +384,9 @@ class Lobby:
         seconds = self.settings.lease_seconds
         while True:
             await asyncio.sleep(seconds / 4)
+            if not self.sole:
+                self._announce()
+                self._expire_presence(seconds)
             leased = [table for table in self.tables.values() if table.fence is not None]
             try:
                 held = await self.storage.renew_leases(self.node, seconds)
@@ -383,7 +414,95 @@ class Lobby:
                 table.publish_views()
             for index, seat in enumerate(table.seats):
                 if seat.user_id is not None:
-                    self._follow_all(seat.user_id, table, index)
+                    await self._follow_all(seat.user_id, table.id, index)
+
+    # -- what the nodes tell each other ------------------------------------------------
+
+    def _announce(self, user_id: int | None = None, online: bool = True) -> None:
+        """Tell the other nodes who is connected here: one person who came or went, or
+        (every quarter of a lease) everyone."""
+        if user_id is None:
+            people = {str(user): self.user_name(user) for user in self.connections}
+            said: dict[str, Any] = {"node": self.node, "everyone": people}
+        else:
+            said = {"node": self.node, "user": user_id, "name": self.user_name(user_id)}
+            said["online"] = online
+        self.pubsub.publish(PRESENCE_CHANNEL, orjson.dumps(said).decode())
+
+    def _heard_presence(self, frame: Frame) -> None:
+        if not isinstance(frame, str):
+            return
+        said = orjson.loads(frame)
+        node = said["node"]
+        if node == self.node:
+            return
+        _, before = self.online_elsewhere.get(node, (0.0, {}))
+        if "everyone" in said:
+            people = {int(user): name for user, name in said["everyone"].items()}
+        else:
+            people = dict(before)
+            if said["online"]:
+                people[said["user"]] = said["name"]
+            else:
+                people.pop(said["user"], None)
+        self.online_elsewhere[node] = (time.monotonic(), people)
+        self._presence_changed(before, people)
+
+    def _expire_presence(self, seconds: float) -> None:
+        """A node not heard from for a lease's length is gone, and so are its people."""
+        for node, (heard, people) in list(self.online_elsewhere.items()):
+            if time.monotonic() - heard > seconds:
+                del self.online_elsewhere[node]
+                self._presence_changed(people, {})
+
+    def _presence_changed(self, before: dict[int, str], after: dict[int, str]) -> None:
+        for user_id, name in after.items():
+            self.names.setdefault(user_id, name)
+            if user_id not in before:
+                for table in self.tables.values():
+                    if table.seat_of(user_id) is not None:
+                        self._review_attendance(table)
+        for user_id in before.keys() - after.keys():
+            if not self.is_online(user_id):
+                self._went_offline(user_id)
+
+    def _heard_in_room(self, frame: Frame) -> None:
+        """A table's news in a room: those of tables served elsewhere are kept for the
+        room's list."""
+        if not isinstance(frame, str) or not frame.startswith('{"type":"table"'):
+            return
+        info = TableInfo.model_validate_json(frame)
+        if info.table in self.tables:
+            return
+        if info.status in ("open", "playing"):
+            self.tables_elsewhere[info.table] = info
+        else:
+            self.tables_elsewhere.pop(info.table, None)
+
+    def _instruct(self, user_id: int, **instruction: Any) -> None:
+        """Have the user's connections on the other nodes follow a table, or stop, or close."""
+        said = {"node": self.node, "user": user_id, **instruction}
+        self.pubsub.publish(user_channel(user_id), orjson.dumps(said).decode())
+
+    def _heard_for_user(self, frame: Frame) -> None:
+        if not isinstance(frame, str):
+            return
+        said = orjson.loads(frame)
+        if said["node"] == self.node:
+            return
+        user_id = said["user"]
+        if "follow" in said:
+            for connection in list(self.connections.get(user_id, ())):
+                following = self.follow(connection, said["follow"], said["seat"])
+                self.spawn(self._quietly(following))
+        elif "unfollow" in said:
+            for connection in self.connections.get(user_id, ()):
+                connection.stop_following(said["unfollow"])
+        elif "sessions" in said:
+            session, others = said["sessions"], said["others"]
+            self._end_sessions(
+                user_id, lambda mine: (mine != session) if others else (mine == session)
+            )
 
     def lost(self, table: GameTable) -> None:
         """Another node serves ``table`` now: this one forgets it (its timers too) and
@@ -399,6 +518,8 @@ class Lobby:
     async def stop(self) -> None:
         if self.keeper is not None:
             self.keeper.cancel()
+        if self.peers is not None:
+            self.peers.close()
         for task in list(self._tasks):
             task.cancel()
         await self.thinking.close()
@@ -470,12 +591,16 @@ class Lobby:
             password_hash = await asyncio.to_thread(hash_password, new)
         await self.storage.set_password(user.id, password_hash, _session_key(user.session))
         self._end_sessions(user.id, lambda session: session != user.session)
+        if self.peers is not None:
+            self._instruct(user.id, sessions=user.session, others=True)
 
     async def sign_out(self, user: User) -> None:
         """End this session: its token authenticates no one any more, and the connections
         it opened are closed."""
         await self.storage.close_session(user.id, _session_key(user.session))
         self._end_sessions(user.id, lambda session: session == user.session)
+        if self.peers is not None:
+            self._instruct(user.id, sessions=user.session, others=False)
 
     def _end_sessions(self, user_id: int, ended: Callable[[str], bool]) -> None:
         """Close the user's connections opened by the sessions that ``ended``."""
@@ -506,8 +631,20 @@ class Lobby:
     def user_name(self, user_id: int) -> str:
         return self.names.get(user_id, "?")
 
+    def online_users(self) -> list[int]:
+        """Everyone connected, here or to another node."""
+        online = dict.fromkeys(self.connections)
+        for _, people in self.online_elsewhere.values():
+            online.update(dict.fromkeys(people))
+        return list(online)
+
     def is_online(self, user_id: int | None) -> bool:
-        return user_id is not None and bool(self.connections.get(user_id))
+        """Connected here, or to another node."""
+        if user_id is None:
+            return False
+        return bool(self.connections.get(user_id)) or any(
+            user_id in people for _, people in self.online_elsewhere.values()
+        )
 
     # -- connections ------------------------------------------------------------------
 
@@ -518,32 +655,77 @@ class Lobby:
         self.quotas.take("connections", user.id)
 
     async def connect(self, user: User, language: str, link: Link) -> Connection:
-        """A new connection: it follows every table where the user sits, with its view."""
+        """A new connection: it follows every table where the user sits, here or on
+        another node, with its view."""
         connection = Connection(self, user, language, link)
-        self.connections.setdefault(user.id, set()).add(connection)
-        for table in list(self.tables.values()):
-            seat = table.seat_of(user.id)
-            if seat is not None:
-                self.follow(connection, table, seat)
-                self._review_attendance(table)
-                await table.come_back(user.id)
+        mine = self.connections.setdefault(user.id, set())
+        mine.add(connection)
+        if len(mine) == 1 and self.peers is not None:
+            self.pubsub.subscribe(user_channel(user.id), self._heard_for_user)
+            self._announce(user.id, online=True)
+        for table_id, seat in await self._seats_of(user.id):
+            try:
+                await self.follow(connection, table_id, seat, returning=True)
+            except ServerError as refusal:  # its node is away: the table comes back later
+                _log.warning("table %d is out of reach: %s", table_id, refusal.code)
         return connection
 
+    async def _seats_of(self, user_id: int) -> list[tuple[int, int]]:
+        """The tables where the user sits, with the seat: here, and with other nodes, the
+        open and playing ones they serve."""
+        seats = [
+            (table.id, seat)
+            for table in list(self.tables.values())
+            if (seat := table.seat_of(user_id)) is not None
+        ]
+        if self.peers is not None:
+            for row in await self.storage.tables(["open", "playing"]):
+                if row.id not in self.tables:
+                    seats.extend(
+                        (row.id, index)
+                        for index, seat_row in enumerate(row.seats)
+                        if seat_row.get("kind") == "human" and seat_row.get("user_id") == user_id
+                    )
+        return seats
+
     def disconnect(self, connection: Connection) -> None:
+        watched = [
+            int(channel.split(":")[1])
+            for channel in connection.channels
+            if channel.endswith(":watch") and channel.startswith("table:")
+        ]
         connection.close()
-        mine = self.connections.get(connection.user.id, set())
+        user_id = connection.user.id
+        mine = self.connections.get(user_id, set())
         mine.discard(connection)
         for room in self.rooms.values():
-            self._leave_room(room, connection.user.id)
-        for table in self.tables.values():
-            if connection.user.id in table.spectators:
-                self._unwatch(table, connection.user.id)
+            self._leave_room(room, user_id)
+        for table_id in watched:
+            if table_id in self.tables:
+                self._unwatch(self.tables[table_id], user_id)
+            elif self.peers is not None:
+                self.spawn(self._quietly(self.on_table(table_id, "unwatch", connection.user)))
         if not mine:
-            self.connections.pop(connection.user.id, None)
-            self._later(self.settings.absence_grace, self._check_absent, connection.user.id)
-            for table in self.tables.values():
-                if table.seat_of(connection.user.id) is not None:
-                    self._review_attendance(table)
+            self.connections.pop(user_id, None)
+            if self.peers is not None:
+                self.pubsub.unsubscribe(user_channel(user_id), self._heard_for_user)
+                self._announce(user_id, online=False)
+            self._went_offline(user_id)
+
+    def _went_offline(self, user_id: int) -> None:
+        """The user's last connection closed (here, or on another node): the tables
+        where they sit count them away, and a bot may play for them later."""
+        self._later(self.settings.absence_grace, self._check_absent, user_id)
+        for table in self.tables.values():
+            if table.seat_of(user_id) is not None:
+                self._review_attendance(table)
+
+    async def _quietly(self, work: Awaitable[Any]) -> None:
+        """Work for another node whose refusal nobody waits for: it is logged."""
+        try:
+            await work
+        except ServerError as refusal:
+            _log.warning("another node refused: %s", refusal.code)
 
     def _check_absent(self, user_id: int) -> None:
         if self.is_online(user_id):
@@ -551,24 +733,41 @@ class Lobby:
         for table in self.tables.values():
             table.went_away(user_id)
 
-    def follow(self, connection: Connection, table: GameTable, seat: int | None) -> None:
+    async def follow(
+        self, connection: Connection, table_id: int, seat: int | None, returning: bool = False
+    ) -> None:
         """Hear the table and one seat's views (``None``: a spectator's), from the table's
-        news and history on; a connection that already heard the table gets no history."""
-        connection.stop_following(table.id, seat_only=True)
-        arriving = table_channel(table.id) not in connection.channels
-        connection.listen(table_channel(table.id))
-        connection.listen(seat_channel(table.id, seat))
-        connection.send(table.info())
+        news and history on; a connection that already heard the table gets no history.
+        ``returning``: the user connects again, and is back at the table."""
+        connection.stop_following(table_id, seat_only=True)
+        arriving = table_channel(table_id) not in connection.channels
+        connection.listen(table_channel(table_id))
+        connection.listen(seat_channel(table_id, seat))
+        if table_id not in self.tables:
+            await self.pubsub.following(seat_channel(table_id, seat))
+        snapshot = await self.on_table(
+            table_id, "snapshot", connection.user, seat=seat, history=arriving, returning=returning
+        )
+        connection.send(TableInfo.model_validate(snapshot["info"]))
         if arriving:
-            connection.recall(table.history)
-        if table.state is not None:
-            connection.deliver(table.view_frame(seat))
+            connection.recall(said_from(said) for said in snapshot["history"])
+        if snapshot["view"] is not None:
+            connection.deliver(snapshot["view"])
 
-    def _follow_all(self, user_id: int, table: GameTable, seat: int | None) -> None:
+    async def _follow_all(self, user_id: int, table_id: int, seat: int | None) -> None:
+        """Every connection of the user follows the table, on every node."""
+        for connection in list(self.connections.get(user_id, ())):
+            await self.follow(connection, table_id, seat)
+        if self.peers is not None:
+            self._instruct(user_id, follow=table_id, seat=seat)
+
+    def _unfollow_all(self, user_id: int, table_id: int) -> None:
         for connection in self.connections.get(user_id, ()):
-            self.follow(connection, table, seat)
+            connection.stop_following(table_id)
+        if self.peers is not None:
+            self._instruct(user_id, unfollow=table_id)
 
-    def enter(self, connection: Connection, room: str) -> RoomInfo:
+    async def enter(self, connection: Connection, room: str) -> RoomInfo:
         if room not in self.rooms:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
         for other in self.rooms.values():
@@ -577,7 +776,7 @@ class Lobby:
         people[connection.user.id] = people.get(connection.user.id, 0) + 1
         connection.stop_listening(lambda name: name.startswith("room:"))
         connection.listen(room_channel(room))
-        return self.room_info(room)
+        return await self.room_info(room)
 
     def _leave_room(self, people: dict[int, int], user_id: int) -> None:
         if user_id in people:
@@ -585,12 +784,45 @@ class Lobby:
             if people[user_id] <= 0:
                 del people[user_id]
 
-    def room_info(self, room: str) -> RoomInfo:
+    async def room_info(self, room: str) -> RoomInfo:
+        """The room's tables (served here or elsewhere) and the people in it here."""
         if room not in self.rooms:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
         tables = [table.info() for table in self.tables.values() if table.room == room]
+        if self.peers is not None:
+            for row in await self.storage.tables(["open", "playing"]):
+                if row.room == room and row.id not in self.tables:
+                    tables.append(self.tables_elsewhere.get(row.id) or self._info_of(row))
+            tables.sort(key=lambda info: info.table)
         people = sorted(self.user_name(user) for user in self.rooms[room])
         return RoomInfo(room=room, tables=tables, people=people)
+
+    def _info_of(self, row: TableRow, present: bool = True) -> TableInfo:
+        """What the database tells of a table: served elsewhere, until its node says more
+        (``present``: who is online), or finished."""
+        return TableInfo(
+            table=row.id,
+            room=row.room,
+            game=row.game,
+            players=row.players,
+            options=dict(load_game(row.game, row.players, **row.options).options),
+            clock=row.clock,
+            status=row.status,  # type: ignore[arg-type]
+            seats=[
+                SeatView(
+                    name=seat.get("name"),
+                    kind=seat.get("kind", "empty"),
+                    level=seat.get("level"),
+                    present=present
+                    and (seat.get("kind") == "bot" or self.is_online(seat.get("user_id"))),
+                    replaced=seat.get("replaced", False),
+                )
+                for seat in row.seats
+            ],
+            spectators=0,
+            result=row.result,
+            rated=row.rated,
+        )
 
     # -- tables -----------------------------------------------------------------------
 
@@ -606,30 +838,12 @@ class Lobby:
         table = self.tables.get(table_id)
         if table is not None:
             return table.info()
+        if self.peers is not None and await self._node_of(table_id, fresh=True) is not None:
+            return TableInfo.model_validate(await self.on_table(table_id, "info", ANYONE))
         row = await self._finished_row(table_id)
         results = await self.storage.results(table_id)
-        return TableInfo(
-            table=row.id,
-            room=row.room,
-            game=row.game,
-            players=row.players,
-            options=dict(load_game(row.game, row.players, **row.options).options),
-            clock=row.clock,
-            status="finished",
-            seats=[
-                SeatView(
-                    name=seat.get("name"),
-                    kind=seat.get("kind", "empty"),
-                    level=seat.get("level"),
-                    replaced=seat.get("replaced", False),
-                )
-                for seat in row.seats
-            ],
-            spectators=0,
-            result=row.result,
-            rated=row.rated,
-            ratings=seat_ratings(results) if results else None,
-        )
+        info = self._info_of(row, present=False)
+        return info.model_copy(update={"ratings": seat_ratings(results) if results else None})
 
     async def _finished_row(self, table_id: int) -> TableRow:
         """A finished game's row; nothing of a running one (its deal is secret)."""
@@ -696,7 +910,10 @@ class Lobby:
         """The table of the rematch of a finished game: the same game, options, clock, bots
         and people, each seat moved one along (seat 1's player to seat 2…); asked again,
         the same table. Anybody who sat at the finished table may ask."""
-        table = self.table(table_id)
+        rematch: int = await self.on_table(table_id, "rematch", user)
+        return rematch
+
+    async def _rematch_here(self, table: GameTable, user: User) -> int:
         if table.seat_of(user.id) is None:
             raise ServerError("not_seated", status=403)
         if table.status != "finished":
@@ -716,7 +933,7 @@ class Lobby:
                 self.table_changed(rematch)
                 for index, seat in enumerate(rematch.seats):
                     if seat.user_id is not None:
-                        self._follow_all(seat.user_id, rematch, index)
+                        await self._follow_all(seat.user_id, rematch.id, index)
                 self.tell(
                     table,
                     "server.notice.rematch",
@@ -727,34 +944,18 @@ class Lobby:
         return table.rematch
 
     async def join(self, user: User, table_id: int, seat: int | None) -> int:
-        table = self.table(table_id)
-        index = await table.join(user.id, user.name, seat)
-        if table.spectators.pop(user.id, None) is not None:
-            table.lobby.table_changed(table)
-        self._follow_all(user.id, table, index)
+        index: int = await self.on_table(table_id, "join", user, seat=seat)
+        await self._follow_all(user.id, table_id, index)
         return index
 
     async def leave(self, user: User, table_id: int) -> None:
-        table = self.table(table_id)
-        if user.id in table.spectators:
-            self._unwatch(table, user.id)
-            for connection in self.connections.get(user.id, ()):
-                connection.stop_following(table.id)
-            return
-        await table.leave(user.id)
-        for connection in self.connections.get(user.id, ()):
-            connection.stop_following(table.id)
+        await self.on_table(table_id, "leave", user)
+        self._unfollow_all(user.id, table_id)
 
-    def watch(self, connection: Connection, table_id: int) -> None:
+    async def watch(self, connection: Connection, table_id: int) -> None:
         """Follow a table as a spectator; someone seated there follows their own seat."""
-        table = self.table(table_id)
-        seat = table.seat_of(connection.user.id)
-        if seat is not None:
-            self.follow(connection, table, seat)
-            return
-        table.spectators[connection.user.id] = table.spectators.get(connection.user.id, 0) + 1
-        self.follow(connection, table, None)
-        self.table_changed(table)
+        seat: int | None = await self.on_table(table_id, "watch", connection.user)
+        await self.follow(connection, table_id, seat)
 
     def _unwatch(self, table: GameTable, user_id: int) -> None:
         table.spectators.pop(user_id, None)
@@ -763,14 +964,148 @@ class Lobby:
     async def act(
         self, user: User, table_id: int, action: str, seq: int, request: str | None = None
     ) -> int:
-        return await self.table(table_id).act(user.id, action, seq, request)
+        position: int = await self.on_table(
+            table_id, "act", user, action=action, seq=seq, request=request
+        )
+        return position
+
+    async def start_game(self, user: User, table_id: int) -> None:
+        await self.on_table(table_id, "start", user)
+
+    async def set_option(self, user: User, table_id: int, name: str, value: str) -> None:
+        await self.on_table(table_id, "option", user, name=name, value=value)
+
+    async def add_bot(self, user: User, table_id: int, level: str, seat: int | None) -> None:
+        await self.on_table(table_id, "bot", user, level=level, seat=seat)
+
+    async def view(self, user: User, table_id: int) -> str:
+        """The user's view of a table (a spectator's where they do not sit), as JSON."""
+        frame: str = await self.on_table(table_id, "view", user)
+        return frame
+
+    # -- where a table is served ------------------------------------------------------
+
+    async def on_table(self, table_id: int, operation: str, user: User, **arguments: Any) -> Any:
+        """Do ``operation`` on a table where it is served: here, or on the node that holds
+        its lease (asked over the bus). The answer is JSON's kind of value either way."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return await self._operate(table, operation, user, arguments)
+        if self.peers is None:
+            raise ServerError("no_such_table", status=404, table=table_id)
+        request = {"table": table_id, "operation": operation, **arguments}
+        if user is not ANYONE:
+            request["user"] = asdict(user)
+        for attempt in range(2):
+            node = await self._node_of(table_id, fresh=attempt > 0)
+            if node is None or node == self.node:
+                break
+            try:
+                return await self.peers.call(node, request)
+            except ServerError as refusal:
+                self.nodes_of.pop(table_id, None)
+                if refusal.code not in ("table_moved", "node_unreachable"):
+                    raise
+                await asyncio.sleep(self.settings.lease_seconds / 4 * attempt)
+        raise ServerError("no_such_table", status=404, table=table_id)
+
+    async def _node_of(self, table_id: int, fresh: bool) -> str | None:
+        """The node that serves a table, as last found in the database."""
+        if fresh or table_id not in self.nodes_of:
+            node = await self.storage.lease_holder(table_id)
+            if node is None:
+                return None
+            self.nodes_of[table_id] = node
+        return self.nodes_of[table_id]
+
+    async def _answer(self, request: dict[str, Any]) -> Any:
+        """Another node's request for a table served here."""
+        table_id = request.pop("table")
+        operation, user = (
+            request.pop("operation"),
+            User(**request.pop("user")) if "user" in request else ANYONE,
+        )
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableMoved(table_id)
+        if user is not ANYONE:
+            self.names[user.id] = user.name
+        return await self._operate(table, operation, user, request)
+
+    async def _operate(
+        self, table: GameTable, operation: str, user: User, arguments: dict[str, Any]
+    ) -> Any:
+        """A request for a table served here; what it answers crosses between nodes."""
+        match operation:
+            case "act":
+                return await table.act(
+                    user.id, arguments["action"], arguments["seq"], arguments["request"]
+                )
+            case "join":
+                index = await table.join(user.id, user.name, arguments["seat"])
+                if table.spectators.pop(user.id, None) is not None:
+                    self.table_changed(table)
+                return index
+            case "leave":
+                if user.id in table.spectators:
+                    self._unwatch(table, user.id)
+                else:
+                    await table.leave(user.id)
+            case "watch":
+                seat = table.seat_of(user.id)
+                if seat is None:
+                    table.spectators[user.id] = table.spectators.get(user.id, 0) + 1
+                    self.table_changed(table)
+                return seat
+            case "unwatch":
+                if user.id in table.spectators:
+                    self._unwatch(table, user.id)
+            case "start":
+                await table.start(user.id)
+            case "option":
+                await table.set_option(user.id, arguments["name"], arguments["value"])
+            case "bot":
+                return await table.add_bot(user.id, arguments["level"], arguments["seat"])
+            case "rematch":
+                return await self._rematch_here(table, user)
+            case "chat":
+                line = ChatLine(table=table.id, sender=user.name, text=arguments["text"])
+                table.history.append(line)
+                self.pubsub.publish(table_channel(table.id), line.model_dump_json())
+            case "who":
+                return table.people()
+            case "info":
+                return table.info().model_dump(mode="json")
+            case "view":
+                return table.view_frame(table.seat_of(user.id))
+            case "snapshot":
+                return await self._snapshot(table, user, **arguments)
+            case _:
+                raise ServerError("node_failed", status=500)
+        return None
+
+    async def _snapshot(
+        self, table: GameTable, user: User, seat: int | None, history: bool, returning: bool
+    ) -> dict[str, Any]:
+        """What a connection that starts following the table is sent: the table, what was
+        said there (``history``), the seat's view; ``returning``: the user is back."""
+        self.pubsub.expect(seat_channel(table.id, seat))
+        snapshot = {
+            "info": table.info().model_dump(mode="json"),
+            "history": [said_to(said) for said in table.history] if history else [],
+            "view": None if table.state is None else table.view_frame(seat),
+        }
+        if returning:
+            self._review_attendance(table)
+            await table.come_back(user.id)
+        return snapshot
 
     def table_changed(self, table: GameTable) -> None:
         frame = table.info().model_dump_json()
         self.pubsub.publish(room_channel(table.room), frame)
         self.pubsub.publish(table_channel(table.id), frame)
         if table.status == "finished":
-            self._later(FINISHED_KEPT_SECONDS, self.tables.pop, table.id, None)
+            self._later(FINISHED_KEPT_SECONDS, self._forget, table)
         self._review_attendance(table)
 
     def _review_attendance(self, table: GameTable) -> None:
@@ -815,18 +1150,17 @@ class Lobby:
         text = translate(notice["key"], language, **notice["arguments"])
         return orjson.dumps({**notice, "text": text}).decode()
 
-    def who(self, room: str | None, table_id: int | None) -> People:
+    async def who(self, room: str | None, table_id: int | None, user: User) -> People:
         if table_id is not None:
-            return People(table=table_id, people=self.table(table_id).people())
-        info = self.room_info(room or MAIN_ROOM)
+            return People(table=table_id, people=await self.on_table(table_id, "who", user))
+        info = await self.room_info(room or MAIN_ROOM)
         return People(room=info.room, people=info.people)
 
-    def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
-        line = ChatLine(room=room, table=table_id, sender=user.name, text=text)
+    async def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
         if table_id is not None:
-            self.table(table_id).history.append(line)
-            self.pubsub.publish(table_channel(table_id), line.model_dump_json())
+            await self.on_table(table_id, "chat", user, text=text)
         elif room is not None and room in self.rooms:
+            line = ChatLine(room=room, sender=user.name, text=text)
             self.room_history[room].append(line)
             self.pubsub.publish(room_channel(room), line.model_dump_json())
         else:
@@ -877,6 +1211,17 @@ class Lobby:
                 }
             )
         return described
+
+
+def said_to(said: Said) -> dict[str, Any]:
+    """A chat line or a notice as JSON, to cross to another node."""
+    if isinstance(said, ChatLine):
+        return {"chat": said.model_dump(mode="json")}
+    return {"notice": said}
+
+
+def said_from(said: dict[str, Any]) -> Said:
+    return ChatLine.model_validate(said["chat"]) if "chat" in said else said["notice"]
 
 
 def replay_steps(record: Record) -> list[dict[str, Any]]:

@@ -27,6 +27,16 @@ class PubSub(Protocol):
         a moment late (see ``redis_bus``), never the ones of this process."""
         ...
 
+    def expect(self, channel: str) -> None:
+        """Someone in another process has just started to follow ``channel``: count them
+        at once, before they can be counted."""
+        ...
+
+    async def following(self, channel: str) -> None:
+        """Return once what anyone publishes on ``channel`` reaches this process's
+        subscribers (that is at once, within one process)."""
+        ...
+
 
 class LocalPubSub:
     """Delivery inside one process, in publishing order."""
@@ -51,9 +61,24 @@ class LocalPubSub:
     def has_subscribers(self, channel: str) -> bool:
         return bool(self._channels.get(channel))
 
+    def expect(self, channel: str) -> None:
+        """Nobody else is there to expect."""
+
+    async def following(self, channel: str) -> None:
+        return
+
     def channels(self) -> KeysView[str]:
         """The channels someone follows."""
         return self._channels.keys()
+
+
+PRESENCE_CHANNEL = "presence"
+"""Where each node says who is connected to it."""
+
+
+def user_channel(user_id: int) -> str:
+    """What every node serving one of the user's connections hears for them."""
+    return f"user:{user_id}"
 
 
 def room_channel(room: str) -> str:

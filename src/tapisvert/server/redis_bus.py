@@ -49,6 +49,9 @@ FORGET_SECONDS = 30.0
 """A channel nobody asked about for this long is no longer counted."""
 POLL_SECONDS = 0.02
 """The longest a change of subscriptions waits for the reader to apply it."""
+EXPECT_SECONDS = 4 * COUNT_SECONDS
+"""How long a channel another process said it follows counts as followed: until Redis has
+counted its new subscriber for sure."""
 RETRY_FIRST = 0.1
 RETRY_LONGEST = 5.0
 """Seconds before reconnecting after a Redis error, doubling each time up to the longest."""
@@ -134,6 +137,8 @@ class RedisPubSub:
         self._asked: dict[str, float] = {}
         self._elsewhere: dict[str, int] = {}
         """Subscribers of other processes, by channel, as last counted."""
+        self._expected: dict[str, float] = {}
+        """Channels another process said it follows, until when they count as followed."""
         self._redis: aioredis.Redis | None = None
         self._open = True
         """Until ``close``: the tasks end when it turns false (a task cancelled inside a
@@ -207,8 +212,17 @@ class RedisPubSub:
     def has_subscribers(self, channel: str) -> bool:
         if self._local.has_subscribers(channel):
             return True
-        self._asked[channel] = time.monotonic()
-        return self._elsewhere.get(channel, 0) > 0
+        now = time.monotonic()
+        self._asked[channel] = now
+        return self._elsewhere.get(channel, 0) > 0 or self._expected.get(channel, 0.0) > now
+
+    def expect(self, channel: str) -> None:
+        self._expected[channel] = time.monotonic() + EXPECT_SECONDS
+
+    async def following(self, channel: str) -> None:
+        deadline = time.monotonic() + EXPECT_SECONDS
+        while channel not in self._followed and time.monotonic() < deadline:
+            await asyncio.sleep(POLL_SECONDS / 4)
 
     # -- the tasks --------------------------------------------------------------------
 
@@ -301,6 +315,8 @@ class RedisPubSub:
             for channel in [name for name, at in self._asked.items() if now - at > FORGET_SECONDS]:
                 del self._asked[channel]
                 self._elsewhere.pop(channel, None)
+            for channel in [name for name, until in self._expected.items() if until < now]:
+                del self._expected[channel]
             channels = list(self._asked)
             if not channels:
                 continue

@@ -311,7 +311,7 @@ class Storage(Protocol):
     ) -> list[SeatResult]:
         """Append the game's last moves, save its finished row, write each seat's result and
         update the ratings, in one transaction: a game is never finished and unrated, nor
-        rated twice (a table's results are unique per seat). Its lease ends with it."""
+        rated twice (a table's results are unique per seat)."""
 
     async def take_leases(
         self, node: str, seconds: float, tables: Sequence[int] | None = None, force: bool = False
@@ -324,7 +324,10 @@ class Storage(Protocol):
         """Extend every lease of ``node``; the tables it still serves."""
 
     async def release_lease(self, node: str, table_id: int) -> None:
-        """``node`` no longer serves the table (it is closed)."""
+        """``node`` no longer serves the table (it is closed, or finished long enough)."""
+
+    async def lease_holder(self, table_id: int) -> str | None:
+        """The node whose lease of the table runs now, if one does."""
 
     async def results(self, table_id: int) -> list[SeatResult]: ...
     async def bot_accounts(self, levels: Sequence[str]) -> dict[str, int]:
@@ -644,6 +647,17 @@ class SqlStorage:
 
         return await self._run(work, groupable=True)
 
+    async def lease_holder(self, table_id: int) -> str | None:
+        def work(connection: Connection) -> str | None:
+            query = select(leases_table.c.node).where(
+                leases_table.c.table_id == table_id,
+                leases_table.c.expires_at >= _database_now(connection),
+            )
+            node = connection.execute(query).scalar()
+            return None if node is None else str(node)
+
+        return await self._run(work)
+
     async def release_lease(self, node: str, table_id: int) -> None:
         statement = delete(leases_table).where(
             leases_table.c.table_id == table_id, leases_table.c.node == node
@@ -894,7 +908,6 @@ def _finishing(
 
     def work(connection: Connection) -> list[SeatResult]:
         save(connection)
-        connection.execute(delete(leases_table).where(leases_table.c.table_id == row.id))
         accounts = [standing.account for standing in standings if standing.account is not None]
         guests = set(
             connection.execute(
