@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -11,37 +10,44 @@ V = TypeVar("V")
 
 
 class IdentityCache(Generic[K, V]):
-    """``convert(value)``, computed once per object while it stays among the recent ones.
+    """``convert(value)``, computed once per object while it is among the ``size`` last
+    asked for.
 
-    For large immutable values that many observations share (the finished rounds of a
-    game): hashing them would cost as much as converting them again. The cache keeps each
-    value alive, so that its identity cannot be reused by another object meanwhile.
+    For immutable values that many observations share: the parts of a position that every
+    seat sees, those a move left as they were (which ``State._shared`` keeps as the same
+    objects), the finished rounds of a game. Hashing them would cost as much as converting
+    them again. The cache keeps each value alive, so that its identity cannot be reused by
+    another object meanwhile; its entries are dictionary items, not objects of their own
+    for the garbage collector to visit.
     """
 
-    def __init__(self, convert: Callable[[K], V], size: int = 1024) -> None:
+    def __init__(self, convert: Callable[[K], V], size: int = 16384) -> None:
         self._convert = convert
         self._size = size
-        self._entries: OrderedDict[int, tuple[K, V]] = OrderedDict()
+        self._values: dict[int, K] = {}
+        self._converted: dict[int, V] = {}
 
     def __call__(self, value: K) -> V:
-        entry = self._entries.get(id(value))
-        if entry is not None and entry[0] is value:
-            self._entries.move_to_end(id(value))
-            return entry[1]
-        converted = self._convert(value)
-        self._entries[id(value)] = (value, converted)
-        if len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        key = id(value)
+        values = self._values
+        if values.get(key) is value:
+            values[key] = values.pop(key)  # the most recent again, the last to leave
+            return self._converted[key]
+        converted = self._converted[key] = self._convert(value)
+        values[key] = value
+        if len(values) > self._size:
+            oldest = next(iter(values))
+            del values[oldest], self._converted[oldest]
         return converted
 
 
 def itemwise(
-    convert: Callable[[K], V], size: int = 4096
+    convert: Callable[[K], V], size: int = 16384
 ) -> IdentityCache[tuple[K, ...], tuple[V, ...]]:
-    """A tuple converted item by item, each item once while it stays among the recent ones.
+    """A tuple converted item by item, each item once while it is among the recent ones.
 
-    For a growing tuple of finished parts (rounds, deals): each new tuple costs the
-    conversion of its new part only.
+    For a growing tuple of finished parts (rounds, deals), or one part per seat: each new
+    tuple costs the conversion of its new or changed parts only.
     """
     each = IdentityCache(convert, size)
-    return IdentityCache(lambda items: tuple(map(each, items)))
+    return IdentityCache(lambda items: tuple(map(each, items)), size)

@@ -17,6 +17,7 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any, NamedTuple
 
+from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
     CHANCE,
@@ -178,7 +179,8 @@ class FzzztObservation(Observation):
         data["belt"] = _belt_json(self.belt)
         data["units"] = _units_json(self.units)
         data["chits"] = _chits_json(self.chits)
-        data["last_auction"] = _auction_json(self.last_auction)
+        auction = self.last_auction
+        data["last_auction"] = None if auction is None else _auction_json(auction)
         return data
 
 
@@ -190,54 +192,47 @@ def _bid_text(action: Action) -> str:
 
 @lru_cache(maxsize=16384)
 def _cards_json(cards: tuple[int, ...]) -> tuple[str, ...]:
-    """Cards as a client reads them; the same cards are not converted again."""
+    """Cards as a client reads them; the same cards are not converted again (a hand is often
+    what it was a few moves before, or another table's)."""
     return tuple([NAMES[card] for card in cards])
 
 
-@lru_cache(maxsize=16384)
-def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(map(_cards_json, lists))
-
-
-@lru_cache(maxsize=16384)
-def _mechanics_json(mechanics: tuple[int | None, ...]) -> tuple[str | None, ...]:
-    return tuple([None if mechanic is None else NAMES[mechanic] for mechanic in mechanics])
-
-
-@lru_cache(maxsize=16384)
-def _belt_json(belt: tuple[int, ...]) -> tuple[str, ...]:
-    return tuple(
+_card_lists_json: IdentityCache[tuple[tuple[int, ...], ...], tuple[tuple[str, ...], ...]] = (
+    IdentityCache(lambda lists: tuple(map(_cards_json, lists)))
+)
+_mechanics_json: IdentityCache[tuple[int | None, ...], tuple[str | None, ...]] = IdentityCache(
+    lambda mechanics: tuple([None if card is None else NAMES[card] for card in mechanics])
+)
+_belt_json: IdentityCache[tuple[int, ...], tuple[str, ...]] = IdentityCache(
+    lambda belt: tuple(
         ["hidden" if card == HIDDEN else "gone" if card == GONE else NAMES[card] for card in belt]
     )
+)
 
 
-@lru_cache(maxsize=16384)
-def _units_json(
-    units: tuple[tuple[tuple[int, tuple[Placement, ...]], ...], ...],
-) -> tuple[tuple[dict[str, Any], ...], ...]:
+def _units_dicts(owned: Units) -> tuple[dict[str, Any], ...]:
     return tuple(
-        tuple(
-            {"unit": NAMES[unit], "robots": tuple(map(_placement_text, items))}
-            for unit, items in owned
-        )
-        for owned in units
+        {"unit": NAMES[unit], "robots": tuple(map(_placement_text, items))} for unit, items in owned
     )
 
 
-@lru_cache(maxsize=16384)
-def _chits_json(chits: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple([SYMBOL_LETTERS[chit] for chit in owned]) for owned in chits)
+_units_json: IdentityCache[tuple[Units, ...], tuple[tuple[dict[str, Any], ...], ...]] = itemwise(
+    _units_dicts
+)
+_chits_json: IdentityCache[tuple[tuple[int, ...], ...], tuple[tuple[str, ...], ...]] = itemwise(
+    lambda owned: tuple([SYMBOL_LETTERS[chit] for chit in owned])
+)
 
 
-@lru_cache(maxsize=16384)
-def _auction_json(auction: AuctionResult | None) -> dict[str, Any] | None:
-    if auction is None:
-        return None
+def _auction_dict(auction: AuctionResult) -> dict[str, Any]:
     return {
         "card": NAMES[auction.card],
         "bids": tuple([None if bid is None else _cards_json(bid) for bid in auction.bids]),
         "winner": auction.winner,
     }
+
+
+_auction_json: IdentityCache[AuctionResult, dict[str, Any]] = IdentityCache(_auction_dict)
 
 
 def _placement_text(item: Placement) -> str:
@@ -365,8 +360,8 @@ class FzzztState(State):
         self._player = CHANCE
 
     def clone(self) -> FzzztState:
-        twin = self._bare_clone()
-        twin.__dict__.update(self.__dict__)
+        twin = object.__new__(FzzztState)
+        twin.__dict__ = self.__dict__.copy()
         return twin
 
     # -- the contract ---------------------------------------------------------------------
@@ -466,15 +461,17 @@ class FzzztState(State):
 
     def observation(self, seat: Seat | None) -> FzzztObservation:
         public = self._shared("public", self._public_view)
-        if seat is None:
-            own: dict[str, Any] = {"hand": (), "bid": (), "draw_pile": ()}
-        else:
-            own = {
-                "hand": self._hands[seat],
-                "bid": self._bids[seat] or (),
-                "draw_pile": self._draw[seat],
-            }
-        return FzzztObservation.assemble({**public, **own, "seat": seat})
+        hand, bid, draw_pile = (
+            ((), (), ()) if seat is None else self._shared(seat, lambda: self._own_view(seat))
+        )
+        return FzzztObservation.assemble(
+            {**public, "hand": hand, "bid": bid, "draw_pile": draw_pile, "seat": seat}
+        )
+
+    def _own_view(self, seat: Seat) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """``seat``'s hand, sealed bid and draw pile (a hand that is again what it was, a
+        lost bid back in it, is then the object it was)."""
+        return self._hands[seat], self._bids[seat] or (), self._draw[seat]
 
     def _public_view(self) -> dict[str, Any]:
         players = range(self._players)
