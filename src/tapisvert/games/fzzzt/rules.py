@@ -360,8 +360,8 @@ class FzzztState(State):
         self._player = CHANCE
 
     def clone(self) -> FzzztState:
-        twin = object.__new__(FzzztState)
-        twin.__dict__ = self.__dict__.copy()
+        twin = self._bare_clone()
+        twin.__dict__.update(self.__dict__)
         return twin
 
     # -- the contract ---------------------------------------------------------------------
