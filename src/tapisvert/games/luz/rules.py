@@ -30,6 +30,7 @@ from tapisvert.core.game import (
 )
 from tapisvert.core.notation import ascii_number
 from tapisvert.core.tricks import tricks_taken
+from tapisvert.core.tuples import replaced, without
 from tapisvert.games.luz.cards import (
     COLOUR_COUNT,
     COLOURS,
@@ -266,11 +267,12 @@ class LuzState(State):
     def _start_deal(self, first: Seat) -> None:
         players = self._players
         self._first = first
-        self._remaining: list[int] = list(self.game.deck)
-        self._dealt: list[list[int]] = [[] for _ in range(players)]
-        self._hands: list[list[int]] = [[] for _ in range(players)]
+        self._remaining: tuple[int, ...] = self.game.deck
+        self._dealt: tuple[tuple[int, ...], ...] = ((),) * players
+        self._hands: tuple[tuple[int, ...], ...] = ((),) * players
+        """Each seat's cards, sorted at the deal, ``PLAYED`` where one has left."""
         self._bets: tuple[tuple[int, int] | None, ...] = (None,) * players
-        self._trick: list[LuzPlay] = []
+        self._trick: tuple[LuzPlay, ...] = ()
         self._leader = first
         self._completed: tuple[LuzTrick, ...] = ()
         self._phase = PHASE_DEAL
@@ -283,10 +285,6 @@ class LuzState(State):
     def clone(self) -> LuzState:
         twin = self._bare_clone()
         twin.__dict__.update(self.__dict__)
-        twin._remaining = self._remaining.copy()
-        twin._dealt = [cards.copy() for cards in self._dealt]
-        twin._hands = [hand.copy() for hand in self._hands]
-        twin._trick = self._trick.copy()
         return twin
 
     def current_player(self) -> Seat:
@@ -365,11 +363,12 @@ class LuzState(State):
             self._history = (self._history, tuple(drawn))
 
     def _deal(self, card_id: int) -> None:
-        self._remaining.remove(card_id)
+        self._remaining = without(self._remaining, card_id)
         dealt_so_far = sum(len(cards) for cards in self._dealt)
-        self._dealt[(self._first + dealt_so_far) % self._players].append(card_id)
+        seat = (self._first + dealt_so_far) % self._players
+        self._dealt = replaced(self._dealt, seat, (*self._dealt[seat], card_id))
         if dealt_so_far + 1 == HAND_SIZE * self._players:
-            self._hands = [sorted(cards) for cards in self._dealt]
+            self._hands = tuple(tuple(sorted(cards)) for cards in self._dealt)
             self._known = (None,) * self._players
             self._stale = (0,) * self._players
             self._phase = PHASE_BET
@@ -406,8 +405,8 @@ class LuzState(State):
                 positions=" ".join(map(str, allowed)),
             )
         played = hand[slot]
-        hand[slot] = PLAYED
-        self._trick.append(LuzPlay(player, slot, played))
+        self._hands = replaced(self._hands, player, replaced(hand, slot, PLAYED))
+        self._trick += (LuzPlay(player, slot, played),)
         if self._known[player] is not None:  # what it learns is deduced when asked
             stale = self._stale[player] | 1 << colour_of(played)
             self._stale = (*self._stale[:player], stale, *self._stale[player + 1 :])
@@ -415,8 +414,8 @@ class LuzState(State):
             self._player = (player + 1) % self._players
             return
         winner = self._trick_winner()
-        self._completed = (*self._completed, LuzTrick(self._leader, tuple(self._trick), winner))
-        self._trick = []
+        self._completed = (*self._completed, LuzTrick(self._leader, self._trick, winner))
+        self._trick = ()
         if len(self._completed) == HAND_SIZE:
             self._end_deal()
         else:
@@ -495,7 +494,7 @@ class LuzState(State):
             "bets": self._bets,
             "tricks_won": self.tricks_won(),
             "leader": self._leader,
-            "trick": tuple(self._trick),
+            "trick": self._trick,
             "completed_tricks": self._completed,
             "scores": self._scores,
             "past_deals": self._past,
