@@ -414,11 +414,14 @@ class FzzztState(State):
 
     def resolve_chance(self, rng: random.Random | None = None) -> None:
         generator = self._own_rng() if rng is None else rng
+        drawn: list[Action] = []
         while self._player == CHANCE:
             outcomes = self.legal_actions()
             action = outcomes[int(generator.random() * len(outcomes))]
             self._chance(action)
-            self._history = (self._history, action)
+            drawn.append(action)
+        if drawn:  # one history node for them all
+            self._history = (self._history, drawn[0] if len(drawn) == 1 else tuple(drawn))
 
     def segment(self) -> int:
         return self._round
