@@ -358,3 +358,73 @@ def migrate(url: str, revision: str, down: bool = False) -> None:
         config.attributes["connection"] = connection
         (command.downgrade if down else command.upgrade)(config, revision)
     engine.dispose()
+
+
+VIEW_KEYS = {
+    "type",
+    "table",
+    "seq",
+    "ack",
+    "seat",
+    "to_act",
+    "legal",
+    "deadline",
+    "full",
+    "view",
+    "result",
+    "winners",
+}
+OTHER_TYPES = {"welcome", "table", "ack", "notice", "chat", "people", "room", "error"}
+
+
+def expected_frames(record: Record, wanted: set[int]) -> dict[tuple[int, int | None], Any]:
+    """Each seat's observation and legal moves after ``seq`` actions, for every wanted seq."""
+    expected: dict[tuple[int, int | None], Any] = {}
+    state = record.new_game().new_initial_state()
+    seats: list[int | None] = [*range(record.players), None]
+
+    def note(seq: int) -> None:
+        if seq not in wanted:
+            return
+        to_act = state.current_player()
+        for seat in seats:
+            legal = [state.action_to_string(action) for action in state.legal_actions()]
+            expected[(seq, seat)] = (
+                json.loads(json.dumps(state.observation(seat).to_dict())),
+                legal if to_act == seat else [],
+            )
+
+    note(0)
+    for seq, text in enumerate(record.actions, start=1):
+        state.apply_string(text)
+        note(seq)
+    return expected
+
+
+def assert_frames_leak_nothing(
+    views: list[tuple[Player, int | None]], record: Record, seed: str, game: str
+) -> None:
+    """Every frame each client got shows exactly what its seat (``None``: a spectator) may
+    see at that point of the game, and nothing else: no seed, no other seat's hand, no one
+    else's request ids."""
+    wanted = {frame["seq"] for client, _ in views for frame in client.frames if "seq" in frame}
+    expected = expected_frames(record, wanted)
+    checked = 0
+    for client, seat in views:
+        for frame in client.frames:
+            assert seed not in json.dumps(frame)
+            if frame["type"] != "view":
+                assert frame["type"] in OTHER_TYPES
+                assert "view" not in frame and "seed" not in frame
+                continue
+            assert set(frame) - {"append"} == VIEW_KEYS  # "append" when a history grew
+            assert frame["seat"] == seat
+            assert frame["ack"] is None or frame["ack"] in client.requests  # only one's own
+            observation, legal = expected[(frame["seq"], seat)]
+            assert frame["view"] == observation
+            assert frame["legal"] == legal
+            if game == "luz":  # one's own values, and every value for a spectator, stay hidden
+                hidden = frame["view"]["hands"] if seat is None else [frame["view"]["hands"][seat]]
+                assert all(card is None or card.endswith("?") for hand in hidden for card in hand)
+            checked += 1
+    assert checked > 50

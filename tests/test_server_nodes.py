@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 import websockets
 
@@ -23,7 +24,13 @@ from tapisvert.server.errors import ServerError, TableMoved
 from tapisvert.server.lobby import Lobby, Settings, User
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
 
-from server_support import Player, Server, postgres_database, set_up_table
+from server_support import (
+    Player,
+    Server,
+    assert_frames_leak_nothing,
+    postgres_database,
+    set_up_table,
+)
 
 LEASE = 1.0
 
@@ -295,3 +302,47 @@ def test_two_nodes_never_both_accept_moves_for_one_table(two_nodes: list[Server]
     if answer["type"] == "view":
         assert played == views[to_act]["legal"][0]
     assert "is served by another node now" in first.log.read_text()
+
+
+@pytest.mark.parametrize("game", ["wizard", "luz", "abluxxen", "fzzzt"])
+def test_a_game_across_two_nodes_leaks_nothing(two_nodes: list[Server], game: str) -> None:
+    """The leak scan of every frame, with the table on the first node and half the players
+    and a spectator on the second; bad moves sent to the second are refused, saying why."""
+    first, second = two_nodes
+    names = ("ana", "bob", "cat", "dan")
+    nodes = [first, second, first, second]  # seat i's node
+    tokens = [node.guest(name) for node, name in zip(nodes, names, strict=True)]
+    table = int(first.call(tokens[0], "POST", "/api/tables", game=game, players=4).json()["table"])
+    for seat in (1, 2, 3):
+        nodes[seat].call(tokens[seat], "POST", f"/api/tables/{table}/join", seat=seat)
+    second.call(tokens[1], "POST", f"/api/tables/{table}/start").raise_for_status()
+    view = second.call(tokens[1], "GET", f"/api/tables/{table}/view").json()
+    to_act, seq, moves = view["to_act"], view["seq"], f"/api/tables/{table}/actions"
+    waiting = next(seat for seat in (1, 3) if seat != to_act)
+    answers = [
+        second.call(tokens[waiting], "POST", moves, action="nonsense", seq=seq + 5).json(),
+        second.call(tokens[waiting], "POST", moves, action="nonsense", seq=seq).json(),
+        nodes[to_act].call(tokens[to_act], "POST", moves, action="nonsense", seq=seq).json(),
+    ]
+    assert [answer["code"] for answer in answers] == ["stale", "not_your_turn", "illegal"]
+    assert str(seq + 5) in answers[0]["message"] and "nonsense" in answers[2]["message"]
+    players = [
+        Player(node, token, seat)
+        for seat, (node, token) in enumerate(zip(nodes, tokens, strict=True))
+    ]
+    spectator = Player(second, second.guest("eve"), 9, watching=(table,))
+
+    async def play() -> None:
+        games = (client.play({table}) for client in [*players, spectator])
+        await asyncio.wait_for(asyncio.gather(*games), 120)
+
+    asyncio.run(play())
+    record = second.record(table)
+    assert record.replay().is_terminal()
+    assert all(player.views[table]["result"] == record.result for player in players)
+    assert {error["code"] for player in players for error in player.errors} <= {"rate_limited"}
+    with psycopg.connect(first.database_url) as database:
+        query = "SELECT seed FROM game_tables WHERE id = %s"
+        (seed,) = database.execute(query, (table,)).fetchone() or (None,)
+    views = [*((player, seat) for seat, player in enumerate(players)), (spectator, None)]
+    assert_frames_leak_nothing(views, record, str(seed), game)

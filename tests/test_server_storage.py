@@ -109,3 +109,20 @@ def test_a_whole_game_on_postgresql(tmp_path: Path) -> None:
             assert record.replay().returns() == player.views[table]["result"]
         finally:
             server.stop()
+
+
+def test_the_log_holds_actions_of_64_bits(database_url: str) -> None:
+    """A Fzzzt! bid is a set of cards, one bit each, above 2**56."""
+
+    async def run() -> None:
+        storage = SqlStorage(database_url)
+        await storage.start()
+        try:
+            table = await storage.create_table(new_row("playing"))
+            bid = (1 << 56) + 0b1011
+            await storage.append(table, [LoggedAction(0, 1, bid)])
+            assert await storage.actions(table) == [LoggedAction(0, 1, bid)]
+        finally:
+            await storage.close()
+
+    asyncio.run(run())

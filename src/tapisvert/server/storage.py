@@ -122,7 +122,7 @@ actions_table = Table(
     Column("table_id", Integer, primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("actor", Integer, nullable=False),
-    Column("action", Integer, nullable=False),
+    Column("action", BigInteger, nullable=False),
     Column("stand_in", Boolean, nullable=False, server_default=false()),
 )
 leases_table = Table(
