@@ -18,21 +18,38 @@ one run, and each keeps its best of the rounds.
 Then decisions/s and whole games/s of each of our four games (4 players, random legal moves,
 the engine drawing chance), and ``clone()``/s.
 
+Every figure for our pure-Python engine and, when it is built (``scripts/setup --compiled``),
+for the compiled one (the same sources compiled by mypyc, ``build/compiled``): each engine in a
+process of its own, side by side with OpenSpiel there.
+
 Run: ``.venv/bin/python benchmarks/engine_speed.py [--seconds 6]``
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
+import os
 import random
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import tapisvert
 from tapisvert import CHANCE
 
 POSITIONS = 200
+SOURCES = Path(__file__).resolve().parent.parent / "src"
+COMPILED_BUILD = Path(__file__).resolve().parent.parent / "build" / "compiled"
+ROW_LABELS = (
+    "(a) decisions/s from dealt positions",
+    "(b) hands/s, the deal as separate chance steps",
+    "(c) hands/s, each dealing its fastest way (ours at once)",
+)
 
 
 def rate(run_once: Callable[[], int], seconds: float) -> float:
@@ -90,11 +107,8 @@ def game_rates(
     return decisions / elapsed, games / elapsed
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=6.0, help="time per comparison")
-    arguments = parser.parse_args()
-    seconds = arguments.seconds
+def measure(seconds: float) -> dict[str, Any]:
+    """Every figure of this engine (pure or compiled, whichever this process imports)."""
     rng = random.Random(1)
     choice = rng.choice
     hand_game = tapisvert.load_game("wizard", players=4, rounds="12")
@@ -104,7 +118,6 @@ def main() -> None:
         their_game: Any = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 12})
     except ImportError:
         their_game = None
-        print("OpenSpiel is not installed: pip install open_spiel to compare")
 
     def dealt_ours(seed: int) -> tapisvert.State:
         state = hand_game.new_initial_state(seed)
@@ -151,27 +164,19 @@ def main() -> None:
             state.apply_action(choice(state.legal_actions()))
         return 1
 
-    theirs_or_none = their_game is not None
-    print(f"tapisvert {tapisvert.__version__}; {seconds:g} s per comparison; 4 players, 12 tricks")
-    print(f"{'':<58} {'ours':>10} {'OpenSpiel':>10} {'ratio':>6}")
-    rows = [
-        ("(a) decisions/s from dealt positions", our_decisions, their_decisions),
-        ("(b) hands/s, the deal as separate chance steps", our_hand_in_steps, their_hand),
-        ("(c) hands/s, each dealing its fastest way (ours at once)", our_hand_fastest, their_hand),
+    comparisons = [
+        (our_decisions, their_decisions),
+        (our_hand_in_steps, their_hand),
+        (our_hand_fastest, their_hand),
     ]
-    for label, ours, theirs in rows:
-        mine, other = side_by_side(ours, theirs if theirs_or_none else None, seconds)
-        if other is None:
-            print(f"{label:<58} {mine:>10,.0f}")
-        else:
-            print(f"{label:<58} {mine:>10,.0f} {other:>10,.0f} {mine / other:>6.2f}")
-
-    print()
-    print(f"{'our games, 4 players':<24} {'decisions/s':>12} {'games/s':>9}")
-    for name in tapisvert.game_names():
-        decisions, games = game_rates(tapisvert.load_game(name, players=4), rng, seconds / 2)
-        print(f"{name:<24} {decisions:>12,.0f} {games:>9,.0f}")
-
+    rows = [
+        side_by_side(ours, theirs if their_game is not None else None, seconds)
+        for ours, theirs in comparisons
+    ]
+    games = {
+        name: game_rates(tapisvert.load_game(name, players=4), rng, seconds / 2)
+        for name in tapisvert.game_names()
+    }
     state = our_positions[0].clone()
     for _ in range(20):
         state.apply_action(state.legal_actions()[0])
@@ -182,7 +187,87 @@ def main() -> None:
             state.clone()
         return batch
 
-    print(f"\nWizard clone()/s: {rate(clones, seconds / 2):,.0f}")
+    return {"rows": rows, "games": games, "clones": rate(clones, seconds / 2)}
+
+
+def engine() -> str:
+    """``compiled`` where the rules were imported from mypyc's extension modules, else ``pure``."""
+    source = importlib.import_module("tapisvert.games.wizard.rules").__file__ or ""
+    return "pure" if source.endswith(".py") else "compiled"
+
+
+def run_engine(kind: str, seconds: float) -> dict[str, Any]:
+    """The figures of one engine, measured in a process of its own."""
+    others = [
+        entry
+        for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+        if entry and Path(entry).resolve() != COMPILED_BUILD
+    ]
+    path = [str(COMPILED_BUILD), *others] if kind == "compiled" else others
+    printed = subprocess.run(
+        [sys.executable, __file__, "--seconds", str(seconds), "--engine", kind],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    figures: dict[str, Any] = json.loads(printed)
+    return figures
+
+
+def compiled_build_state() -> str | None:
+    """Why the compiled engine cannot be measured, or ``None`` when its build is up to date."""
+    built = list((COMPILED_BUILD / "tapisvert").rglob("*.so"))
+    if not built:
+        return "not built (scripts/setup --compiled)"
+    for module in built:
+        source = SOURCES / module.relative_to(COMPILED_BUILD).parent / module.name.split(".")[0]
+        if source.with_suffix(".py").stat().st_mtime > module.stat().st_mtime:
+            return f"older than {source.with_suffix('.py').name} (scripts/compile)"
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=6.0, help="time per comparison")
+    parser.add_argument(
+        "--engine", choices=["pure", "compiled"], help="measure this engine here, print JSON"
+    )
+    arguments = parser.parse_args()
+    seconds = arguments.seconds
+    if arguments.engine is not None:
+        if engine() != arguments.engine:
+            raise SystemExit(f"this process imports the {engine()} engine")
+        print(json.dumps(measure(seconds)))
+        return
+    kinds = ["pure"]
+    missing = compiled_build_state()
+    if missing is None:
+        kinds.append("compiled")
+    figures = {kind: run_engine(kind, seconds) for kind in kinds}
+
+    print(f"tapisvert {tapisvert.__version__}; {seconds:g} s per comparison; 4 players, 12 tricks")
+    if missing is not None:
+        print(f"The compiled engine (mypyc) is {missing}: the pure-Python one alone is measured.")
+    if figures["pure"]["rows"][0][1] is None:
+        print("OpenSpiel is not installed: pip install open_spiel to compare")
+    print(f"{'':<58} {'engine':<9} {'ours':>10} {'OpenSpiel':>10} {'ratio':>6}")
+    for number, label in enumerate(ROW_LABELS):
+        for kind in kinds:
+            mine, other = figures[kind]["rows"][number]
+            shown = f"{label if kind == 'pure' else '':<58} {kind:<9} {mine:>10,.0f}"
+            print(shown if other is None else f"{shown} {other:>10,.0f} {mine / other:>6.2f}")
+
+    print()
+    print(f"{'our games, 4 players':<24} {'engine':<9} {'decisions/s':>12} {'games/s':>9}")
+    for name in tapisvert.game_names():
+        for kind in kinds:
+            decisions, games = figures[kind]["games"][name]
+            shown_name = name if kind == "pure" else ""
+            print(f"{shown_name:<24} {kind:<9} {decisions:>12,.0f} {games:>9,.0f}")
+
+    clones = "; ".join(f"{kind} {figures[kind]['clones']:,.0f}" for kind in kinds)
+    print(f"\nWizard clone()/s: {clones}")
 
 
 if __name__ == "__main__":

@@ -30,15 +30,23 @@ def run_benchmark(script: str, *arguments: str, **environment: str) -> str:
 
 
 def test_engine_speed_runs_and_prints_its_figures() -> None:
+    """Both engines where the compiled one is built (``scripts/test`` builds it), else the pure."""
     printed = run_benchmark("engine_speed.py", "--seconds", "0.6")
+    lines = printed.splitlines()
+    engines = ["pure"] if "The compiled engine (mypyc) is" in printed else ["pure", "compiled"]
     for comparison in ("(a) decisions/s", "(b) hands/s", "(c) hands/s"):
-        row = next(line for line in printed.splitlines() if line.startswith(comparison))
-        assert float(row.split()[-1]) > 0  # the ratio against OpenSpiel
+        first = next(index for index, line in enumerate(lines) if line.startswith(comparison))
+        for line, engine in zip(lines[first:], engines, strict=False):
+            assert line[59:].split()[0] == engine
+            assert float(line.split()[-1]) > 0  # the ratio against OpenSpiel
     for game in ("abluxxen", "fzzzt", "luz", "wizard"):
-        row = next(line for line in printed.splitlines() if line.startswith(game))
-        decisions, games = (float(value.replace(",", "")) for value in row.split()[1:])
-        assert decisions > games > 0
-    assert "clone()/s" in printed
+        first = next(index for index, line in enumerate(lines) if line.startswith(game))
+        for line, engine in zip(lines[first:], engines, strict=False):
+            kind, *figures = line[25:].split()
+            decisions, games = (float(value.replace(",", "")) for value in figures)
+            assert kind == engine and decisions > games > 0
+    clones = next(line for line in lines if line.startswith("Wizard clone()/s: "))
+    assert [part.split()[0] for part in clones[18:].split("; ")] == engines
 
 
 def test_bot_strength_runs_and_prints_its_figures() -> None:

@@ -70,7 +70,7 @@ def leaky_observation(self: DuelState, seat: Seat | None) -> DuelObservation:
 
 def shared_clone(self: DuelState) -> DuelState:
     twin = self._bare_clone()
-    twin.__dict__.update(self.__dict__)
+    twin.__dict__ = self.__dict__.copy()
     return twin
 
 

@@ -137,7 +137,7 @@ class DuelState(State):
 
     def clone(self) -> DuelState:
         twin = self._bare_clone()
-        twin.__dict__.update(self.__dict__)
+        twin.__dict__ = self.__dict__.copy()
         twin.hands = [hand.copy() for hand in self.hands]
         twin.aside, twin.trick = self.aside.copy(), self.trick.copy()
         twin.played, twin.points = self.played.copy(), self.points.copy()

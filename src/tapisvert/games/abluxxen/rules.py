@@ -284,7 +284,7 @@ class AbluxxenState(State):
 
     def clone(self) -> AbluxxenState:
         twin = self._bare_clone()
-        twin.__dict__.update(self.__dict__)
+        twin.__dict__ = self.__dict__.copy()
         return twin
 
     # -- the contract ---------------------------------------------------------------------

@@ -361,7 +361,7 @@ class FzzztState(State):
 
     def clone(self) -> FzzztState:
         twin = self._bare_clone()
-        twin.__dict__.update(self.__dict__)
+        twin.__dict__ = self.__dict__.copy()
         return twin
 
     # -- the contract ---------------------------------------------------------------------

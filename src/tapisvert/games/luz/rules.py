@@ -284,7 +284,7 @@ class LuzState(State):
 
     def clone(self) -> LuzState:
         twin = self._bare_clone()
-        twin.__dict__.update(self.__dict__)
+        twin.__dict__ = self.__dict__.copy()
         return twin
 
     def current_player(self) -> Seat:
