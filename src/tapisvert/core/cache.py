@@ -11,7 +11,8 @@ V = TypeVar("V")
 
 class IdentityCache(Generic[K, V]):
     """``convert(value)``, computed once per object while it is among the ``size`` last
-    asked for.
+    converted (the first converted is the first to leave: refreshing an entry at every use
+    would cost more than converting it again now and then).
 
     For immutable values that many observations share: the parts of a position that every
     seat sees, those a move left as they were (which ``State._shared`` keeps as the same
@@ -31,7 +32,6 @@ class IdentityCache(Generic[K, V]):
         key = id(value)
         values = self._values
         if values.get(key) is value:
-            values[key] = values.pop(key)  # the most recent again, the last to leave
             return self._converted[key]
         converted = self._converted[key] = self._convert(value)
         values[key] = value
