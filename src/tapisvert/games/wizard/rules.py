@@ -279,8 +279,7 @@ class WizardState(State):
         # Playing a card: the hot path of every playout, written out flat.
         player = self._player
         hand = self._hands[player]
-        unit, held_mask = _PLAY_MASKS.get(action, _NOT_A_CARD)
-        if not hand & held_mask:
+        if not 0 <= action < KINDS or not hand & _HELD_MASKS[action]:
             raise IllegalActionError(
                 "wizard.error.not_in_hand",
                 card=card_to_string(action) if 0 <= action < KINDS else str(action),
@@ -298,7 +297,7 @@ class WizardState(State):
                 cards=" ".join(map(card_to_string, suit_kinds(hand, follow))),
             )
         self._history = (self._history, action)
-        self._hands[player] = hand - unit
+        self._hands[player] = hand - CARD_UNIT[action]
         follow = self._follow = NEXT_FOLLOW[follow][action]
         strength = self._strength[follow][action]
         trick = self._trick
@@ -570,12 +569,10 @@ class WizardState(State):
 
 
 _CARD_PHASES: Final = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
-# For each card: what playing it takes from a hand, and the bits that show it is held.
-_PLAY_MASKS: Final = {
-    card: (CARD_UNIT[card], CARD_UNIT[card] * (1 if card < SUIT_CARDS else 7))
-    for card in range(KINDS)
-}
-_NOT_A_CARD: Final = (0, 0)
+# For each card, the bits of a hand that show it is held (any of a Wizard's or a Jester's three).
+_HELD_MASKS: Final = tuple(
+    CARD_UNIT[card] * (1 if card < SUIT_CARDS else 7) for card in range(KINDS)
+)
 _EXPECTED: Final = (
     "wizard.expect.dealer",
     "wizard.expect.deal",
