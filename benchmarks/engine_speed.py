@@ -216,14 +216,17 @@ def run_engine(kind: str, seconds: float) -> dict[str, Any]:
 
 
 def compiled_build_state() -> str | None:
-    """Why the compiled engine cannot be measured, or ``None`` when its build is up to date."""
-    built = list((COMPILED_BUILD / "tapisvert").rglob("*.so"))
-    if not built:
+    """Why the compiled engine cannot be measured, or ``None`` when its build is up to date
+    (``scripts/compile`` leaves a ``.built`` stamp once it has built every module)."""
+    stamp = COMPILED_BUILD / ".built"
+    if not stamp.exists():
         return "not built (scripts/setup --compiled)"
-    for module in built:
-        source = SOURCES / module.relative_to(COMPILED_BUILD).parent / module.name.split(".")[0]
-        if source.with_suffix(".py").stat().st_mtime > module.stat().st_mtime:
-            return f"older than {source.with_suffix('.py').name} (scripts/compile)"
+    built = stamp.stat().st_mtime
+    for module in (COMPILED_BUILD / "tapisvert").rglob("*.so"):
+        folder = SOURCES / module.relative_to(COMPILED_BUILD).parent
+        source = folder / f"{module.name.split('.')[0]}.py"
+        if source.stat().st_mtime > built:
+            return f"older than {source.name} (scripts/compile)"
     return None
 
 
