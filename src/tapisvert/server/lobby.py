@@ -826,12 +826,6 @@ class Lobby:
 
     # -- tables -----------------------------------------------------------------------
 
-    def table(self, table_id: int) -> GameTable:
-        table = self.tables.get(table_id)
-        if table is None:
-            raise ServerError("no_such_table", status=404, table=table_id)
-        return table
-
     async def table_info(self, table_id: int) -> TableInfo:
         """What anybody may know of a table: one in play, or a finished one from the
         database (for its replay, from a player's history)."""
