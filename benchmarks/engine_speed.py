@@ -28,23 +28,17 @@ Run: ``.venv/bin/python benchmarks/engine_speed.py [--seconds 6]``
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import os
 import random
-import subprocess
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import tapisvert
+from engines import KINDS, check_engine, engines_to_measure, run_engine
 from tapisvert import CHANCE
 
 POSITIONS = 200
-SOURCES = Path(__file__).resolve().parent.parent / "src"
-COMPILED_BUILD = Path(__file__).resolve().parent.parent / "build" / "compiled"
 ROW_LABELS = (
     "(a) decisions/s from dealt positions",
     "(b) hands/s, the deal as separate chance steps",
@@ -190,64 +184,18 @@ def measure(seconds: float) -> dict[str, Any]:
     return {"rows": rows, "games": games, "clones": rate(clones, seconds / 2)}
 
 
-def engine() -> str:
-    """``compiled`` where the rules were imported from mypyc's extension modules, else ``pure``."""
-    source = importlib.import_module("tapisvert.games.wizard.rules").__file__ or ""
-    return "pure" if source.endswith(".py") else "compiled"
-
-
-def run_engine(kind: str, seconds: float) -> dict[str, Any]:
-    """The figures of one engine, measured in a process of its own."""
-    others = [
-        entry
-        for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-        if entry and Path(entry).resolve() != COMPILED_BUILD
-    ]
-    path = [str(COMPILED_BUILD), *others] if kind == "compiled" else others
-    printed = subprocess.run(
-        [sys.executable, __file__, "--seconds", str(seconds), "--engine", kind],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(path)},
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    figures: dict[str, Any] = json.loads(printed)
-    return figures
-
-
-def compiled_build_state() -> str | None:
-    """Why the compiled engine cannot be measured, or ``None`` when its build is up to date
-    (``scripts/compile`` leaves a ``.built`` stamp once it has built every module)."""
-    stamp = COMPILED_BUILD / ".built"
-    if not stamp.exists():
-        return "not built (scripts/setup --compiled)"
-    built = stamp.stat().st_mtime
-    for module in (COMPILED_BUILD / "tapisvert").rglob("*.so"):
-        folder = SOURCES / module.relative_to(COMPILED_BUILD).parent
-        source = folder / f"{module.name.split('.')[0]}.py"
-        if source.stat().st_mtime > built:
-            return f"older than {source.name} (scripts/compile)"
-    return None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0, help="time per comparison")
-    parser.add_argument(
-        "--engine", choices=["pure", "compiled"], help="measure this engine here, print JSON"
-    )
+    parser.add_argument("--engine", choices=KINDS, help="measure this engine here and print JSON")
     arguments = parser.parse_args()
     seconds = arguments.seconds
     if arguments.engine is not None:
-        if engine() != arguments.engine:
-            raise SystemExit(f"this process imports the {engine()} engine")
+        check_engine(arguments.engine)
         print(json.dumps(measure(seconds)))
         return
-    kinds = ["pure"]
-    missing = compiled_build_state()
-    if missing is None:
-        kinds.append("compiled")
-    figures = {kind: run_engine(kind, seconds) for kind in kinds}
+    kinds, missing = engines_to_measure()
+    figures = {kind: run_engine(__file__, kind, "--seconds", str(seconds)) for kind in kinds}
 
     print(f"tapisvert {tapisvert.__version__}; {seconds:g} s per comparison; 4 players, 12 tricks")
     if missing is not None:
