@@ -5,10 +5,15 @@ store nothing more of them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
+import re
+import shutil
 import signal
+import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -344,3 +349,53 @@ def test_a_game_across_two_nodes_leaks_nothing(two_nodes: list[Server], game: st
         (seed,) = database.execute(query, (table,)).fetchone() or (None,)
     views = [*((player, seat) for seat, player in enumerate(players)), (spectator, None)]
     assert_frames_leak_nothing(views, record, str(seed), game)
+
+
+def readme_nginx_block() -> str:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    return readme.split("```nginx\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_nginx_spreads_a_game_over_two_nodes(
+    two_nodes: list[Server], tmp_path: Path
+) -> None:
+    """The load balancer the README shows, as it is written there (only its addresses
+    changed), in front of two nodes: each request and socket goes to either node, and a
+    whole game is played through it."""
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        pytest.skip("nginx is not installed (scripts/setup --test installs Debian's nginx-light)")
+    block = readme_nginx_block()
+    upstream = "".join(f"    server 127.0.0.1:{node.port};\n" for node in two_nodes)
+    block = re.sub(r"(upstream tapisvert \{\n)(?:    server .*\n)+", rf"\g<1>{upstream}", block)
+    balancer = Server("", tmp_path / "unused.log")  # its port and clients, no process
+    block = block.replace("listen 80;", f"listen 127.0.0.1:{balancer.port};")
+    config = tmp_path / "nginx.conf"
+    config.write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
+        f"http {{\naccess_log off;\n{block}}}\n"
+    )
+    process = subprocess.Popen([nginx, "-c", str(config), "-p", str(tmp_path), "-g", "daemon off;"])
+    try:
+        for _ in range(100):
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", balancer.port), timeout=1).close()
+                break
+            time.sleep(0.05)
+        tokens = [balancer.guest(name) for name in ("ana", "bob", "cat", "dan")]
+        table = set_up_table(balancer, tokens, "wizard", 4)
+        players = [Player(balancer, token, seed) for seed, token in enumerate(tokens)]
+
+        async def play() -> None:
+            await asyncio.wait_for(asyncio.gather(*(p.play({table}) for p in players)), 120)
+
+        asyncio.run(play())
+    finally:
+        process.terminate()
+        process.wait(10)
+    record = two_nodes[1].record(table, "text")
+    assert record.replay().is_terminal()
+    for player in players:
+        assert not player.errors
+        for move in player.acked:
+            assert record.actions[move.position] == move.action
