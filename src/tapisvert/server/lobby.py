@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 import random
+import re
 import secrets
 import socket
 import time
@@ -61,6 +62,8 @@ from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat, seat_ra
 from tapisvert.server.thinking import BotWorkers, Thinking
 
 MAIN_ROOM = "main"
+VIEW_HEAD = re.compile(r'\{"type":"view","table":(?P<table>\d+),"seq":(?P<seq>\d+),')
+"""The head of a view frame (see ``GameTable.view_frame``)."""
 
 
 def rooms() -> tuple[str, ...]:
@@ -167,6 +170,8 @@ class Connection:
         """Refused messages, draining at the rate (see ``within_rate``)."""
         self._checked = time.monotonic()
         self.closed = False
+        self._held: dict[int, list[str]] = {}
+        """Views of tables served elsewhere, kept while their first view is on its way."""
         self._last_published: Frame | None = None
         """The frame last published to this connection: the same one, published on two of
         its channels, is sent once (two equal chat lines are two lines, and both are sent)."""
@@ -175,6 +180,11 @@ class Connection:
         """A frame published on a channel this connection listens to."""
         if frame is self._last_published:  # a table's news reaches its room and its players
             return
+        if self._held and isinstance(frame, str):
+            head = VIEW_HEAD.match(frame)
+            if head is not None and int(head["table"]) in self._held:
+                self._held[int(head["table"])].append(frame)
+                return
         self._last_published = frame
         if isinstance(frame, dict):
             frame = self.lobby.render_notice(frame, self.language)
@@ -199,6 +209,24 @@ class Connection:
             self.drop()
             return
         self.link.push(frame)
+
+    def hold(self, table_id: int) -> None:
+        """Keep the table's views until ``release``: the node serving the table is asked for
+        its first view, and views published meanwhile may come before it (see
+        ``catch_up``)."""
+        self._held.setdefault(table_id, [])
+
+    def release(self, table_id: int) -> list[str]:
+        """Stop keeping the table's views; those kept since ``hold``."""
+        return self._held.pop(table_id, [])
+
+    def catch_up(self, views: list[str], seq: int) -> None:
+        """Send the views kept that came after position ``seq`` (the one the table's first
+        view showed): the others were changes to a view this connection never had."""
+        for frame in views:
+            head = VIEW_HEAD.match(frame)
+            if head is not None and int(head["seq"]) > seq:
+                self._enqueue(frame)
 
     def listen(self, channel: str) -> None:
         if channel not in self.channels:
@@ -743,16 +771,29 @@ class Lobby:
         arriving = table_channel(table_id) not in connection.channels
         connection.listen(table_channel(table_id))
         connection.listen(seat_channel(table_id, seat))
-        if table_id not in self.tables:
+        elsewhere = table_id not in self.tables
+        if elsewhere:
+            connection.hold(table_id)
             await self.pubsub.following(seat_channel(table_id, seat))
-        snapshot = await self.on_table(
-            table_id, "snapshot", connection.user, seat=seat, history=arriving, returning=returning
-        )
+        try:
+            snapshot = await self.on_table(
+                table_id,
+                "snapshot",
+                connection.user,
+                seat=seat,
+                history=arriving,
+                returning=returning,
+            )
+        except BaseException:
+            connection.release(table_id)
+            raise
+        held = connection.release(table_id)
         connection.send(TableInfo.model_validate(snapshot["info"]))
         if arriving:
             connection.recall(said_from(said) for said in snapshot["history"])
         if snapshot["view"] is not None:
             connection.deliver(snapshot["view"])
+        connection.catch_up(held, snapshot["seq"])
 
     async def _follow_all(self, user_id: int, table_id: int, seat: int | None) -> None:
         """Every connection of the user follows the table, on every node."""
@@ -992,6 +1033,9 @@ class Lobby:
             request["user"] = asdict(user)
         for attempt in range(2):
             node = await self._node_of(table_id, fresh=attempt > 0)
+            table = self.tables.get(table_id)  # taken over here meanwhile
+            if table is not None:
+                return await self._operate(table, operation, user, arguments)
             if node is None or node == self.node:
                 break
             try:
@@ -1085,6 +1129,7 @@ class Lobby:
         said there (``history``), the seat's view; ``returning``: the user is back."""
         self.pubsub.expect(seat_channel(table.id, seat))
         snapshot = {
+            "seq": table.seq,
             "info": table.info().model_dump(mode="json"),
             "history": [said_to(said) for said in table.history] if history else [],
             "view": None if table.state is None else table.view_frame(seat),

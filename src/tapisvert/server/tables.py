@@ -193,6 +193,11 @@ class GameTable:
             frame["append"] = appended
         return orjson.dumps(frame).decode()
 
+    def write_fence(self) -> int | None:
+        """The token a write carries: none on a node alone, which took every table at start
+        and which no other node can reach (the check costs a read of the lease per commit)."""
+        return None if self.lobby.sole else self.fence
+
     def seat_of(self, user_id: int) -> int | None:
         for index, seat in enumerate(self.seats):
             if seat.kind == "human" and seat.user_id == user_id:
@@ -323,7 +328,7 @@ class GameTable:
         wait = RETRY_FIRST
         while not self.moved:
             try:
-                await self.lobby.storage.save_table(self.row(), self.fence)
+                await self.lobby.storage.save_table(self.row(), self.write_fence())
                 return
             except TableMoved:
                 self.lobby.lost(self)
@@ -348,7 +353,7 @@ class GameTable:
             yield
             if self.moved:
                 raise TableMoved(self.id)
-            await self.lobby.storage.save_table(self.row(), self.fence)
+            await self.lobby.storage.save_table(self.row(), self.write_fence())
         except BaseException as error:
             self.seats, self.options, self.game, self.status, self.result = before
             if isinstance(error, TableMoved):
@@ -428,10 +433,11 @@ class GameTable:
                     self.row(), status="finished", result=state.returns(), finished_at=time.time()
                 )
                 standings = self._standings(state, entries)
-                results = await storage.finish(self.id, entries, row, standings, self.fence)
+                fence = self.write_fence()
+                results = await storage.finish(self.id, entries, row, standings, fence)
                 return _Stored(state, moves, entries, row.finished_at, results)
             changed = None if status is None else replace(self.row(), status=status)
-            await storage.append(self.id, entries, changed, self.fence)
+            await storage.append(self.id, entries, changed, self.write_fence())
         except TableMoved:
             self.lobby.lost(self)
             raise
