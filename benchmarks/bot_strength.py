@@ -6,14 +6,17 @@
    tricks) doing the same: its Python ``ISMCTSBot`` with an evaluator whose rollouts are
    drawn exactly as ours (the like-for-like figure), and, labelled as different work, with
    its own numpy rollouts (``RandomState.choice``, about 6 µs a call) and its C++ bot.
-2. Strength, per game, with duplicate deals and seat rotation (the arena): ``hard`` alone
-   against ``easy`` bots, and ``easy`` alone against ``random`` bots — margins per game and
-   per round with 95% intervals, bids made, win rates, decision times.
+2. Strength, per game, with duplicate deals and seat rotation (the arena): each search level
+   (``--levels``, ``hard`` by default) alone against ``easy`` bots, and ``easy`` alone
+   against ``random`` bots — margins per game and per round with 95% intervals, bids made,
+   win rates, decision times; with ``medium`` and ``hard`` both, whether ``medium``'s
+   interval lies strictly between ``easy`` (zero) and ``hard``'s.
 3. Wizard full games: ``hard`` against three ``easy``, win rate.
 
 Run: ``.venv/bin/python benchmarks/bot_strength.py [--deals 100] [--full-games 10]``
 (hours on 2 cores with the defaults; ``--deals 5 --full-games 1`` for a quick look, and
-``TAPISVERT_SEARCH_SCALE=0.1`` to shrink the search budgets of the levels).
+``TAPISVERT_SEARCH_SCALE=0.1`` to shrink the search budgets of the levels). The levels
+alone: ``--seconds 0 --full-games 0 --no-easy-vs-random --levels medium,hard``.
 """
 
 from __future__ import annotations
@@ -151,13 +154,69 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=100, help="deals per match (x 4 rotations)")
     parser.add_argument("--full-games", type=int, default=10, help="Wizard full-game deals")
     parser.add_argument("--games", default="wizard,luz,abluxxen,fzzzt")
-    parser.add_argument("--seconds", type=float, default=10.0, help="per search-speed figure")
+    parser.add_argument(
+        "--levels", default="hard", help="search levels, each alone against three easy"
+    )
+    parser.add_argument(
+        "--easy-vs-random",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="easy alone against three random too",
+    )
+    parser.add_argument("--seed", type=int, default=11, help="of the deals")
+    parser.add_argument(
+        "--seconds", type=float, default=10.0, help="per search-speed figure (0: none)"
+    )
     parser.add_argument("--workers", type=int, default=2)
     arguments = parser.parse_args()
 
-    ours = our_iterations_per_second(arguments.seconds)
+    if arguments.seconds > 0:
+        search_speed(arguments.seconds)
+    for game in arguments.games.split(","):
+        lineups = [[level, "easy", "easy", "easy"] for level in arguments.levels.split(",")]
+        if arguments.easy_vs_random:
+            lineups.append(["easy", "random", "random", "random"])
+        margins = {}
+        for lineup in lineups:
+            started = time.perf_counter()
+            report = run_arena(
+                game,
+                lineup,
+                arguments.deals,
+                seed=arguments.seed,
+                options=GAME_OPTIONS[game],
+                workers=arguments.workers,
+            )
+            print(
+                f"{game}: {','.join(lineup)}, {arguments.deals} deals x 4 rotations "
+                f"({time.perf_counter() - started:.0f} s)"
+            )
+            describe(report)
+            margins[lineup[0]] = report.entries[0].margin_per_game
+        if "medium" in margins and "hard" in margins:
+            medium, hard = margins["medium"], margins["hard"]
+            between = medium.low > 0 and medium.high < hard.low
+            print(
+                f"{game}: medium strictly between easy and hard: {'yes' if between else 'no'}"
+                f" (medium [{medium.low:+.2f}, {medium.high:+.2f}], hard from {hard.low:+.2f})"
+            )
+
+    if arguments.full_games:
+        report = run_arena(
+            "wizard",
+            ["hard", "easy", "easy", "easy"],
+            arguments.full_games,
+            seed=12,
+            workers=arguments.workers,
+        )
+        print(f"wizard full games: hard,easy,easy,easy, {arguments.full_games} deals x 4 rotations")
+        describe(report)
+
+
+def search_speed(seconds: float) -> None:
+    ours = our_iterations_per_second(seconds)
     print(f"search speed, 10-card 4-player Wizard, IS-MCTS random rollouts: {ours:,.0f} it/s")
-    peer = openspiel_iterations_per_second(arguments.seconds)
+    peer = openspiel_iterations_per_second(seconds)
     if peer is None:
         print("OpenSpiel is not installed: pip install open_spiel to compare")
     else:
@@ -174,34 +233,6 @@ def main() -> None:
             f"OpenSpiel C++ ISMCTSBot, its C++ rollouts:          "
             f"{peer['cpp']:,.0f} it/s (ratio {ours / peer['cpp']:.2f})"
         )
-
-    for game in arguments.games.split(","):
-        for lineup in (["hard", "easy", "easy", "easy"], ["easy", "random", "random", "random"]):
-            started = time.perf_counter()
-            report = run_arena(
-                game,
-                lineup,
-                arguments.deals,
-                seed=11,
-                options=GAME_OPTIONS[game],
-                workers=arguments.workers,
-            )
-            print(
-                f"{game}: {','.join(lineup)}, {arguments.deals} deals x 4 rotations "
-                f"({time.perf_counter() - started:.0f} s)"
-            )
-            describe(report)
-
-    if arguments.full_games:
-        report = run_arena(
-            "wizard",
-            ["hard", "easy", "easy", "easy"],
-            arguments.full_games,
-            seed=12,
-            workers=arguments.workers,
-        )
-        print(f"wizard full games: hard,easy,easy,easy, {arguments.full_games} deals x 4 rotations")
-        describe(report)
 
 
 if __name__ == "__main__":

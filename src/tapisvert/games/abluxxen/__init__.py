@@ -20,7 +20,7 @@ PLUGIN = GamePlugin(
     rules="tapisvert.games.abluxxen",
     encoding="tapisvert.games.abluxxen.encoding:AbluxxenEncoding",
     search=SearchProfile(
-        medium=180, hard=300, relative=True, method="halving", shortlist=strongest_sets
+        medium=60, hard=300, relative=True, method="halving", shortlist=strongest_sets
     ),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""

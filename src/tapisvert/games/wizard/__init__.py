@@ -26,7 +26,7 @@ PLUGIN = GamePlugin(
     web_board="tapisvert.web.games",
     rules="tapisvert.games.wizard",
     encoding="tapisvert.games.wizard.encoding:WizardEncoding",
-    search=SearchProfile(medium=200, hard=1000),
+    search=SearchProfile(medium=30, hard=1000),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 
