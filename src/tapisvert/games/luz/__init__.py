@@ -18,7 +18,7 @@ PLUGIN = GamePlugin(
     web_board="tapisvert.web.games",
     rules="tapisvert.games.luz",
     encoding="tapisvert.games.luz.encoding:LuzEncoding",
-    search=SearchProfile(medium=80, hard=400, redeterminize=True),
+    search=SearchProfile(medium=25, hard=400, redeterminize=True),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 
