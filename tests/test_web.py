@@ -316,7 +316,9 @@ def test_a_person_finds_their_table_from_the_lobby(server: Server, page: Page) -
     page.click("#back")
     page.wait_for_selector("#my-tables")
     page.wait_for_selector(f"#my-tables [data-table='{table}'].waiting")
-    assert "Your turn" in page.title()
+    # the title follows the lobby's render (an effect, after the page is drawn)
+    page.wait_for_function("document.title.includes('Your turn')", timeout=5000)
+    assert page.title().startswith("● Your turn")
     page.click(f"#my-tables [data-table='{table}'] >> text=Open")
     page.wait_for_selector("#dock.my-turn")
 
