@@ -162,15 +162,17 @@ def two_nodes(
 
 async def look_from_the_second_node(first: Server, second: Server, ana: str, table: int) -> None:
     """While Ana is connected to the first node, the second lists her online and shows her
-    present at her seat; once she is gone, no longer."""
+    present at her seat, and in the main room once she enters it; once she is gone, no
+    longer."""
 
-    async def seen() -> tuple[list[str], bool]:
+    async def seen() -> tuple[list[str], bool, list[str]]:
         presence = await asyncio.to_thread(second.http.get, f"{second.url}/api/presence")
         info = await asyncio.to_thread(second.http.get, f"{second.url}/api/tables/{table}")
+        room = await asyncio.to_thread(second.http.get, f"{second.url}/api/rooms/main")
         names = [person["name"] for person in presence.json()]
-        return names, info.json()["seats"][0]["present"]
+        return names, info.json()["seats"][0]["present"], room.json()["people"]
 
-    async def until_seen(expected: tuple[list[str], bool]) -> None:
+    async def until_seen(expected: tuple[list[str], bool, list[str]]) -> None:
         for _ in range(100):
             if await seen() == expected:
                 return
@@ -179,8 +181,10 @@ async def look_from_the_second_node(first: Server, second: Server, ana: str, tab
 
     async with websockets.connect(first.ws_url) as link:
         await link.send(json.dumps({"type": "hello", "version": 1, "token": ana}))
-        await until_seen((["ana"], True))
-    await until_seen(([], False))
+        await until_seen((["ana"], True, []))
+        await link.send(json.dumps({"type": "enter", "room": "main"}))
+        await until_seen((["ana"], True, ["ana"]))
+    await until_seen(([], False, []))
 
 
 def test_people_on_two_nodes_play_one_game(two_nodes: list[Server]) -> None:

@@ -348,6 +348,8 @@ class Lobby:
         """The latest description of each table other nodes serve, from their rooms' news."""
         self.online_elsewhere: dict[str, tuple[float, dict[int, str]]] = {}
         """Each other node's connected people (id → name), and when it last said so."""
+        self.rooms_elsewhere: dict[str, dict[int, str]] = {}
+        """The room each person connected to another node is in (id → room), by node."""
         self.keeper: asyncio.Task[None] | None = None
         """Renews this node's leases and takes over the tables of nodes that stopped."""
         self._rematching = asyncio.Lock()
@@ -451,10 +453,12 @@ class Lobby:
         (every quarter of a lease) everyone."""
         if user_id is None:
             people = {str(user): self.user_name(user) for user in self.connections}
-            said: dict[str, Any] = {"node": self.node, "everyone": people}
+            rooms_here = {str(user): room for room, in_it in self.rooms.items() for user in in_it}
+            said: dict[str, Any] = {"node": self.node, "everyone": people, "rooms": rooms_here}
         else:
             said = {"node": self.node, "user": user_id, "name": self.user_name(user_id)}
             said["online"] = online
+            said["room"] = self._room_of(user_id) if online else None
         self.pubsub.publish(PRESENCE_CHANNEL, orjson.dumps(said).decode())
 
     def _heard_presence(self, frame: Frame) -> None:
@@ -467,13 +471,18 @@ class Lobby:
         _, before = self.online_elsewhere.get(node, (0.0, {}))
         if "everyone" in said:
             people = {int(user): name for user, name in said["everyone"].items()}
+            in_rooms = {int(user): room for user, room in said["rooms"].items()}
         else:
-            people = dict(before)
+            people, in_rooms = dict(before), dict(self.rooms_elsewhere.get(node, {}))
+            in_rooms.pop(said["user"], None)
             if said["online"]:
                 people[said["user"]] = said["name"]
             else:
                 people.pop(said["user"], None)
+            if said["room"] is not None:
+                in_rooms[said["user"]] = said["room"]
         self.online_elsewhere[node] = (time.monotonic(), people)
+        self.rooms_elsewhere[node] = in_rooms
         self._presence_changed(before, people)
 
     def _expire_presence(self, seconds: float) -> None:
@@ -481,6 +490,7 @@ class Lobby:
         for node, (heard, people) in list(self.online_elsewhere.items()):
             if time.monotonic() - heard > seconds:
                 del self.online_elsewhere[node]
+                self.rooms_elsewhere.pop(node, None)
                 self._presence_changed(people, {})
 
     def _presence_changed(self, before: dict[int, str], after: dict[int, str]) -> None:
@@ -733,6 +743,8 @@ class Lobby:
                 self._unwatch(self.tables[table_id], user_id)
             elif self.peers is not None:
                 self.spawn(self._quietly(self.on_table(table_id, "unwatch", connection.user)))
+        if mine and self.peers is not None:
+            self._announce(user_id)  # in no room now
         if not mine:
             self.connections.pop(user_id, None)
             if self.peers is not None:
@@ -817,7 +829,13 @@ class Lobby:
         people[connection.user.id] = people.get(connection.user.id, 0) + 1
         connection.stop_listening(lambda name: name.startswith("room:"))
         connection.listen(room_channel(room))
+        if self.peers is not None:
+            self._announce(connection.user.id)
         return await self.room_info(room)
+
+    def _room_of(self, user_id: int) -> str | None:
+        """The room a person connected here is in, if any."""
+        return next((room for room, in_it in self.rooms.items() if user_id in in_it), None)
 
     def _leave_room(self, people: dict[int, int], user_id: int) -> None:
         if user_id in people:
@@ -826,7 +844,7 @@ class Lobby:
                 del people[user_id]
 
     async def room_info(self, room: str) -> RoomInfo:
-        """The room's tables (served here or elsewhere) and the people in it here."""
+        """The room's tables and the people in it, here and on the other nodes."""
         if room not in self.rooms:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
         tables = [table.info() for table in self.tables.values() if table.room == room]
@@ -835,7 +853,10 @@ class Lobby:
                 if row.room == room and row.id not in self.tables:
                     tables.append(self.tables_elsewhere.get(row.id) or self._info_of(row))
             tables.sort(key=lambda info: info.table)
-        people = sorted(self.user_name(user) for user in self.rooms[room])
+        in_it = set(self.rooms[room])
+        for in_rooms in self.rooms_elsewhere.values():
+            in_it.update(user for user, where in in_rooms.items() if where == room)
+        people = sorted(self.user_name(user) for user in in_it)
         return RoomInfo(room=room, tables=tables, people=people)
 
     def _info_of(self, row: TableRow, present: bool = True) -> TableInfo:
