@@ -61,6 +61,16 @@ def test_storage_contract(database_url: str) -> None:
         await storage.save_table(row)
         other = await storage.create_table(new_row("playing"))
         assert [item.id for item in await storage.tables(["playing"])] == [other]
+        for user_id, status in [(5, "open"), (51, "open"), (5, "playing"), (5, "finished")]:
+            seated = new_row(status)
+            seated.seats = [{"kind": "empty"}, {"kind": "human", "user_id": user_id, "name": "x"}]
+            await storage.create_table(seated)
+        found = await storage.seated(5, ["open", "playing"])
+        assert [(item.status, item.seats[1]["user_id"]) for item in found] == [
+            ("open", 5),
+            ("playing", 5),
+        ]
+        assert await storage.seated(6, ["open", "playing"]) == []
         assert (await storage.table(table)) == row
 
         async def append(start: int) -> None:

@@ -717,7 +717,7 @@ class Lobby:
             if (seat := table.seat_of(user_id)) is not None
         ]
         if self.peers is not None:
-            for row in await self.storage.tables(["open", "playing"]):
+            for row in await self.storage.seated(user_id, ["open", "playing"]):
                 if row.id not in self.tables:
                     seats.extend(
                         (row.id, index)

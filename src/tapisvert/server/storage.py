@@ -283,6 +283,9 @@ class Storage(Protocol):
     async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
         """Tables in these states, oldest first; only the ``latest`` ones when given."""
 
+    async def seated(self, user_id: int, statuses: Sequence[str]) -> list[TableRow]:
+        """Tables in these states where the user sits, oldest first."""
+
     async def table(self, table_id: int) -> TableRow | None: ...
     async def append(
         self,
@@ -566,6 +569,20 @@ class SqlStorage:
         query = query.order_by(tables_table.c.id.desc()).limit(latest)
         rows = await self._run(lambda c: c.execute(query).all())
         return [_table_row(row._mapping) for row in reversed(rows)]
+
+    async def seated(self, user_id: int, statuses: Sequence[str]) -> list[TableRow]:
+        # the database narrows by the seats' text as _table_values writes it ("user_id": 5
+        # also finds 51); the rows' seats tell exactly
+        written = f'%"user_id": {int(user_id)}%'
+        query = (
+            select(tables_table)
+            .where(tables_table.c.status.in_(list(statuses)), tables_table.c.seats.like(written))
+            .order_by(tables_table.c.id)
+        )
+        rows = [
+            _table_row(row._mapping) for row in await self._run(lambda c: c.execute(query).all())
+        ]
+        return [row for row in rows if any(seat.get("user_id") == user_id for seat in row.seats)]
 
     async def table(self, table_id: int) -> TableRow | None:
         query = select(tables_table).where(tables_table.c.id == table_id)
