@@ -12,7 +12,11 @@ import sys
 from pathlib import Path
 
 COMPILED_BUILD = Path(__file__).resolve().parent.parent / "build" / "compiled"
-ENGINE_MODULES = ("tapisvert.core.game", "tapisvert.games.wizard.rules")
+ENGINE_MODULES = (
+    "tapisvert.core.game",
+    "tapisvert.bots.search",
+    *(f"tapisvert.games.{game}.rules" for game in ("wizard", "luz", "abluxxen", "fzzzt")),
+)
 
 
 def test_the_engine_is_compiled_where_the_build_is_on_the_path() -> None:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError, OptionError
@@ -30,7 +32,6 @@ from tapisvert.core.game import (
     TERMINAL,
     Action,
     Game,
-    Observation,
     OptionSpec,
     Seat,
     State,
@@ -39,6 +40,7 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
+from tapisvert.core.observation import Observation  # from its own module, for mypyc
 from tapisvert.core.tuples import added, replaced
 from tapisvert.games.abluxxen.cards import (
     DECK_COUNTS,
@@ -120,6 +122,7 @@ class GameSummary(NamedTuple):
     points: tuple[int, ...]
 
 
+@mypyc_attr(native_class=False)  # compiled, still the plain dataclass its base is
 @dataclass(frozen=True)
 class AbluxxenObservation(Observation):
     """What one seat knows: its own hand; of every seat the hand size, the cards known to
@@ -130,8 +133,6 @@ class AbluxxenObservation(Observation):
     ``game_scores`` are this game's; ``scores`` the totals of the series so far, this game
     included (the same when there is no series). ``games`` is ``None`` when a series runs
     until someone's total reaches ``series_target``."""
-
-    histories = frozenset({"past_games"})
 
     players: int
     active: Seat
@@ -171,6 +172,10 @@ class AbluxxenObservation(Observation):
         data["played"] = None if self.played is None else set_to_string(self.played)
         data["past_games"] = _games_json(self.past_games)
         return data
+
+
+AbluxxenObservation.histories = frozenset({"past_games"})
+"""Set here, not in the class body, where mypyc would annotate it and make it a field."""
 
 
 @lru_cache(maxsize=16384)
@@ -243,10 +248,9 @@ class AbluxxenGame(Game["AbluxxenState"]):
 
 
 class AbluxxenState(State):
-    game: AbluxxenGame
-
     def __init__(self, game: AbluxxenGame, seed: int | None = None) -> None:
         super().__init__(game, seed)
+        self._game = game  # ``game`` as this game's: compiled, an attribute keeps its base's type
         self._players = game.players
         self._game_index = 0
         self._past_games: tuple[GameSummary, ...] = ()
@@ -273,10 +277,10 @@ class AbluxxenState(State):
         self._drawer: Seat | None = None
         self._draws_left = 0
         self._refill = False
-        if self.game.duel:
+        if self._game.duel:
             self._hands = (added(none, JOKER, DUEL_JOKERS_EACH),) * players
             self._pile = added(self._pile, JOKER, -DUEL_JOKERS_EACH * players)
-        per_seat = HAND_SIZE - (DUEL_JOKERS_EACH if self.game.duel else 0)
+        per_seat = HAND_SIZE - (DUEL_JOKERS_EACH if self._game.duel else 0)
         self._deal_queue = (*range(players),) * per_seat + (-1,) * DISPLAY_SIZE
         self._starter = self._active = starter
         self._phase = PHASE_DEAL
@@ -284,7 +288,29 @@ class AbluxxenState(State):
 
     def clone(self) -> AbluxxenState:
         twin = self._bare_clone()
-        twin.__dict__ = self.__dict__.copy()
+        twin._active = self._active
+        twin._deal_queue = self._deal_queue
+        twin._discard = self._discard
+        twin._display = self._display
+        twin._drawer = self._drawer
+        twin._draws_left = self._draws_left
+        twin._dummy = self._dummy
+        twin._game = self._game
+        twin._game_index = self._game_index
+        twin._hands = self._hands
+        twin._in_play = self._in_play
+        twin._known = self._known
+        twin._past_games = self._past_games
+        twin._phase = self._phase
+        twin._pile = self._pile
+        twin._played = self._played
+        twin._player = self._player
+        twin._players = self._players
+        twin._refill = self._refill
+        twin._stacks = self._stacks
+        twin._starter = self._starter
+        twin._steals = self._steals
+        twin._victim = self._victim
         return twin
 
     # -- the contract ---------------------------------------------------------------------
@@ -391,7 +417,7 @@ class AbluxxenState(State):
         totals = self.totals()
 
         def key(seat: Seat) -> tuple[int, ...]:
-            if not self.game.tie_break:
+            if not self._game.tie_break:
                 return (totals[seat],)
             stacked = sum(played.size for played in self._stacks[seat])
             return (totals[seat], -sum(self._hands[seat]), stacked)
@@ -437,8 +463,8 @@ class AbluxxenState(State):
                 for seat, total in enumerate(finished)
             ),
             "game_number": self._game_index + 1,
-            "games": self.game.games,
-            "series_target": self.game.series_target,
+            "games": self._game.games,
+            "series_target": self._game.series_target,
             "starter": self._starter,
             "past_games": self._past_games,
         }
@@ -529,7 +555,7 @@ class AbluxxenState(State):
             else:
                 self._display += ((card,),)
             if not self._deal_queue:
-                if self.game.duel:
+                if self._game.duel:
                     self._phase = PHASE_DUMMY_REFILL
                     return
                 self._begin_turn()
@@ -589,7 +615,7 @@ class AbluxxenState(State):
             self._finish()
             return
         order = [(player + offset) % self._players for offset in range(1, self._players)]
-        self._steals = (DUMMY,) if self.game.duel and self._dummy_options() else ()
+        self._steals = (DUMMY,) if self._game.duel and self._dummy_options() else ()
         self._steals += tuple(
             victim
             for victim in order
@@ -608,7 +634,7 @@ class AbluxxenState(State):
             if value < played.value
             and (
                 self._dummy[value] >= played.size
-                if self.game.subset_steal
+                if self._game.subset_steal
                 else self._dummy[value] == played.size
             )
         ]
@@ -696,7 +722,7 @@ class AbluxxenState(State):
                 self._phase, self._player = PHASE_REFILL, CHANCE
                 return
             self._refill = False
-        if self.game.duel and sum(self._dummy) < HAND_SIZE and sum(self._pile) > 0:
+        if self._game.duel and sum(self._dummy) < HAND_SIZE and sum(self._pile) > 0:
             self._phase, self._player = PHASE_DUMMY_REFILL, CHANCE
             return
         if self._played is None:
@@ -734,7 +760,7 @@ class AbluxxenState(State):
         self._player = TERMINAL
 
     def _series_goes_on(self) -> bool:
-        target, games = self.game.series_target, self.game.games
+        target, games = self._game.series_target, self._game.games
         if target is not None:
             return max(self._finished_totals()) < target
         assert games is not None

@@ -17,6 +17,8 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
@@ -24,12 +26,12 @@ from tapisvert.core.game import (
     TERMINAL,
     Action,
     Game,
-    Observation,
     OptionSpec,
     Seat,
     State,
     parse_bool,
 )
+from tapisvert.core.observation import Observation  # from its own module, for mypyc
 from tapisvert.core.tuples import replaced, without
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
@@ -133,6 +135,7 @@ Units = tuple[tuple[int, tuple[Placement, ...]], ...]
 """A seat's production units, each with what was placed on it, in the order they were won."""
 
 
+@mypyc_attr(native_class=False)  # compiled, still the plain dataclass its base is
 @dataclass(frozen=True)
 class FzzztObservation(Observation):
     """What one seat knows.
@@ -328,10 +331,9 @@ class FzzztGame(Game["FzzztState"]):
 
 
 class FzzztState(State):
-    game: FzzztGame
-
     def __init__(self, game: FzzztGame, seed: int | None = None) -> None:
         super().__init__(game, seed)
+        self._game = game  # ``game`` as this game's: compiled, an attribute keeps its base's type
         players = game.players
         self._players = players
         self._round = 0
@@ -361,7 +363,29 @@ class FzzztState(State):
 
     def clone(self) -> FzzztState:
         twin = self._bare_clone()
-        twin.__dict__ = self.__dict__.copy()
+        twin._auction = self._auction
+        twin._belt = self._belt
+        twin._bidders = self._bidders
+        twin._bids = self._bids
+        twin._chief = self._chief
+        twin._chits = self._chits
+        twin._discard = self._discard
+        twin._draw = self._draw
+        twin._draws = self._draws
+        twin._game = self._game
+        twin._hands = self._hands
+        twin._known_held = self._known_held
+        twin._last = self._last
+        twin._mechanic_of = self._mechanic_of
+        twin._phase = self._phase
+        twin._placed_now = self._placed_now
+        twin._player = self._player
+        twin._players = self._players
+        twin._pool = self._pool
+        twin._producers = self._producers
+        twin._reveals = self._reveals
+        twin._round = self._round
+        twin._units = self._units
         return twin
 
     # -- the contract ---------------------------------------------------------------------
@@ -387,7 +411,7 @@ class FzzztState(State):
         if phase == PHASE_MECHANICS:
             return [
                 MECHANIC_BASE + index
-                for index, m in enumerate(self.game.mechanics)
+                for index, m in enumerate(self._game.mechanics)
                 if m not in self._mechanic_of
             ]
         return []
@@ -585,7 +609,7 @@ class FzzztState(State):
             for unit, items in self._units[seat]:
                 cards += [unit, *(item.card for item in items if item.card >= 0)]
         if self._phase == PHASE_MECHANICS:  # still in the box
-            for mechanic in self.game.mechanics:
+            for mechanic in self._game.mechanics:
                 cards += [mechanic, *starting_robots(CARDS[mechanic].mechanic)]
         return sorted(cards)
 
@@ -605,7 +629,7 @@ class FzzztState(State):
         phase = self._phase
         if phase == PHASE_MECHANICS:
             seat = self._mechanic_of.index(None)
-            mechanic = self.game.mechanics[action - MECHANIC_BASE]
+            mechanic = self._game.mechanics[action - MECHANIC_BASE]
             self._mechanic_of = replaced(self._mechanic_of, seat, mechanic)
             if None not in self._mechanic_of:
                 self._setup_hands()
@@ -634,7 +658,7 @@ class FzzztState(State):
             self._known_held = replaced(self._known_held, seat, hand)
             if number == 1:
                 self._chief = seat
-            if self.game.versus:
+            if self._game.versus:
                 self._grant_chits(seat, starting_robots(number))
         self._start_round()
 
@@ -686,7 +710,7 @@ class FzzztState(State):
         """The face-down slots that the face-up front card makes turn."""
         front = self._auction
         number = CARDS[self._belt[front]].belt
-        wanted = number if self.game.counts_front else number + 1
+        wanted = number if self._game.counts_front else number + 1
         slots = range(front, min(BELT_SIZE, front + wanted))
         return [slot for slot in slots if self._belt[slot] == HIDDEN]
 
@@ -746,7 +770,7 @@ class FzzztState(State):
             self._units = replaced(self._units, winner, (*self._units[winner], (card, ())))
         else:
             self._discard = replaced(self._discard, winner, (*self._discard[winner], card))
-            if self.game.versus:
+            if self._game.versus:
                 self._grant_chits(winner, [card])
         self._last = AuctionResult(card, self._bids, winner)
         self._belt = replaced(self._belt, self._auction, GONE)
@@ -764,11 +788,11 @@ class FzzztState(State):
         return len(self._pool) < ROUNDS_MINIMUM_DECK
 
     def _placements(self, seat: Seat) -> list[Action]:
-        unlimited = self.game.unlimited_final and self._final_phase()
+        unlimited = self._game.unlimited_final and self._final_phase()
         units = sorted(unit for unit, _ in self._units[seat])
         free = [unit for unit in units if unlimited or unit not in self._placed_now]
         actions: list[Action] = []
-        versus = self.game.versus
+        versus = self._game.versus
         for card in sorted(set(self.owned(seat))):
             spec = CARDS[card]
             if not is_robot(card) or (versus and bin(spec.symbols).count("1") > 1):

@@ -43,7 +43,7 @@ def forecast(state: State) -> list[float]:
     assert isinstance(state, FzzztState)
     if state._phase == PHASE_END:
         return state.returns()
-    phases_left = state.game.rounds - state._round + 1
+    phases_left = state._game.rounds - state._round + 1
     if state._phase == PHASE_PRODUCTION:
         phases_left -= 1
     return [

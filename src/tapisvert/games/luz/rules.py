@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError
@@ -20,7 +22,6 @@ from tapisvert.core.game import (
     TERMINAL,
     Action,
     Game,
-    Observation,
     OptionSpec,
     Seat,
     State,
@@ -29,6 +30,7 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
+from tapisvert.core.observation import Observation  # from its own module, for mypyc
 from tapisvert.core.tricks import tricks_taken
 from tapisvert.core.tuples import replaced, without
 from tapisvert.games.luz.cards import (
@@ -107,6 +109,7 @@ Knowledge = tuple[tuple[int, ...] | None, ...]
 """For each slot of a hand, the values it may still hold (``None``: played)."""
 
 
+@mypyc_attr(native_class=False)  # compiled, still the plain dataclass its base is
 @dataclass(frozen=True)
 class LuzObservation(Observation):
     """What one seat knows.
@@ -116,8 +119,6 @@ class LuzObservation(Observation):
     ``knowledge[slot]`` lists the values each of the viewer's own slots may still hold.
     A spectator sees colours only, like every player sees their own hand.
     """
-
-    histories = frozenset({"completed_tricks", "past_deals"})
 
     players: int
     deal_index: int
@@ -143,6 +144,10 @@ class LuzObservation(Observation):
         data["completed_tricks"] = _tricks_json(self.completed_tricks)
         data["past_deals"] = _deals_json(self.past_deals)
         return data
+
+
+LuzObservation.histories = frozenset({"completed_tricks", "past_deals"})
+"""Set here, not in the class body, where mypyc would annotate it and make it a field."""
 
 
 _COLOUR_OF: tuple[int, ...] = (*map(colour_of, range(CARD_IDS)), PLAYED)
@@ -252,10 +257,9 @@ class LuzGame(Game["LuzState"]):
 
 
 class LuzState(State):
-    game: LuzGame
-
     def __init__(self, game: LuzGame, seed: int | None = None) -> None:
         super().__init__(game, seed)
+        self._game = game  # ``game`` as this game's: compiled, an attribute keeps its base's type
         self._players = game.players
         self._deal_index = 0
         self._scores: tuple[int, ...] = (0,) * game.players
@@ -267,7 +271,7 @@ class LuzState(State):
     def _start_deal(self, first: Seat) -> None:
         players = self._players
         self._first = first
-        self._remaining: tuple[int, ...] = self.game.deck
+        self._remaining: tuple[int, ...] = self._game.deck
         self._dealt: tuple[tuple[int, ...], ...] = ((),) * players
         self._hands: tuple[tuple[int, ...], ...] = ((),) * players
         """Each seat's cards, sorted at the deal, ``PLAYED`` where one has left."""
@@ -284,7 +288,23 @@ class LuzState(State):
 
     def clone(self) -> LuzState:
         twin = self._bare_clone()
-        twin.__dict__ = self.__dict__.copy()
+        twin._bets = self._bets
+        twin._completed = self._completed
+        twin._deal_index = self._deal_index
+        twin._dealt = self._dealt
+        twin._first = self._first
+        twin._game = self._game
+        twin._hands = self._hands
+        twin._known = self._known
+        twin._leader = self._leader
+        twin._past = self._past
+        twin._phase = self._phase
+        twin._player = self._player
+        twin._players = self._players
+        twin._remaining = self._remaining
+        twin._scores = self._scores
+        twin._stale = self._stale
+        twin._trick = self._trick
         return twin
 
     def current_player(self) -> Seat:
@@ -314,7 +334,7 @@ class LuzState(State):
         return held
 
     def _bet_limit(self) -> int:
-        supply = self.game.bet_bead_supply
+        supply = self._game.bet_bead_supply
         if supply is None:
             return MAX_BET
         placed = sum(bet for bet, _ in (pair for pair in self._bets if pair is not None))
@@ -449,7 +469,7 @@ class LuzState(State):
             self._player = TERMINAL
             self._completed = ()
             return
-        following = (self._first + 1) % self._players if self.game.rotates else self._first
+        following = (self._first + 1) % self._players if self._game.rotates else self._first
         self._start_deal(following)
 
     def segment(self) -> int:
