@@ -162,8 +162,8 @@ def two_nodes(
 
 async def look_from_the_second_node(first: Server, second: Server, ana: str, table: int) -> None:
     """While Ana is connected to the first node, the second lists her online and shows her
-    present at her seat, and in the main room once she enters it; once she is gone, no
-    longer."""
+    present at her seat, and in the main room once she enters it, where she reads what Bob
+    said there on the second node; once she is gone, no longer."""
 
     async def seen() -> tuple[list[str], bool, list[str]]:
         presence = await asyncio.to_thread(second.http.get, f"{second.url}/api/presence")
@@ -184,6 +184,10 @@ async def look_from_the_second_node(first: Server, second: Server, ana: str, tab
         await until_seen((["ana"], True, []))
         await link.send(json.dumps({"type": "enter", "room": "main"}))
         await until_seen((["ana"], True, ["ana"]))
+        frame: dict[str, Any] = {}
+        while (frame.get("type"), frame.get("room")) != ("chat", "main"):
+            frame = json.loads(await asyncio.wait_for(link.recv(), 10))  # views, the room's list
+        assert (frame["text"], frame["history"], frame["sender"]) == ("hi, room", True, "bob")
     await until_seen(([], False, []))
 
 
@@ -206,6 +210,7 @@ def test_people_on_two_nodes_play_one_game(two_nodes: list[Server]) -> None:
     second.call(bob, "POST", f"/api/tables/{table}/start").raise_for_status()
     said = second.call(bob, "POST", "/api/chat", text="hello from afar", table=table)
     said.raise_for_status()
+    second.call(bob, "POST", "/api/chat", text="hi, room", room="main").raise_for_status()
     asyncio.run(look_from_the_second_node(first, second, ana, table))
     players = [Player(first, ana, 0), Player(second, bob, 1)]
 

@@ -505,8 +505,13 @@ class Lobby:
                 self._went_offline(user_id)
 
     def _heard_in_room(self, frame: Frame) -> None:
-        """A table's news in a room: those of tables served elsewhere are kept for the
-        room's list."""
+        """A room's chat, said on any node, is kept for those who enter it later; a table's
+        news, for tables served elsewhere, for the room's list."""
+        if isinstance(frame, str) and frame.startswith('{"type":"chat"'):
+            line = ChatLine.model_validate_json(frame)
+            if line.room in self.room_history:
+                self.room_history[line.room].append(line)
+            return
         if not isinstance(frame, str) or not frame.startswith('{"type":"table"'):
             return
         info = TableInfo.model_validate_json(frame)
@@ -1221,7 +1226,8 @@ class Lobby:
             await self.on_table(table_id, "chat", user, text=text)
         elif room is not None and room in self.rooms:
             line = ChatLine(room=room, sender=user.name, text=text)
-            self.room_history[room].append(line)
+            if self.sole:  # with other nodes, kept as it is heard on the room's channel
+                self.room_history[room].append(line)
             self.pubsub.publish(room_channel(room), line.model_dump_json())
         else:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
