@@ -1,17 +1,24 @@
 """Bot strength and search speed, measured side by side with OpenSpiel.
 
-1. Search speed: our IS-MCTS (uniformly random rollouts, ``legal[int(rng.random() * n)]``
-   with a Python ``random.Random``) on 10-card 4-player Wizard rounds, 1,000 iterations at
-   the first decision of a hand, against OpenSpiel's IS-MCTS on ``oh_hell`` (4 players, 10
-   tricks) doing the same: its Python ``ISMCTSBot`` with an evaluator whose rollouts are
-   drawn exactly as ours (the like-for-like figure), and, labelled as different work, with
-   its own numpy rollouts (``RandomState.choice``, about 6 µs a call) and its C++ bot.
+1. Search speed, for each of our engines (pure Python and, where it is built, compiled by
+   mypyc; each in a process of its own): our IS-MCTS (uniformly random rollouts,
+   ``legal[int(rng.random() * n)]`` with a Python ``random.Random``) on 10-card 4-player
+   Wizard rounds, 1,000 iterations at the first decision of a hand, against OpenSpiel's
+   IS-MCTS on ``oh_hell`` (4 players, 10 tricks) doing the same, in that process: its Python
+   ``ISMCTSBot`` with an evaluator whose rollouts are drawn exactly as ours (the like-for-like
+   figure), and, labelled as different work, with its own numpy rollouts
+   (``RandomState.choice``, about 6 µs a call) and its C++ bot. Then ``hard``'s decisions in
+   each game (positions of games the ``easy`` bots play): its budget, milliseconds and
+   iterations per decision, and the share of decisions that reached the one-second cap.
 2. Strength, per game, with duplicate deals and seat rotation (the arena): each search level
    (``--levels``, ``hard`` by default) alone against ``easy`` bots, and ``easy`` alone
    against ``random`` bots — margins per game and per round with 95% intervals, bids made,
    win rates, decision times; with ``medium`` and ``hard`` both, whether ``medium``'s
    interval lies strictly between ``easy`` (zero) and ``hard``'s.
 3. Wizard full games: ``hard`` against three ``easy``, win rate.
+
+Parts 2 and 3 run on the engine this process imports (``PYTHONPATH=build/compiled`` for the
+compiled one), which the output names.
 
 Run: ``.venv/bin/python benchmarks/bot_strength.py [--deals 100] [--full-games 10]``
 (hours on 2 cores with the defaults; ``--deals 5 --full-games 1`` for a quick look, and
@@ -22,13 +29,19 @@ alone: ``--seconds 0 --full-games 0 --no-easy-vs-random --levels medium,hard``.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import random
+import statistics
 import time
 from typing import Any
 
 import tapisvert
+from engines import KINDS, check_engine, engine, engines_to_measure, run_engine
+from tapisvert import CHANCE
 from tapisvert.arena import ArenaReport, run_arena
-from tapisvert.bots.search import ISMCTSBot, SearchSettings
+from tapisvert.bots import make_bot
+from tapisvert.bots.search import HalvingBot, ISMCTSBot, SearchSettings
 
 GAME_OPTIONS = {"wizard": {"rounds": "10"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
 
@@ -131,6 +144,48 @@ def openspiel_iterations_per_second(seconds: float) -> dict[str, float] | None:
     return rates
 
 
+def hard_decisions(seconds: float) -> dict[str, dict[str, float]]:
+    """``hard``'s decisions in each game, about ``seconds`` of them: positions of games the
+    ``easy`` bots play (4 players), where ``hard`` weighs every decision with a choice."""
+    figures = {}
+    for name, options in GAME_OPTIONS.items():
+        game = tapisvert.load_game(name, players=4, **options)
+        hard = make_bot("hard", game)
+        assert isinstance(hard, (ISMCTSBot, HalvingBot))
+        settings = hard.searcher.settings
+        budget = settings.iterations
+        cap = math.inf if settings.seconds is None else settings.seconds
+        easy = make_bot("easy", game)
+        rng = random.Random(5)
+        times: list[float] = []
+        iterations: list[int] = []
+        seed = 0
+        while sum(times) < seconds:
+            state = game.new_initial_state(seed)
+            seed += 1
+            while not state.is_terminal() and sum(times) < seconds:
+                player = state.current_player()
+                if player == CHANCE:
+                    state.resolve_chance(rng)
+                    continue
+                observation, legal = state.observation(player), state.legal_actions()
+                if len(legal) > 1:
+                    started = time.perf_counter()
+                    hard.choose(observation, legal, random.Random(len(times)))
+                    times.append(time.perf_counter() - started)
+                    iterations.append(hard.iterations_done)
+                state.apply_action(easy.choose(observation, legal, rng))
+        figures[name] = {
+            "budget": budget,
+            "decisions": len(times),
+            "ms": 1000 * statistics.fmean(times),
+            "max_ms": 1000 * max(times),
+            "iterations": statistics.fmean(iterations),
+            "capped": sum(spent >= cap for spent in times) / len(times),
+        }
+    return figures
+
+
 def describe(report: ArenaReport) -> None:
     for entry in report.entries:
         game_margin = entry.margin_per_game
@@ -153,7 +208,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=100, help="deals per match (x 4 rotations)")
     parser.add_argument("--full-games", type=int, default=10, help="Wizard full-game deals")
-    parser.add_argument("--games", default="wizard,luz,abluxxen,fzzzt")
+    parser.add_argument("--games", default="wizard,luz,abluxxen,fzzzt", help="'': none")
     parser.add_argument(
         "--levels", default="hard", help="search levels, each alone against three easy"
     )
@@ -168,11 +223,23 @@ def main() -> None:
         "--seconds", type=float, default=10.0, help="per search-speed figure (0: none)"
     )
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--engine", choices=KINDS, help="measure search speed here, as JSON")
     arguments = parser.parse_args()
+    if arguments.engine is not None:
+        check_engine(arguments.engine)
+        seconds = arguments.seconds
+        speed = {
+            "ours": our_iterations_per_second(seconds),
+            "openspiel": openspiel_iterations_per_second(seconds),
+            "hard": hard_decisions(seconds),
+        }
+        print(json.dumps(speed))
+        return
 
     if arguments.seconds > 0:
         search_speed(arguments.seconds)
-    for game in arguments.games.split(","):
+    print(f"the games below run on the {engine()} engine")
+    for game in filter(None, arguments.games.split(",")):
         lineups = [[level, "easy", "easy", "easy"] for level in arguments.levels.split(",")]
         if arguments.easy_vs_random:
             lineups.append(["easy", "random", "random", "random"])
@@ -214,25 +281,38 @@ def main() -> None:
 
 
 def search_speed(seconds: float) -> None:
-    ours = our_iterations_per_second(seconds)
-    print(f"search speed, 10-card 4-player Wizard, IS-MCTS random rollouts: {ours:,.0f} it/s")
-    peer = openspiel_iterations_per_second(seconds)
-    if peer is None:
+    """Search speed and ``hard``'s decisions, each engine in a process of its own."""
+    kinds, missing = engines_to_measure()
+    if missing is not None:
+        print(f"The compiled engine (mypyc) is {missing}: the pure-Python one alone is measured.")
+    figures = {kind: run_engine(__file__, kind, "--seconds", str(seconds)) for kind in kinds}
+    print("search speed, 10-card 4-player Wizard, IS-MCTS random rollouts, 1,000 iterations:")
+    print(f"  {'engine':<9} {'ours it/s':>10} {'OpenSpiel Python, rollouts as ours':>36}")
+    for kind in kinds:
+        ours, peer = figures[kind]["ours"], figures[kind]["openspiel"]
+        line = f"  {kind:<9} {ours:>10,.0f}"
+        if peer is not None:
+            theirs = peer["python_ours_policy"]
+            line += f" {theirs:>16,.0f} it/s (ratio ours/theirs {ours / theirs:.2f})"
+            line += f"; its numpy rollouts {peer['python_numpy']:,.0f} it/s"
+            line += f" (ratio {ours / peer['python_numpy']:.2f})"
+            line += f"; OpenSpiel C++ {peer['cpp']:,.0f} it/s (ratio {ours / peer['cpp']:.2f})"
+        print(line)
+    if figures["pure"]["openspiel"] is None:
         print("OpenSpiel is not installed: pip install open_spiel to compare")
-    else:
-        print(
-            f"OpenSpiel Python ISMCTSBot, rollouts drawn as ours:  "
-            f"{peer['python_ours_policy']:,.0f} it/s (ratio ours/theirs"
-            f" {ours / peer['python_ours_policy']:.2f}, target >= 1.0)"
-        )
-        print(
-            f"OpenSpiel Python ISMCTSBot, its numpy rollouts:     "
-            f"{peer['python_numpy']:,.0f} it/s (ratio {ours / peer['python_numpy']:.2f})"
-        )
-        print(
-            f"OpenSpiel C++ ISMCTSBot, its C++ rollouts:          "
-            f"{peer['cpp']:,.0f} it/s (ratio {ours / peer['cpp']:.2f})"
-        )
+    print("hard's decisions in games of easy bots (4 players; Wizard 10-card rounds):")
+    print(
+        f"  {'game':<9} {'engine':<9} {'budget':>6} {'decisions':>9} {'ms':>6} {'max ms':>7}"
+        f" {'iterations':>10} {'capped':>7}"
+    )
+    for name in GAME_OPTIONS:
+        for kind in kinds:
+            hard = figures[kind]["hard"][name]
+            print(
+                f"  {name if kind == 'pure' else '':<9} {kind:<9} {hard['budget']:>6.0f}"
+                f" {hard['decisions']:>9.0f} {hard['ms']:>6.0f} {hard['max_ms']:>7.0f}"
+                f" {hard['iterations']:>10.0f} {100 * hard['capped']:>6.0f}%"
+            )
 
 
 if __name__ == "__main__":

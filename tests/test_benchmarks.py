@@ -56,7 +56,17 @@ def test_bot_strength_runs_and_prints_its_figures() -> None:
         *("--seconds", "0.5", "--workers", "1", "--levels", "medium,hard"),
         TAPISVERT_SEARCH_SCALE="0.05",
     )
-    assert "it/s" in printed
+    lines = printed.splitlines()
+    engines = ["pure"] if "The compiled engine (mypyc) is" in printed else ["pure", "compiled"]
+    speed = lines.index(next(line for line in lines if line.startswith("search speed")))
+    for line, engine in zip(lines[speed + 2 :], engines, strict=False):
+        assert line.split()[0] == engine and "it/s" in line
+    for game in ("wizard", "luz", "abluxxen", "fzzzt"):
+        first = next(index for index, line in enumerate(lines) if line.split()[:1] == [game])
+        for line, engine in zip(lines[first:], engines, strict=False):
+            kind, budget, decisions, ms, *_ = line.removeprefix(f"  {game}").split()
+            assert kind == engine and int(budget) > 0 and int(decisions) > 0 and float(ms) > 0
+    assert "the games below run on the pure engine" in printed
     assert "abluxxen: medium,easy,easy,easy" in printed
     assert "abluxxen: hard,easy,easy,easy" in printed
     assert "abluxxen: easy,random,random,random" in printed
