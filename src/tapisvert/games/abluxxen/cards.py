@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.notation import ascii_number
 
-JOKER = 0
-HIGHEST = 13
-KINDS = HIGHEST + 1
-COPIES = 8
-JOKERS = 5
-JOKER_SET_VALUE = 14
+JOKER: Final = 0
+HIGHEST: Final = 13
+KINDS: Final = HIGHEST + 1
+COPIES: Final = 8
+JOKERS: Final = 5
+JOKER_SET_VALUE: Final = 14
 DECK_COUNTS: tuple[int, ...] = (JOKERS, *([COPIES] * HIGHEST))
-HAND_SIZE = 13
-DISPLAY_SIZE = 6
+HAND_SIZE: Final = 13
+DISPLAY_SIZE: Final = 6
 
 
 class CardSet(NamedTuple):

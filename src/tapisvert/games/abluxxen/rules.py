@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -62,28 +62,30 @@ from tapisvert.games.abluxxen.cards import (
 )
 from tapisvert.i18n import message
 
-DUMMY = -2
+DUMMY: Final = -2
 """The imaginary third player of the duel, as a victim."""
-DUEL_JOKERS_EACH = 2
+DUEL_JOKERS_EACH: Final = 2
 
-SET_BASE = 1000
-TAKE, DECLINE, KEEP, DISCARD, DRAW_PILE = 3000, 3001, 3002, 3003, 3004
-DRAW_DISPLAY_BASE = 3010
-DUMMY_STEAL_BASE = 3100
+SET_BASE: Final = 1000
+TAKE: Final = 3000
+DECLINE: Final = 3001
+KEEP: Final = 3002
+DISCARD: Final = 3003
+DRAW_PILE: Final = 3004
+DRAW_DISPLAY_BASE: Final = 3010
+DUMMY_STEAL_BASE: Final = 3100
 
-(
-    PHASE_START,
-    PHASE_DEAL,
-    PHASE_PLAY,
-    PHASE_STEAL,
-    PHASE_VICTIM,
-    PHASE_DRAW,
-    PHASE_PILE,
-    PHASE_REFILL,
-    PHASE_DUMMY_CHOICE,
-    PHASE_DUMMY_REFILL,
-    PHASE_END,
-) = range(11)
+PHASE_START: Final = 0
+PHASE_DEAL: Final = 1
+PHASE_PLAY: Final = 2
+PHASE_STEAL: Final = 3
+PHASE_VICTIM: Final = 4
+PHASE_DRAW: Final = 5
+PHASE_PILE: Final = 6
+PHASE_REFILL: Final = 7
+PHASE_DUMMY_CHOICE: Final = 8
+PHASE_DUMMY_REFILL: Final = 9
+PHASE_END: Final = 10
 PHASE_NAMES = (
     "start",
     "deal",

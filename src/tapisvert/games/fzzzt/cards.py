@@ -13,11 +13,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
+from typing import Final
 
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.matching import matching_size
 
-NUT, BOLT, GEAR, OIL = 1, 2, 4, 8
+NUT: Final = 1
+BOLT: Final = 2
+GEAR: Final = 4
+OIL: Final = 8
 SYMBOL_LETTERS = "NBGO"
 SYMBOL_BITS = (NUT, BOLT, GEAR, OIL)
 

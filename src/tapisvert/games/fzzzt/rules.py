@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -54,19 +54,24 @@ from tapisvert.games.fzzzt.cards import (
 )
 from tapisvert.i18n import message
 
-BELT_SIZE = 8
-HAND_LIMIT = 6
-ROUNDS_MINIMUM_DECK = BELT_SIZE
-HIDDEN = -1
-GONE = -2
+BELT_SIZE: Final = 8
+HAND_LIMIT: Final = 6
+ROUNDS_MINIMUM_DECK: Final = BELT_SIZE
+HIDDEN: Final = -1
+GONE: Final = -2
 
-MECHANIC_BASE = CARD_COUNT
-PLACE_BASE = 100
-CHIT_BASE = PLACE_BASE + len(UNITS) * CARD_COUNT
-DONE = CHIT_BASE + len(UNITS) * len(SYMBOL_BITS)
-BID_BASE = 1 << CARD_COUNT
+MECHANIC_BASE: Final = CARD_COUNT
+PLACE_BASE: Final = 100
+CHIT_BASE: Final = PLACE_BASE + len(UNITS) * CARD_COUNT
+DONE: Final = CHIT_BASE + len(UNITS) * len(SYMBOL_BITS)
+BID_BASE: Final = 1 << CARD_COUNT
 
-PHASE_MECHANICS, PHASE_DRAW, PHASE_REVEAL, PHASE_BID, PHASE_PRODUCTION, PHASE_END = range(6)
+PHASE_MECHANICS: Final = 0
+PHASE_DRAW: Final = 1
+PHASE_REVEAL: Final = 2
+PHASE_BID: Final = 3
+PHASE_PRODUCTION: Final = 4
+PHASE_END: Final = 5
 PHASE_NAMES = ("mechanics", "draw", "reveal", "bid", "production", "end")
 _PHASE_VERBS = ("mechanic", "draw", "reveal", "bid", "place", "")
 _EXPECTED = (

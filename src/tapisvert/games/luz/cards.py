@@ -9,18 +9,19 @@ position 0..9 in that order at the deal, which it keeps until it is played.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import Message, message
 
 COLOURS = "RYGBP"
-COLOUR_COUNT = 5
-YELLOW = 1
-MAX_VALUE = 12
-HAND_SIZE = 10
-SET_ASIDE = 10
-DEALS = 4
+COLOUR_COUNT: Final = 5
+YELLOW: Final = 1
+MAX_VALUE: Final = 12
+HAND_SIZE: Final = 10
+SET_ASIDE: Final = 10
+DEALS: Final = 4
 VALUES_BY_PLAYERS = {3: 8, 4: 10, 5: 12}
 COLOUR_NAME_KEYS = ("colour.red", "colour.yellow", "colour.green", "colour.blue", "colour.purple")
 
@@ -31,7 +32,7 @@ PROVISIONAL: the real table of the game could not be found; these are the projec
 placeholder values (the table of ``rules.en.md``, "Scoring"). Every score computed with them is
 provisional, and this constant is the one place to change when the table is found.
 """
-FAIL_POINTS_PER_TRICK = 5
+FAIL_POINTS_PER_TRICK: Final = 5
 
 
 def colour_of(card: int) -> int:

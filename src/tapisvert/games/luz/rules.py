@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
 
@@ -54,15 +54,19 @@ from tapisvert.games.luz.cards import (
 from tapisvert.games.luz.knowledge import hand_gaps, possible_values
 from tapisvert.i18n import message
 
-CARD_IDS = 60
-FIRST_BASE = 60
-BET_BASE = 70
-MAX_BET = HAND_SIZE
-PLAY_BASE = BET_BASE + 2 * (MAX_BET + 1)
-ACTION_COUNT = PLAY_BASE + HAND_SIZE
-PLAYED = -1
+CARD_IDS: Final = 60
+FIRST_BASE: Final = 60
+BET_BASE: Final = 70
+MAX_BET: Final = HAND_SIZE
+PLAY_BASE: Final = BET_BASE + 2 * (MAX_BET + 1)
+ACTION_COUNT: Final = PLAY_BASE + HAND_SIZE
+PLAYED: Final = -1
 
-PHASE_FIRST, PHASE_DEAL, PHASE_BET, PHASE_PLAY, PHASE_END = range(5)
+PHASE_FIRST: Final = 0
+PHASE_DEAL: Final = 1
+PHASE_BET: Final = 2
+PHASE_PLAY: Final = 3
+PHASE_END: Final = 4
 PHASE_NAMES = ("first", "deal", "bet", "play", "end")
 _PHASE_VERBS = ("first", "deal", "bet", "play", "")
 _EXPECTED = (
