@@ -443,10 +443,10 @@ def review(
 
 
 SERVER_GC_THRESHOLDS = (10_000, 10, 10)
-"""A young collection every 10,000 new objects that survive, each a few milliseconds.
+"""A relay's collections: a young one every 10,000 new objects that survive.
 
-A server keeps what every game in play accumulates; the default 700 collects ten times as
-often for nothing, and 100,000 pauses for tens of milliseconds, mid-move, each time.
+The default 700 collects ten times as often for nothing. The hub's collections are its
+event loop's (``tapisvert.server.collector``).
 """
 
 
@@ -481,11 +481,11 @@ def serve(
     import uvicorn
 
     from tapisvert.server.app import create_app
+    from tapisvert.server.collector import Collector
     from tapisvert.server.lobby import Settings
     from tapisvert.server.relay import PUBLIC_OPTIONS, socket_folder
     from tapisvert.server.storage import default_database_url
 
-    gc.set_threshold(*SERVER_GC_THRESHOLDS)
     # A thread (the storage's writer) gets the interpreter within half a millisecond of
     # asking, instead of five; the event loop gets it back as quickly.
     sys.setswitchinterval(0.0005)
@@ -505,8 +505,11 @@ def serve(
         lease_seconds=lease_seconds,
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
+    collector = Collector()
     if relays == 0:
-        server = create_app(url, settings, api_docs=api_docs, redis_url=bus or None)
+        server = create_app(
+            url, settings, api_docs=api_docs, redis_url=bus or None, collector=collector
+        )
         uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
         return
     with socket_folder() as folder:
@@ -523,7 +526,14 @@ def serve(
             threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
         try:
             uvicorn.run(
-                create_app(url, settings, bus=hub_bus, api_docs=api_docs, redis_url=bus or None),
+                create_app(
+                    url,
+                    settings,
+                    bus=hub_bus,
+                    api_docs=api_docs,
+                    redis_url=bus or None,
+                    collector=collector,
+                ),
                 uds=str(hub),
                 log_level="warning",
             )

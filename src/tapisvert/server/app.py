@@ -27,6 +27,7 @@ from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catal
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
 from tapisvert.server.bot_queue import BotQueue
+from tapisvert.server.collector import Collector
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.community import community_routes
 from tapisvert.server.errors import ServerError, malformed
@@ -131,10 +132,12 @@ def create_app(
     bus: Path | None = None,
     api_docs: bool = False,
     redis_url: str | None = None,
+    collector: Collector | None = None,
 ) -> FastAPI:
     """The server; with ``bus``, relays hold the clients' sockets (see ``relay``); with
     ``redis_url``, channels and bot jobs go through that Redis server (see ``redis_bus``
-    and ``bot_queue``).
+    and ``bot_queue``); with ``collector``, its garbage collections are that collector's
+    (see ``collector``).
 
     The API's own pages (``/docs``, ``/openapi.json``) are there with ``api_docs`` only:
     a public server does not show its map to everyone.
@@ -152,8 +155,11 @@ def create_app(
             await queue.start()
         await lobby.start()
         gc.freeze()  # what start-up made lives as long as the server: collections skip it
+        collecting = None if collector is None else asyncio.create_task(collector.run())
         relays = None if bus is None else await open_bus(bus, lambda link: serve_link(lobby, link))
         yield
+        if collecting is not None:
+            collecting.cancel()
         if relays is not None:
             relays.close()
         await lobby.stop()
