@@ -458,7 +458,7 @@ class Lobby:
         else:
             said = {"node": self.node, "user": user_id, "name": self.user_name(user_id)}
             said["online"] = online
-            said["room"] = self._room_of(user_id) if online else None
+            said["room"] = self._room_of(user_id)  # none once their last connection here closed
         self.pubsub.publish(PRESENCE_CHANNEL, orjson.dumps(said).decode())
 
     def _heard_presence(self, frame: Frame) -> None:
