@@ -1,6 +1,6 @@
 """What abuse costs everybody else: a flood of malformed messages, a burst of guests, a huge body.
 
-A fresh ``tapisvert serve`` (SQLite file, default settings: one relay) is started. Then:
+A fresh ``tapisvert serve`` (SQLite file, default settings: one process) is started. Then:
 
 1. **Flood.** ``--pingers`` clients (aiohttp, in this process) each send a ``ping``, wait for
    its answer and send the next after ``--pause`` seconds, for ``--seconds`` seconds: the
@@ -12,7 +12,7 @@ A fresh ``tapisvert serve`` (SQLite file, default settings: one relay) is starte
 2. **A locked database.** Another process holds SQLite's exclusive lock for 8 s while the
    clients ping and one request that must write waits on the lock: the server's event loop
    must not wait with it.
-3. **Memory.** The resident memory of the server and of its relay before and after
+3. **Memory.** The resident memory of the server before and after
    ``--guests`` guest requests (from one address: most are refused by the quota) and one
    64 MiB POST body, and again after a pause, to see whether it is given back.
 
@@ -126,14 +126,13 @@ def main() -> None:
         try:
             assert server.process is not None
             hub = server.process.pid
-            (relay,) = server.relays()
             tokens = [server.guest(f"pinger{index}") for index in range(arguments.pingers)]
             flooder = server.guest("flooder")
 
             print(f"== flood: {arguments.pingers} clients ping, {arguments.seconds:g} s a run")
             quiet = asyncio.run(pings(server.port, tokens, arguments.seconds, arguments.pause))
             print(f"peer, no flood   {summary(quiet)}")
-            quiet_memory = resident_mib(hub), resident_mib(relay)
+            quiet_memory = resident_mib(hub)
             cuts = multiprocessing.Value("i", 0)
             until = time.time() + arguments.seconds + 1
             attacker = multiprocessing.Process(
@@ -146,13 +145,11 @@ def main() -> None:
             print(f"with the flood   {summary(loud)}")
             print(f"p99 ratio (flood / peer): {p99(loud) / p99(quiet):.2f}")
             print(f"the flooder was cut off {cuts.value} times")
-            flooded_memory = resident_mib(hub), resident_mib(relay)
-            for name, index in (("server", 0), ("relay", 1)):
-                print(
-                    f"{name:6}  before the flood {quiet_memory[index]:6.1f} MiB  after"
-                    f" {flooded_memory[index]:6.1f} MiB"
-                    f"  ({flooded_memory[index] - quiet_memory[index]:+.1f})"
-                )
+            flooded_memory = resident_mib(hub)
+            print(
+                f"server  before the flood {quiet_memory:6.1f} MiB  after {flooded_memory:6.1f} MiB"
+                f"  ({flooded_memory - quiet_memory:+.1f})"
+            )
 
             print("== the database locked by another process for 8 s")
             database = Path(folder) / "tapisvert.sqlite3"
@@ -170,7 +167,7 @@ def main() -> None:
             print(f"the write waiting on the lock: {answer.status_code} {answer.json()['code']}")
 
             print(f"== memory: {arguments.guests} guest requests and a 64 MiB body")
-            before = resident_mib(hub), resident_mib(relay)
+            before = resident_mib(hub)
             statuses: dict[int, int] = {}
             with httpx.Client(base_url=server.url, timeout=30) as http:
                 for index in range(arguments.guests):
@@ -181,16 +178,14 @@ def main() -> None:
                     statuses[huge.status_code] = statuses.get(huge.status_code, 0) + 1
                 except httpx.HTTPError as error:
                     print(f"the 64 MiB body: {type(error).__name__} (the server hung up)")
-            after = resident_mib(hub), resident_mib(relay)
+            after = resident_mib(hub)
             time.sleep(5)
-            later = resident_mib(hub), resident_mib(relay)
+            later = resident_mib(hub)
             print(f"answers by status: {dict(sorted(statuses.items()))}")
-            for name, index in (("server", 0), ("relay", 1)):
-                print(
-                    f"{name:6}  before {before[index]:6.1f} MiB  after {after[index]:6.1f} MiB"
-                    f"  ({after[index] - before[index]:+.1f})  5 s later {later[index]:6.1f} MiB"
-                    f"  ({later[index] - before[index]:+.1f})"
-                )
+            print(
+                f"server  before {before:6.1f} MiB  after {after:6.1f} MiB"
+                f"  ({after - before:+.1f})  5 s later {later:6.1f} MiB  ({later - before:+.1f})"
+            )
         finally:
             server.stop()
 

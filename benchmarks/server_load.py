@@ -29,10 +29,14 @@ worker processes (``--bot-workers``) used.
 With ``--bus redis://…`` each measurement is made twice, side by side: once as above (the
 in-process bus, the local pool of bot workers), once with the server on that Redis server
 (``serve --bus``: frames through Redis, bot decisions as jobs on a Redis stream taken by the
-``--bot-workers`` the server starts). Redis's own CPU time is not counted.
+``--bot-workers`` the server starts). Redis's own CPU time is the ``redis cpu`` column.
+
+With ``--relays N`` (and ``--bus``) each node leaves its clients' sockets to N relay
+processes that talk to it through Redis (``serve --relays``); the clients' sockets go to the
+relays' port, their HTTP requests to the node's.
 
 With ``--nodes N`` (and ``--bus``, ``--database-url postgresql://…``) N nodes of one platform
-serve the load, each with its relays: the four seats of a table are spread over the nodes
+serve the load: the four seats of a table are spread over the nodes
 (seat j of the g-th table on node (g + j) mod N), so that each table has people connected
 to other nodes than its own. ``--database-url`` alone puts one node on PostgreSQL.
 
@@ -244,8 +248,9 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     tally = Tally(started=float("inf"), until=float("inf"))
     # aiohttp's client reads and writes frames in C: the load takes less of the machine.
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+    socket_ports = [int(port) for port in arguments.socket_ports.split(",")]
     links = [
-        await connect(session, f"ws://127.0.0.1:{ports[nodes[index]]}/ws", token)
+        await connect(session, f"ws://127.0.0.1:{socket_ports[nodes[index]]}/ws", token)
         for index, token in tokens
     ]
     seats = [SeatClient(link, index, tally, arguments.think) for index, link in enumerate(links)]
@@ -265,13 +270,13 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     tally.until = tally.started + arguments.seconds
     pids = [int(pid) for pid in arguments.server_pids.split(",")]
     await asyncio.sleep(arguments.warmup)
-    cpu_before = (*cpu_seconds(pids), time.process_time())
+    cpu_before = (*cpu_seconds(pids), process_cpu(arguments.redis_pid), time.process_time())
     await asyncio.sleep(arguments.seconds)
-    cpu_after = (*cpu_seconds(pids), time.process_time())
+    cpu_after = (*cpu_seconds(pids), process_cpu(arguments.redis_pid), time.process_time())
     if arguments.mode == "moves":  # what was acknowledged must be in the log: no goodbye
         for pid in pids:
             os.kill(pid, signal.SIGKILL)
-    hub_cpu, relay_cpu, workers_cpu, client_cpu = (
+    hub_cpu, relay_cpu, workers_cpu, redis_cpu, client_cpu = (
         (after - before) / arguments.seconds
         for before, after in zip(cpu_before, cpu_after, strict=True)
     )
@@ -294,10 +299,25 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         "hub_cpu": hub_cpu,
         "relay_cpu": relay_cpu,
         "workers_cpu": workers_cpu,
+        "redis_cpu": redis_cpu,
         "client_cpu": client_cpu,
         "acked": tally.acked,
         "bot_moves": tally.bot_moves / arguments.seconds,
     }
+
+
+def used(process: int) -> float:
+    """CPU time a process has used (all its threads), from Linux's /proc."""
+    fields = process_stat(process)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float:
+    """CPU time process ``pid`` has used; NaN without one, or without /proc."""
+    try:
+        return used(pid) if pid else float("nan")
+    except OSError:
+        return float("nan")
 
 
 def cpu_seconds(pids: list[int]) -> tuple[float, float, float]:
@@ -306,11 +326,6 @@ def cpu_seconds(pids: list[int]) -> tuple[float, float, float]:
 
     Read from Linux's /proc; NaN elsewhere.
     """
-
-    def used(process: int) -> float:
-        fields = process_stat(process)
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
     try:
         servers, relays, workers = 0.0, 0.0, 0.0
         for pid in pids:
@@ -340,6 +355,8 @@ def client_process(
     command = [
         sys.executable, __file__, "--client", "--mode", mode,
         "--ports", ",".join(str(server.port) for server in servers),
+        "--socket-ports", ",".join(str(server.ws_port) for server in servers),
+        "--redis-pid", str(redis_pid(servers[0].settings.get("bus", ""))),
         "--server-pids", ",".join(map(str, pids)), "--report", str(report),
         "--tables", str(tables), "--seconds", str(arguments.seconds),
         "--warmup", str(arguments.warmup), "--game", arguments.game,
@@ -349,6 +366,17 @@ def client_process(
     if output.returncode != 0:
         raise RuntimeError(output.stderr[-3000:])
     return json.loads(report.read_text())
+
+
+def redis_pid(url: object) -> int:
+    """The process id of the Redis server at ``url`` (0 without one): its CPU time is the
+    bus's cost, counted beside the server's."""
+    if not url:
+        return 0
+    import redis
+
+    with redis.Redis.from_url(str(url)) as client:
+        return int(client.info("server")["process_id"])
 
 
 def logged_moves(database_url: str) -> set[tuple[int, int]]:
@@ -402,7 +430,11 @@ def main() -> None:
         help="mean seconds a client bot thinks before each move (0: as fast as possible)",
     )
     parser.add_argument(
-        "--relays", type=int, default=1, help="relay processes of the server (see `serve`)"
+        "--relays",
+        type=int,
+        default=0,
+        help="relay processes of each node, holding the clients' sockets (see `serve`);"
+        " they need --bus",
     )
     parser.add_argument(
         "--server-bots",
@@ -431,6 +463,8 @@ def main() -> None:
         " default: a SQLite file",
     )
     parser.add_argument("--ports", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--socket-ports", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--redis-pid", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
     parser.add_argument("--server-pids", default="", help=argparse.SUPPRESS)
     parser.add_argument("--report", default="", help=argparse.SUPPRESS)
@@ -450,6 +484,8 @@ def main() -> None:
     if arguments.server_bots:
         workers = arguments.bot_workers or "the server's default"
         print(f"one client seat and three {arguments.server_bots} bots a table; workers: {workers}")
+    if arguments.relays and not arguments.bus:
+        parser.error("--relays needs --bus redis://…: relays talk to their node through it")
     if arguments.nodes > 1 and not (arguments.bus and arguments.database_url):
         parser.error("--nodes 2 or more needs --bus redis://… and --database-url postgresql://…")
     if arguments.bus:
@@ -457,11 +493,14 @@ def main() -> None:
     print(
         (f"{'bus':<6} " if arguments.bus else "")
         + f"{'nodes':>5} {'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7}"
-        f" {'p95 ms':>7} {'p99 ms':>7} {'server cpu':>10} {'relay cpu':>9} {'client cpu':>10}"
+        f" {'p95 ms':>7} {'p99 ms':>7} {'server cpu':>10} {'relay cpu':>9}"
+        + (f" {'redis cpu':>9}" if arguments.bus else "")
+        + f" {'client cpu':>10}"
         f" {'pings/s':>8} {'moves/pings':>11} {'persisted':>9}"
         + (f" {'bot moves/s':>11} {'workers cpu':>11}" if arguments.server_bots else "")
     )
-    buses = ["", arguments.bus] if arguments.bus and arguments.nodes == 1 else [arguments.bus]
+    side_by_side = arguments.bus and arguments.nodes == 1 and not arguments.relays
+    buses = ["", arguments.bus] if side_by_side else [arguments.bus]
     for game, tables, bus in itertools.product(games, arguments.tables, buses):
         arguments.game = game
         with (
@@ -481,7 +520,7 @@ def main() -> None:
                     url,
                     path / f"node{node}.log",
                     rate=1_000_000.0,
-                    relays=arguments.relays,
+                    **({"relays": arguments.relays} if bus else {}),
                     **settings,
                 )
                 for node in range(arguments.nodes)
@@ -505,7 +544,9 @@ def main() -> None:
             f" {moves['per_second']:>8.0f}"
             f" {1000 * moves['p50']:>7.1f} {1000 * moves['p95']:>7.1f}"
             f" {1000 * moves['p99']:>7.1f}"
-            f" {moves['hub_cpu']:>10.2f} {moves['relay_cpu']:>9.2f} {moves['client_cpu']:>10.2f}"
+            f" {moves['hub_cpu']:>10.2f} {moves['relay_cpu']:>9.2f}"
+            + (f" {moves['redis_cpu']:>9.2f}" if arguments.bus else "")
+            + f" {moves['client_cpu']:>10.2f}"
             f" {pings['per_second']:>8.0f}"
             f" {moves['per_second'] / pings['per_second']:>11.2f}"
             f" {'all' if persisted else 'NO':>9}"

@@ -7,11 +7,16 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
 
 from tapisvert.server.redis_bus import PREFIX_VARIABLE
+
+from server_support import Server, serving
 
 REDIS_URL = os.environ.get("TAPISVERT_TEST_REDIS", "redis://127.0.0.1:6379")
 
@@ -38,6 +43,18 @@ def redis_share(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         keys = list(client.scan_iter(f"{prefix}*"))
         if keys:
             client.delete(*keys)
+
+
+@contextmanager
+def relayed(folder: Path, **settings: Any) -> Iterator[Server]:
+    """A server on a SQLite file in ``folder`` whose clients' sockets two relays hold,
+    over Redis (in a share of its own), stopped afterwards; skipped without Redis."""
+    if not redis_answers():
+        pytest.skip(f"no Redis server answers at {REDIS_URL} (set TAPISVERT_TEST_REDIS)")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(PREFIX_VARIABLE, f"test-{uuid.uuid4().hex[:12]}:")
+        with serving(folder, relays=2, bus=REDIS_URL, **settings) as server:
+            yield server
 
 
 async def until(test: Callable[[], bool], seconds: float = 5.0) -> None:

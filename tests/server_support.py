@@ -53,11 +53,15 @@ def free_port() -> int:
 class Server:
     """``tapisvert serve`` in its own process, on a free port, with the given database."""
 
-    def __init__(self, database_url: str, log: Path, **settings: float) -> None:
+    def __init__(self, database_url: str, log: Path, **settings: float | str) -> None:
         self.database_url = database_url
         self.port = free_port()
         self.log = log
         self.settings = {"bot-delay": 0.0, "absence-grace": 30.0, **settings}
+        self.socket_port = free_port() if settings.get("relays") else None
+        """The relays' port, where clients' sockets go, if the server has relays."""
+        if self.socket_port is not None:
+            self.settings["socket-port"] = self.socket_port
         self.process: subprocess.Popen[bytes] | None = None
         self.http = httpx.Client(timeout=30)
 
@@ -66,8 +70,13 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def ws_port(self) -> int:
+        """Where clients' sockets go: the relays' port, or the server's own."""
+        return self.socket_port or self.port
+
+    @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        return f"ws://127.0.0.1:{self.ws_port}/ws"
 
     def start(self) -> Server:
         command = [
@@ -84,8 +93,10 @@ class Server:
                 raise RuntimeError(f"the server stopped: {self.log.read_text()[-2000:]}")
             try:
                 httpx.get(f"{self.url}/api/games", timeout=1).raise_for_status()
+                if self.socket_port is not None:  # the relays listen once they hear the node
+                    socket.create_connection(("127.0.0.1", self.socket_port), timeout=1).close()
                 return self
-            except httpx.HTTPError:
+            except (httpx.HTTPError, OSError):
                 time.sleep(0.05)
         raise RuntimeError("the server did not start within 30 s")
 
@@ -240,7 +251,7 @@ def set_up_table(
 
 
 @contextmanager
-def serving(folder: Path, **settings: float) -> Iterator[Server]:
+def serving(folder: Path, **settings: float | str) -> Iterator[Server]:
     """A server on a SQLite file in ``folder``, stopped afterwards."""
     server = Server(sqlite_url(folder), folder / "server.log", **settings).start()
     try:

@@ -102,7 +102,7 @@ def test_server_load_runs_with_the_servers_bots() -> None:
     assert float(row.split()[-2]) > 0  # the bots played
 
 
-def test_server_load_runs_two_nodes_and_kills_them_at_the_end() -> None:
+def test_server_load_runs_two_nodes_with_relays_and_kills_them_at_the_end() -> None:
     if not redis_answers():
         pytest.skip(f"no Redis server answers at {REDIS_URL} (set TAPISVERT_TEST_REDIS)")
     base = postgres_url()
@@ -110,7 +110,7 @@ def test_server_load_runs_two_nodes_and_kills_them_at_the_end() -> None:
         pytest.skip("no PostgreSQL server answers on 127.0.0.1:5432 (set TAPISVERT_TEST_POSTGRES)")
     printed = run_benchmark(
         "server_load.py",
-        *("--game", "wizard", "--tables", "4", "--nodes", "2"),
+        *("--game", "wizard", "--tables", "4", "--nodes", "2", "--relays", "1"),
         *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
         *("--bus", REDIS_URL, "--database-url", base),
     )
@@ -118,6 +118,7 @@ def test_server_load_runs_two_nodes_and_kills_them_at_the_end() -> None:
     assert header.split()[:3] == ["bus", "nodes", "game"]
     assert row.split()[:4] == ["redis", "2", "wizard", "4"]
     assert float(row.split()[5]) > 0  # moves/s
+    assert float(row.split()[10]) > 0  # the relays' CPU: they held the sockets
     assert row.split()[-1] == "all"  # every acknowledged move found after kill -9
 
 

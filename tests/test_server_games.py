@@ -10,17 +10,24 @@ from pathlib import Path
 
 import pytest
 
+from redis_support import relayed
+
 from server_support import Player, Server, assert_frames_leak_nothing, serving, set_up_table
 
 GAMES = ["wizard", "luz", "abluxxen", "fzzzt"]
 
 
-@pytest.fixture(scope="module", params=[1, 0], ids=["relay", "one-process"])
+@pytest.fixture(scope="module", params=["one-process", "relays"])
 def server(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[Server]:
-    """Clients' sockets held by a relay (the default), or by the server itself."""
-    with serving(tmp_path_factory.mktemp("server"), relays=request.param) as running:
+    """Clients' sockets held by the server itself (the default), or by relays over Redis."""
+    folder = tmp_path_factory.mktemp("server")
+    if request.param == "one-process":
+        with serving(folder) as running:
+            yield running
+        return
+    with relayed(folder) as running:
         yield running
 
 

@@ -148,9 +148,13 @@ def two_nodes(
     postgres: str,
     redis_share: str,  # noqa: F811  (the fixture)
 ) -> Iterator[list[Server]]:
-    """Two nodes on one PostgreSQL database and one Redis server."""
+    """Two nodes on one PostgreSQL database and one Redis server: the first leaves its
+    clients' sockets to a relay, the second holds them itself."""
     settings: dict[str, Any] = {"bus": REDIS_URL, "lease-seconds": LEASE, "rate": 1000}
-    nodes = [Server(postgres, tmp_path / f"node{index}.log", **settings) for index in (1, 2)]
+    nodes = [
+        Server(postgres, tmp_path / f"node{index}.log", relays=relays, **settings)
+        for index, relays in ((1, 1), (2, 0))
+    ]
     try:
         for node in nodes:
             node.start()
@@ -369,14 +373,18 @@ def test_the_readmes_nginx_spreads_a_game_over_two_nodes(
     two_nodes: list[Server], tmp_path: Path
 ) -> None:
     """The load balancer the README shows, as it is written there (only its addresses
-    changed), in front of two nodes: each request and socket goes to either node, and a
-    whole game is played through it."""
+    changed), in front of two nodes: each request goes to either node, each socket to either
+    first node's relay or the second node, and a whole game is played through it."""
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
         pytest.skip("nginx is not installed (scripts/setup --test installs Debian's nginx-light)")
     block = readme_nginx_block()
-    upstream = "".join(f"    server 127.0.0.1:{node.port};\n" for node in two_nodes)
-    block = re.sub(r"(upstream tapisvert \{\n)(?:    server .*\n)+", rf"\g<1>{upstream}", block)
+    for name, ports in (
+        ("tapisvert", [node.port for node in two_nodes]),
+        ("tapisvert_sockets", [node.ws_port for node in two_nodes]),
+    ):
+        upstream = "".join(f"    server 127.0.0.1:{port};\n" for port in ports)
+        block = re.sub(rf"(upstream {name} \{{\n)(?:    server .*\n)+", rf"\g<1>{upstream}", block)
     balancer = Server("", tmp_path / "unused.log")  # its port and clients, no process
     block = block.replace("listen 80;", f"listen 127.0.0.1:{balancer.port};")
     config = tmp_path / "nginx.conf"

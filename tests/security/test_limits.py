@@ -17,6 +17,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from redis_support import relayed
+
 from server_support import Server, masked_frame, raw_websocket, serving
 
 
@@ -97,18 +99,18 @@ def test_one_cut_off_does_not_come_straight_back_for_more(server: Server) -> Non
             link.recv(timeout=5)
 
 
-@pytest.mark.parametrize("relays", [1, 0], ids=["relayed", "in-process"])
+@pytest.mark.parametrize("where", ["in-process", "relays"])
 def test_a_client_that_does_not_read_is_cut_off(
-    tmp_path_factory: pytest.TempPathFactory, relays: int
+    tmp_path_factory: pytest.TempPathFactory, where: str
 ) -> None:
     """Finding 8: a client that does not read had 5,000 frames queued for it, and its links
     were unlimited. Now what it leaves unread is capped in bytes (here 100 KB: the server
     option ``--unread-limit``), and past the cap it is cut off while others carry on. The
     rate is raised so that it can ask for answers faster than sockets' buffers absorb them."""
     folder = tmp_path_factory.mktemp("unread")
-    settings = {"unread-limit": 100_000, "relays": relays, "rate": 5000}
-    with serving(folder, **settings) as server:
-        raw = raw_websocket(server.port, server.guest("deaf"), receive_buffer=4096)
+    settings = {"unread-limit": 100_000, "rate": 5000}
+    with (serving if where == "in-process" else relayed)(folder, **settings) as server:
+        raw = raw_websocket(server.ws_port, server.guest("deaf"), receive_buffer=4096)
         help_request = masked_frame(json.dumps({"type": "help"}).encode())
         with raw, greeted(server, server.guest("listening")) as other:
             for _ in range(8000):  # 600 B of answer each, within the rate: ~5 MB to read

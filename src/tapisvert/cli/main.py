@@ -463,13 +463,8 @@ def serve(
     rate: Annotated[float, typer.Option(help=help_text("rate"))] = 30.0,
     unread_limit: Annotated[int, typer.Option(min=1, help=help_text("unread_limit"))] = 1 << 20,
     abandoned_after: Annotated[float, typer.Option(help=help_text("abandoned_after"))] = 300.0,
-    relays: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            help=help_text("relays"),
-        ),
-    ] = 1,
+    relays: Annotated[int, typer.Option(min=0, help=help_text("relays"))] = 0,
+    socket_port: Annotated[int | None, typer.Option(help=help_text("socket_port"))] = None,
     api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = False,
     bot_workers: Annotated[int | None, typer.Option(min=0, help=help_text("bot_workers"))] = None,
     leaderboard_min_games: Annotated[
@@ -483,7 +478,7 @@ def serve(
     from tapisvert.server.app import create_app
     from tapisvert.server.collector import Collector
     from tapisvert.server.lobby import Settings
-    from tapisvert.server.relay import PUBLIC_OPTIONS, socket_folder
+    from tapisvert.server.relay import PUBLIC_OPTIONS
     from tapisvert.server.storage import default_database_url
 
     # A thread (the storage's writer) gets the interpreter within half a millisecond of
@@ -494,6 +489,8 @@ def serve(
         check_bus(bus)
     elif bot_workers == 0:
         raise fail(OptionError("cli.workers_need_bus"), default_language())
+    elif relays:
+        raise fail(OptionError("cli.relays_need_bus"), default_language())
     settings = Settings(
         bot_delay=bot_delay,
         absence_grace=absence_grace,
@@ -505,43 +502,43 @@ def serve(
         lease_seconds=lease_seconds,
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
-    collector = Collector()
-    if relays == 0:
-        server = create_app(
-            url, settings, api_docs=api_docs, redis_url=bus or None, collector=collector
+    node = secrets.token_hex(8) if relays else None
+    started: list[subprocess.Popen[bytes]] = []
+    stopping = threading.Event()
+    if node is not None:
+        relay_port = port + 1 if socket_port is None else socket_port
+        console.print(
+            translate(
+                "cli.relaying",
+                default_language(),
+                relays=relays,
+                url=f"ws://{host}:{relay_port}/ws",
+            )
         )
-        uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
-        return
-    with socket_folder() as folder:
-        hub, hub_bus = Path(folder) / "hub.sock", Path(folder) / "bus.sock"
         command = [
-            sys.executable, "-m", "tapisvert", "relay", "--bus", str(hub_bus), "--hub", str(hub),
-            "--host", host, "--port", str(port), "--unread-limit", str(unread_limit),
+            sys.executable, "-m", "tapisvert", "relay", "--bus", bus, "--node", node,
+            "--host", host, "--port", str(relay_port), "--unread-limit", str(unread_limit),
             "--rate", str(rate),
         ]  # fmt: skip
         # Relays get no terminal signals (Ctrl+C): the server stops them, or they see it go.
         started = [subprocess.Popen(command, start_new_session=True) for _ in range(relays)]
-        stopping = threading.Event()
         for process in started:
             threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
-        try:
-            uvicorn.run(
-                create_app(
-                    url,
-                    settings,
-                    bus=hub_bus,
-                    api_docs=api_docs,
-                    redis_url=bus or None,
-                    collector=collector,
-                ),
-                uds=str(hub),
-                log_level="warning",
-            )
-        finally:
-            stopping.set()
-            for process in started:
-                process.terminate()
-                process.wait()
+    server = create_app(
+        url,
+        settings,
+        api_docs=api_docs,
+        redis_url=bus or None,
+        collector=Collector(),
+        relays=node,
+    )
+    try:
+        uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
+    finally:
+        stopping.set()
+        for process in started:
+            process.terminate()
+            process.wait()
 
 
 def check_bus(url: str) -> None:
@@ -577,8 +574,8 @@ def _stop_without(relay: subprocess.Popen[bytes], stopping: threading.Event) -> 
 
 @app.command(hidden=True)
 def relay(
-    bus: Annotated[Path, typer.Option()],
-    hub: Annotated[Path, typer.Option()],
+    bus: Annotated[str, typer.Option()],
+    node: Annotated[str, typer.Option()],
     host: Annotated[str, typer.Option()],
     port: Annotated[int, typer.Option()],
     unread_limit: Annotated[int, typer.Option()],
@@ -588,7 +585,7 @@ def relay(
     from tapisvert.server.relay import run_relay
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
-    run_relay(bus, hub, host, port, unread_limit, rate)
+    run_relay(bus, node, host, port, unread_limit, rate)
 
 
 def main() -> None:

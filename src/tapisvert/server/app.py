@@ -41,9 +41,9 @@ from tapisvert.server.protocol import (
     ServerMessage,
     Welcome,
 )
-from tapisvert.server.pubsub import PubSub
+from tapisvert.server.pubsub import PubSub, is_seat_channel
 from tapisvert.server.redis_bus import RedisPubSub
-from tapisvert.server.relay import PEER_HEADER, open_bus
+from tapisvert.server.relay import RelayedSockets
 from tapisvert.server.storage import open_storage
 
 HELLO_SECONDS = 10.0
@@ -118,31 +118,30 @@ Me = Annotated[User, Depends(current_user)]
 
 
 def peer(request: Request) -> str:
-    """The address a request comes from: the client's, or, for a request a relay passes on
-    over the hub's Unix socket (where no client can reach), the one the relay names."""
-    if request.client is None or not request.client.host:
-        return request.headers.get(PEER_HEADER, "relay")
-    return request.client.host
+    """The address a request comes from."""
+    return request.client.host if request.client is not None and request.client.host else "?"
 
 
 def create_app(
     database_url: str,
     settings: Settings | None = None,
     pubsub: PubSub | None = None,
-    bus: Path | None = None,
     api_docs: bool = False,
     redis_url: str | None = None,
     collector: Collector | None = None,
+    relays: str | None = None,
 ) -> FastAPI:
-    """The server; with ``bus``, relays hold the clients' sockets (see ``relay``); with
-    ``redis_url``, channels and bot jobs go through that Redis server (see ``redis_bus``
-    and ``bot_queue``); with ``collector``, its garbage collections are that collector's
-    (see ``collector``).
+    """The server; with ``redis_url``, channels and bot jobs go through that Redis server
+    (see ``redis_bus`` and ``bot_queue``), and with ``relays`` too, relays that name this
+    node so hold clients' sockets (see ``relay``); with ``collector``, its garbage
+    collections are that collector's (see ``collector``).
 
     The API's own pages (``/docs``, ``/openapi.json``) are there with ``api_docs`` only:
     a public server does not show its map to everyone.
     """
-    shared = None if redis_url is None else RedisPubSub(redis_url)
+    shared = None if redis_url is None else RedisPubSub(redis_url, asked_first=is_seat_channel)
+    if relays is not None and shared is None:
+        raise ValueError("relays talk to their node over a Redis bus")
     lobby = Lobby(open_storage(database_url), shared or pubsub, settings, sole=shared is None)
     queue = None if redis_url is None else BotQueue(redis_url, lobby.settings.bot_workers)
     if queue is not None:
@@ -156,12 +155,15 @@ def create_app(
         await lobby.start()
         gc.freeze()  # what start-up made lives as long as the server: collections skip it
         collecting = None if collector is None else asyncio.create_task(collector.run())
-        relays = None if bus is None else await open_bus(bus, lambda link: serve_link(lobby, link))
+        sockets = None
+        if relays is not None and shared is not None:
+            sockets = RelayedSockets(shared, relays, lambda link: serve_link(lobby, link))
+            await sockets.start()
         yield
         if collecting is not None:
             collecting.cancel()
-        if relays is not None:
-            relays.close()
+        if sockets is not None:
+            sockets.close()
         await lobby.stop()
         if shared is not None:
             await shared.close()

@@ -91,3 +91,9 @@ def table_channel(table: int) -> str:
 
 def seat_channel(table: int, seat: int | None) -> str:
     return f"table:{table}:watch" if seat is None else f"table:{table}:seat:{seat}"
+
+
+def is_seat_channel(channel: str) -> bool:
+    """Whether ``channel`` carries one seat's views (or the spectators'): whoever follows it
+    from another node asks the table's node for a snapshot first, which ``expect``s them."""
+    return (channel.startswith("table:") and channel.endswith(":watch")) or ":seat:" in channel

@@ -18,6 +18,11 @@ are known at once; those of other processes as Redis counted them at most ``COUN
 ago. A view a table skips because a newcomer elsewhere was not counted yet is not lost for
 good: a channel's next view after a skipped one is a full one.
 
+Channels whose followers elsewhere ask the publisher for a snapshot before they read on
+(``asked_first``: a seat's views, whose follower's node is then ``expect``ed) reach Redis only
+while someone elsewhere follows them: a node whose tables' players are all its own sends
+their views to nobody else, and does not read them back.
+
 Redis must be trusted like the database: whoever can publish on it can speak for the server.
 """
 
@@ -30,7 +35,7 @@ import os
 import time
 import uuid
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -119,8 +124,14 @@ class Backoff:
 class RedisPubSub:
     """The pub/sub port over a Redis server: call ``start`` on the event loop first."""
 
-    def __init__(self, url: str, prefix: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str | None = None,
+        asked_first: Callable[[str], bool] | None = None,
+    ) -> None:
         self.url = url
+        self._asked_first = asked_first or (lambda channel: False)
         self.prefix = bus_prefix() if prefix is None else prefix
         self.node = uuid.uuid4().hex
         """This process, in the frames it publishes."""
@@ -192,6 +203,8 @@ class RedisPubSub:
 
     def publish(self, channel: str, frame: Frame) -> None:
         self._local.publish(channel, frame)
+        if self._asked_first(channel) and not self._followed_elsewhere(channel):
+            return
         last = self._last_published
         if last is not None and last[0] is frame and last[1] != channel:
             number = last[2]
@@ -210,8 +223,9 @@ class RedisPubSub:
         self._wake.set()
 
     def has_subscribers(self, channel: str) -> bool:
-        if self._local.has_subscribers(channel):
-            return True
+        return self._local.has_subscribers(channel) or self._followed_elsewhere(channel)
+
+    def _followed_elsewhere(self, channel: str) -> bool:
         now = time.monotonic()
         self._asked[channel] = now
         return self._elsewhere.get(channel, 0) > 0 or self._expected.get(channel, 0.0) > now
