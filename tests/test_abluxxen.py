@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from tapisvert import CHANCE, IllegalActionError, OptionError, load_game
 from tapisvert.core.tuples import added, replaced
 from tapisvert.games.abluxxen import AbluxxenState, CardSet, legal_sets, set_to_string
+from tapisvert.games.abluxxen.bot import AbluxxenHeuristicBot
 from tapisvert.games.abluxxen.cards import DECK_COUNTS, JOKER, counts_of, string_to_set
 from tapisvert.games.abluxxen.rules import GameSummary
+from tapisvert.games.abluxxen.search import heuristic_in_play_out
 from tapisvert.testing import check_game
 
 from conftest import random_playthrough
@@ -328,6 +330,23 @@ def test_hidden_cards_do_not_leak(players: int, seed: int, duel: bool, series: b
                 if seat != owner:
                     assert swapped.observation(seat) == state.observation(seat)
             assert swapped.observation(None) == state.observation(None)
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st, duel=st.booleans(), series=st.booleans())
+def test_the_play_outs_heuristic_plays_as_the_heuristic_bot(
+    players: int, seed: int, duel: bool, series: bool
+) -> None:
+    """The move a play-out reads off the position is the heuristic bot's, from the seat's own
+    view: the same at every decision of a game, and blind to the other hands."""
+    rng = random.Random(seed)
+    bot = AbluxxenHeuristicBot()
+    for state in [s for s in game_states(players, seed, duel, series) if s.current_player() >= 0]:
+        seat = state.current_player()
+        legal = state.legal_actions()
+        expected = bot.choose(state.observation(seat), legal, rng)
+        assert heuristic_in_play_out(state, legal, rng) == expected
+        assert state.seat_view(seat) == state.observation(seat).seat_view()
 
 
 @SETTINGS

@@ -80,6 +80,8 @@ class _Searcher:
             except ValueError:
                 policy = RandomBot()
         self.policy = policy
+        self.fast_policy = profile.rollout_policy if settings.rollout == "heuristic" else None
+        """The heuristic read off the position, where the game gives one."""
         self.scale = 1.0
 
     def budget(self) -> Callable[[int], bool]:
@@ -110,6 +112,8 @@ class _Searcher:
             legal = state.legal_actions()
             if random_policy or len(legal) == 1:
                 state.apply_action(legal[int(rng.random() * len(legal))])
+            elif self.fast_policy is not None:
+                state.apply_action(self.fast_policy(state, legal, rng))
             else:
                 state.apply_action(self.policy.choose(state.observation(player), legal, rng))
 

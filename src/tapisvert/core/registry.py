@@ -12,6 +12,7 @@ server find it here, and none of them names a game.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -57,6 +58,10 @@ class SearchProfile:
     """The options a flat search (``halving``, ``pimc``) plays out at the bot's decision,
     narrowed with what its observation shows (the few a rule of thumb rates best), where a
     budget shared by all of them would play each out too seldom; ``None``: all candidates."""
+    rollout_policy: Callable[[State, list[Action], random.Random], Action] | None = None
+    """The heuristic bot's move for the seat to act in a play-out, read off the position
+    from what that seat's observation shows, where building the whole observation at every
+    step would cost more than the choice; ``None``: the heuristic bot on the observation."""
 
 
 @dataclass(frozen=True)

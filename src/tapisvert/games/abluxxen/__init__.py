@@ -10,7 +10,7 @@ from tapisvert.games.abluxxen.rules import (
     AbluxxenState,
     set_action,
 )
-from tapisvert.games.abluxxen.search import strongest_sets
+from tapisvert.games.abluxxen.search import heuristic_in_play_out, strongest_sets
 
 PLUGIN = GamePlugin(
     AbluxxenGame,
@@ -20,7 +20,12 @@ PLUGIN = GamePlugin(
     rules="tapisvert.games.abluxxen",
     encoding="tapisvert.games.abluxxen.encoding:AbluxxenEncoding",
     search=SearchProfile(
-        medium=60, hard=300, relative=True, method="halving", shortlist=strongest_sets
+        medium=60,
+        hard=300,
+        relative=True,
+        method="halving",
+        shortlist=strongest_sets,
+        rollout_policy=heuristic_in_play_out,
     ),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""

@@ -53,6 +53,7 @@ from tapisvert.games.abluxxen.cards import (
     CardSet,
     can_steal,
     cards_of,
+    counts_of,
     is_playable,
     kind_to_string,
     legal_sets,
@@ -124,6 +125,20 @@ class GameSummary(NamedTuple):
     points: tuple[int, ...]
 
 
+class SeatView(NamedTuple):
+    """The part of a seat's observation that a rule of thumb plays by.
+
+    A play-out asks for it at every step, where building the whole observation would cost
+    more than the choice: a position gives it straight (``AbluxxenState.seat_view``)."""
+
+    seat: Seat
+    hand: tuple[int, ...]
+    """The seat's own hand, as a count vector by kind."""
+    stacks: tuple[tuple[CardSet, ...], ...]
+    display: tuple[tuple[int, ...], ...]
+    in_play: tuple[int, ...]
+
+
 @mypyc_attr(native_class=False)  # compiled, still the plain dataclass its base is
 @dataclass(frozen=True)
 class AbluxxenObservation(Observation):
@@ -163,6 +178,10 @@ class AbluxxenObservation(Observation):
     series_target: int | None
     starter: Seat
     past_games: tuple[GameSummary, ...]
+
+    def seat_view(self) -> SeatView:
+        seat = self.seat if self.seat is not None else 0
+        return SeatView(seat, counts_of(self.hand), self.stacks, self.display, self.in_play)
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -433,6 +452,10 @@ class AbluxxenState(State):
         )
         public = self._shared("public", self._public_view)
         return AbluxxenObservation.assemble({**public, "seat": seat, "hand": hand})
+
+    def seat_view(self, seat: Seat) -> SeatView:
+        """What ``observation(seat).seat_view()`` gives, without the observation."""
+        return SeatView(seat, self._hands[seat], self._stacks, self._display, self._in_play)
 
     def _public_view(self) -> dict[str, Any]:
         players = range(self._players)
