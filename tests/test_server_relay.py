@@ -125,9 +125,10 @@ def test_relays_go_with_their_killed_node_and_close_their_clients(tmp_path: Path
 
 @pytest.mark.usefixtures("redis_share")
 def test_a_node_whose_relays_port_is_taken_stops_and_says_why(tmp_path: Path) -> None:
+    # Bound, not listening: the port is taken, yet a connection to it is refused, so nothing
+    # but the relays' own socket could make the server look ready.
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
-        taken.listen()
         server = relayed_server(tmp_path)
         server.socket_port = taken.getsockname()[1]
         server.settings["socket-port"] = server.socket_port
