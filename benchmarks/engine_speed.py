@@ -16,7 +16,8 @@ one run, and each keeps its best of the rounds.
     OpenSpiel has no other way from Python.
 
 Then decisions/s and whole games/s of each of our four games (4 players, random legal moves,
-the engine drawing chance), and ``clone()``/s.
+the engine drawing chance), and each game's ``clone()``/s of a position 20 decisions into a
+game (Wizard's from a 12-trick hand, OpenSpiel's ``oh_hell`` clone of the same kind beside it).
 
 Every figure for our pure-Python engine and, when it is built (``scripts/setup --compiled``),
 for the compiled one (the same sources compiled by mypyc, ``build/compiled``): each engine in a
@@ -84,8 +85,9 @@ def ours_step_by_step(state: tapisvert.State, choice: Callable[[list[int]], int]
 
 def game_rates(
     game: tapisvert.Game[Any], rng: random.Random, seconds: float
-) -> tuple[float, float]:
-    """Decisions/s and games/s of whole games: random legal moves, the engine drawing chance."""
+) -> tuple[float, float, float]:
+    """Decisions/s and games/s of whole games (random legal moves, the engine drawing
+    chance), then ``clone()``/s of a position 20 decisions into a game."""
     decisions = games = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
@@ -98,7 +100,26 @@ def game_rates(
                 decisions += 1
         games += 1
     elapsed = time.perf_counter() - started
-    return decisions / elapsed, games / elapsed
+    clones = rate(clones_of(advanced(game.new_initial_state(0), rng.choice)), seconds)
+    return decisions / elapsed, games / elapsed, clones
+
+
+def advanced(state: Any, choice: Callable[[list[int]], int]) -> Any:
+    """``state`` once 20 decisions (and the chance steps between them) are made."""
+    decisions = 0
+    while decisions < 20 and not state.is_terminal():
+        decisions += not state.is_chance_node()
+        state.apply_action(choice(state.legal_actions()))
+    return state
+
+
+def clones_of(state: Any, batch: int = 10_000) -> Callable[[], int]:
+    def clones() -> int:
+        for _ in range(batch):
+            state.clone()
+        return batch
+
+    return clones
 
 
 def measure(seconds: float) -> dict[str, Any]:
@@ -171,17 +192,16 @@ def measure(seconds: float) -> dict[str, Any]:
         name: game_rates(tapisvert.load_game(name, players=4), rng, seconds / 2)
         for name in tapisvert.game_names()
     }
-    state = our_positions[0].clone()
-    for _ in range(20):
-        state.apply_action(state.legal_actions()[0])
-    batch = 10_000
 
-    def clones() -> int:
-        for _ in range(batch):
-            state.clone()
-        return batch
+    def first(legal: list[int]) -> int:
+        return legal[0]
 
-    return {"rows": rows, "games": games, "clones": rate(clones, seconds / 2)}
+    clones = side_by_side(
+        clones_of(advanced(our_positions[0].clone(), first)),
+        clones_of(advanced(their_positions[0].clone(), first)) if their_game is not None else None,
+        seconds,
+    )
+    return {"rows": rows, "games": games, "clones": clones}
 
 
 def main() -> None:
@@ -210,15 +230,24 @@ def main() -> None:
             print(shown if other is None else f"{shown} {other:>10,.0f} {mine / other:>6.2f}")
 
     print()
-    print(f"{'our games, 4 players':<24} {'engine':<9} {'decisions/s':>12} {'games/s':>9}")
+    print(
+        f"{'our games, 4 players':<24} {'engine':<9} {'decisions/s':>12} {'games/s':>9}"
+        f" {'clones/s':>10}"
+    )
     for name in tapisvert.game_names():
         for kind in kinds:
-            decisions, games = figures[kind]["games"][name]
+            decisions, games, clones = figures[kind]["games"][name]
             shown_name = name if kind == "pure" else ""
-            print(f"{shown_name:<24} {kind:<9} {decisions:>12,.0f} {games:>9,.0f}")
+            print(f"{shown_name:<24} {kind:<9} {decisions:>12,.0f} {games:>9,.0f} {clones:>10,.0f}")
 
-    clones = "; ".join(f"{kind} {figures[kind]['clones']:,.0f}" for kind in kinds)
-    print(f"\nWizard clone()/s: {clones}")
+    print()
+    heading = f"{'clone()/s, 12-trick hand':<58} {'engine':<9} {'ours':>10}"
+    print(f"{heading} {'OpenSpiel':>10} {'ratio':>6}")
+    for kind in kinds:
+        mine, other = figures[kind]["clones"]
+        shown = f"{'Wizard / oh_hell, 20 decisions in' if kind == 'pure' else '':<58} {kind:<9}"
+        shown += f" {mine:>10,.0f}"
+        print(shown if other is None else f"{shown} {other:>10,.0f} {mine / other:>6.2f}")
 
 
 if __name__ == "__main__":
