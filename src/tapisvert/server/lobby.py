@@ -331,6 +331,12 @@ class Lobby:
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
         self.tokens: Tokens | None = None
         self.tables: dict[int, GameTable] = {}
+        self._seated: dict[int, set[int]] = {}
+        """Each person's tables here (by id) where they sit, so that their coming and going
+        looks at those tables only, not at every table in memory (finished ones stay for
+        minutes: thousands on a busy node)."""
+        self._seated_at: dict[int, frozenset[int]] = {}
+        """The people each table here is indexed under in ``_seated``."""
         self.bot_accounts: dict[str, int] = {}
         """The rated account of each bot level."""
         self.names: dict[int, str] = {}
@@ -388,7 +394,7 @@ class Lobby:
         table.fence = fence
         if row.status != "open":
             await table.restore(await self.storage.actions(row.id))
-        self.tables[row.id] = table
+        self._hold(table)
         for seat in table.seats:
             if seat.user_id is not None:
                 self.names[seat.user_id] = seat.name or "?"
@@ -401,11 +407,58 @@ class Lobby:
             self._review_attendance(table)
         return table
 
+    def _hold(self, table: GameTable) -> None:
+        """``table`` is served here now."""
+        self.tables[table.id] = table
+        self._index_seats(table)
+
+    def _let_go(self, table: GameTable) -> bool:
+        """``table`` is no longer in memory here; false if it was not."""
+        if self.tables.get(table.id) is not table:
+            return False
+        del self.tables[table.id]
+        for user_id in self._seated_at.pop(table.id, frozenset()):
+            self._unseat(user_id, table.id)
+        return True
+
+    def _index_seats(self, table: GameTable) -> None:
+        """Index ``table`` under the people who sit there now (after a change of seats)."""
+        if self.tables.get(table.id) is not table:
+            return
+        seated = frozenset(
+            seat.user_id
+            for seat in table.seats
+            if seat.kind == "human" and seat.user_id is not None
+        )
+        before = self._seated_at.get(table.id, frozenset())
+        if seated == before:
+            return
+        self._seated_at[table.id] = seated
+        for user_id in before - seated:
+            self._unseat(user_id, table.id)
+        for user_id in seated - before:
+            self._seated.setdefault(user_id, set()).add(table.id)
+
+    def _unseat(self, user_id: int, table_id: int) -> None:
+        tables = self._seated.get(user_id)
+        if tables is not None:
+            tables.discard(table_id)
+            if not tables:
+                del self._seated[user_id]
+
+    def seated_tables(self, user_id: int) -> list[tuple[GameTable, int]]:
+        """The tables here where the person sits, with their seat."""
+        found = []
+        for table_id in self._seated.get(user_id, ()):
+            table = self.tables.get(table_id)
+            if table is not None and (seat := table.seat_of(user_id)) is not None:
+                found.append((table, seat))
+        return found
+
     def _forget(self, table: GameTable) -> None:
         """A finished table leaves memory (and this node lets its lease go): its record
         stays in the database."""
-        if self.tables.get(table.id) is table:
-            del self.tables[table.id]
+        if self._let_go(table):
             self.spawn(self.storage.release_lease(self.node, table.id))
 
     async def _keep_leases(self) -> None:
@@ -497,9 +550,8 @@ class Lobby:
         for user_id, name in after.items():
             self.names.setdefault(user_id, name)
             if user_id not in before:
-                for table in self.tables.values():
-                    if table.seat_of(user_id) is not None:
-                        self._review_attendance(table)
+                for table, _ in self.seated_tables(user_id):
+                    self._review_attendance(table)
         for user_id in before.keys() - after.keys():
             if not self.is_online(user_id):
                 self._went_offline(user_id)
@@ -555,8 +607,7 @@ class Lobby:
         _log.warning("table %d is served by another node now", table.id)
         table.moved = True
         table.stop_timers()
-        if self.tables.get(table.id) is table:
-            del self.tables[table.id]
+        self._let_go(table)
 
     async def stop(self) -> None:
         if self.keeper is not None:
@@ -716,11 +767,7 @@ class Lobby:
     async def _seats_of(self, user_id: int) -> list[tuple[int, int]]:
         """The tables where the user sits, with the seat: here, and with other nodes, the
         open and playing ones they serve."""
-        seats = [
-            (table.id, seat)
-            for table in list(self.tables.values())
-            if (seat := table.seat_of(user_id)) is not None
-        ]
+        seats = [(table.id, seat) for table, seat in self.seated_tables(user_id)]
         if self.peers is not None:
             for row in await self.storage.seated(user_id, ["open", "playing"]):
                 if row.id not in self.tables:
@@ -761,9 +808,8 @@ class Lobby:
         """The user's last connection closed (here, or on another node): the tables
         where they sit count them away, and a bot may play for them later."""
         self._later(self.settings.absence_grace, self._check_absent, user_id)
-        for table in self.tables.values():
-            if table.seat_of(user_id) is not None:
-                self._review_attendance(table)
+        for table, _ in self.seated_tables(user_id):
+            self._review_attendance(table)
 
     async def _quietly(self, work: Awaitable[Any]) -> None:
         """Work for another node whose refusal nobody waits for: it is logged."""
@@ -775,7 +821,7 @@ class Lobby:
     def _check_absent(self, user_id: int) -> None:
         if self.is_online(user_id):
             return
-        for table in self.tables.values():
+        for table, _ in self.seated_tables(user_id):
             table.went_away(user_id)
 
     async def follow(
@@ -964,7 +1010,7 @@ class Lobby:
         row.id = await self.storage.create_table(row, self.node, self.settings.lease_seconds)
         table = GameTable(row, self)
         table.fence = 1
-        self.tables[row.id] = table
+        self._hold(table)
         return table
 
     async def rematch(self, user: User, table_id: int) -> int:
@@ -1166,6 +1212,7 @@ class Lobby:
         return snapshot
 
     def table_changed(self, table: GameTable) -> None:
+        self._index_seats(table)
         frame = table.info().model_dump_json()
         self.pubsub.publish(room_channel(table.room), frame)
         self.pubsub.publish(table_channel(table.id), frame)
@@ -1189,7 +1236,7 @@ class Lobby:
 
     async def _close(self, table: GameTable) -> None:
         """Remove an abandoned table for good: from memory, the database and the room."""
-        self.tables.pop(table.id, None)
+        self._let_go(table)
         table.status = "closed"
         self.table_changed(table)
         await table.save_until_stored()
