@@ -286,7 +286,9 @@ def test_two_browsers_play_each_other_and_a_reload_restores_table_and_chat(
             for player in (first, second):
                 if not finished(player):
                     moves += play_one_move(player, rng)
-            if moves >= 10 and not reloaded:
+            # late enough that the chat line lies far back in the log, behind the moves
+            told = second.locator(".chat .log .move").count() if not reloaded else 0
+            if told >= 70 and not reloaded:
                 before = second.get_attribute("#board", "data-seq")
                 second.reload()
                 second.wait_for_selector("#board")
@@ -297,6 +299,8 @@ def test_two_browsers_play_each_other_and_a_reload_restores_table_and_chat(
                 second.wait_for_selector("text=hello from bob")
                 assert second.locator(".chat .log .move").count() >= 5  # the moves told before
                 assert second.locator(".chat .log >> text=hello from bob").count() == 1
+                notices = second.locator(".chat .log .notice").all_inner_texts()
+                assert len(notices) == len(set(notices)), notices  # none told again
                 reloaded = True
         assert reloaded and finished(first) and finished(second)
         assert first.inner_text("#status") == second.inner_text("#status")

@@ -78,6 +78,12 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     screenshot(page, "fzzzt")
 
     play_to_the_end(page, random.Random(11))
+    # the end appears above the board: the page brings it into sight
+    page.wait_for_function(
+        "(() => { const top = document.querySelector('#end').getBoundingClientRect().top;"
+        " return top > -2 && top < innerHeight / 2; })()",
+        timeout=5000,
+    )
     end = page.inner_text("#end")
     assert "fz-ana" in end and "bot easy 2" in end
     assert "Final scoring" in page.inner_text("#summary")

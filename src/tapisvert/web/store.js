@@ -324,12 +324,28 @@ export function tableLog(table) {
   return state.logs.table[table];
 }
 
+/** How often each line was resent in the latest burst of resent lines, per log: a line said
+ * twice, and resent twice, is shown twice. A burst ends with a new line, or after a second. */
+const recalled = new Map();
+const BURST_MS = 1000;
+
 /** Add a line to a table's log or the room's; a line the server resends after a hello
- * (`history`) is added only if the log does not show it already. */
+ * (`history`) is added only if the log does not show it already, however far back. */
 function note(table, line, history = false) {
   const lines = table ? tableLog(table) : state.logs.room;
-  const same = (other) => other.kind === line.kind && other.sender === line.sender && other.text === line.text;
-  if (history && lines.slice(-60).some(same)) return;
+  const log = table ?? "room";
+  if (!history) {
+    recalled.delete(log);
+  } else {
+    const same = (other) => other.kind === line.kind && other.sender === line.sender && other.text === line.text;
+    const burst = recalled.get(log);
+    const seen = burst && Date.now() - burst.at < BURST_MS ? burst.seen : new Map();
+    recalled.set(log, { at: Date.now(), seen });
+    const signature = JSON.stringify([line.kind, line.sender, line.text]);
+    const times = (seen.get(signature) ?? 0) + 1;
+    seen.set(signature, times);
+    if (lines.filter(same).length >= times) return;
+  }
   lines.push({ ...line, key: ++lineKeys });
   if (lines.length > 500) lines.splice(0, lines.length - 500);
   if (table) keepLog(table);

@@ -231,8 +231,7 @@ function Dock({ info, frame, module, ctx }) {
  * they type or choose something, nor when they scrolled themselves a moment ago.
  */
 function bringIntoSight(dock) {
-  const busy = document.activeElement?.matches("input, select, textarea");
-  if (!dock || busy || Date.now() - lastScrolledByHand < 4000) return;
+  if (!dock || !mayScroll()) return;
   const felt = dock.previousElementSibling;
   const bottom = felt.getBoundingClientRect().bottom + window.scrollY + dock.offsetHeight;
   window.scrollTo({ top: Math.max(0, bottom - window.innerHeight + 8), behavior: "smooth" });
@@ -242,6 +241,12 @@ function bringIntoSight(dock) {
     const needed = move.offsetTop + move.offsetHeight + 8 - dock.clientHeight;
     if (needed > dock.scrollTop) dock.scrollTop = needed;
   }
+}
+
+/** Not while the person types or chooses something, nor when they scrolled a moment ago. */
+function mayScroll() {
+  const busy = document.activeElement?.matches("input, select, textarea");
+  return !busy && Date.now() - lastScrolledByHand >= 4000;
 }
 
 let lastScrolledByHand = 0;
@@ -303,7 +308,12 @@ function EndScreen({ info, frame, ctx }) {
   const rematch = state.rematches[info.table];
   const seated = frame.seat !== null;
   const ratings = info.ratings ?? [];
-  return html`<section class="panel end" id="end" aria-labelledby="end-heading">
+  // the end appears above the board, maybe a screen or two up on a phone: bring it into sight
+  const end = useRef(null);
+  useEffect(() => {
+    if (end.current && mayScroll()) end.current.scrollIntoView({ behavior: "smooth", block: "start" });
+  }, []);
+  return html`<section class="panel end" id="end" ref=${end} aria-labelledby="end-heading">
     <h2 id="end-heading">${t("web.game_over")}</h2>
     <ol class="ranking">
       ${order.map(({ points, index }) => html`<li key=${index} class=${place(index) === 1 ? "first" : ""} data-seat=${index}>
