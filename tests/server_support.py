@@ -266,6 +266,15 @@ def process_stat(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
 
 
+def running(pid: int) -> bool:
+    """Whether process ``pid`` still runs: a process that exited but that nobody has reaped
+    yet (a zombie, state ``Z``) does not."""
+    try:
+        return process_stat(pid)[0] != "Z"
+    except OSError:
+        return False
+
+
 def children(pid: int) -> list[int]:
     """The processes whose parent is ``pid``, read from /proc."""
     found = []

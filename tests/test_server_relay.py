@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
 from tapisvert.server.relay import CLOSE, FRAME, MESSAGE, Relay, read_message
 
-from server_support import Player, Server, set_up_table, sqlite_url
+from server_support import Player, Server, running, set_up_table, sqlite_url
 
 records = st.lists(
     st.tuples(st.sampled_from([MESSAGE, FRAME, CLOSE]), st.integers(0, 2**32 - 1), st.text()),
@@ -116,8 +116,8 @@ def test_relays_go_with_their_killed_node_and_close_their_clients(tmp_path: Path
 
         asyncio.run(connected_then_killed())
         deadline = time.monotonic() + 10
-        while any(Path(f"/proc/{pid}").exists() for pid in relays):
-            assert time.monotonic() < deadline, f"relays {relays} outlived their node"
+        while living := [pid for pid in relays if running(pid)]:
+            assert time.monotonic() < deadline, f"relays {living} outlived their node"
             time.sleep(0.02)
     finally:
         server.stop()

@@ -217,18 +217,19 @@ class Relay:
                 return
 
     async def start(self) -> None:
-        """Join the bus, and wait for the node to follow it."""
+        """Join the bus, and wait for the node to follow it; a node that dies meanwhile
+        takes this relay with it at once, not at the end of the wait."""
+        loop = asyncio.get_running_loop()
+        self._watching = loop.create_task(self._watch_parent())
         await self._pubsub.start()
         channel = relay_channel(self.name)
         self._pubsub.subscribe(channel, self._heard)
         await self._pubsub.following(channel)
-        loop = asyncio.get_running_loop()
         deadline = loop.time() + NODE_WAIT_SECONDS
         while not self._pubsub.has_subscribers(sockets_channel(self.node)):
             if loop.time() > deadline:
                 raise RuntimeError(f"the node {self.node} does not follow the bus")
             await asyncio.sleep(0.05)
-        self._watching = loop.create_task(self._watch_parent())
 
     async def stop(self) -> None:
         if self._watching is not None:
