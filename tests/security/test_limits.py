@@ -18,6 +18,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from redis_support import relayed
+from tapisvert.server.errors import ServerError
+from tapisvert.server.quotas import SWEEP_SECONDS, MovingWindows, Quotas, QuotaSettings
 
 from server_support import Server, masked_frame, raw_websocket, serving
 
@@ -224,3 +226,55 @@ def test_a_refusal_names_its_request_and_the_size_limit_counts_bytes(server: Ser
         link.send(json.dumps(emoji, ensure_ascii=False))
         refusal = json.loads(link.recv(timeout=5))
         assert refusal["code"] == "too_long"
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def refused(quotas: Quotas, quota: str, key: int) -> bool:
+    try:
+        quotas.take(quota, key)
+    except ServerError as error:
+        assert (error.code, error.status) == ("rate_limited", 429)
+        return True
+    return False
+
+
+def test_a_quota_counts_in_a_moving_window_per_key() -> None:
+    clock = Clock()
+    quotas = Quotas(QuotaSettings(chat="3/10 seconds"), clock=clock)
+    for _ in range(3):
+        quotas.take("chat", 1)
+        clock.now += 2
+    assert refused(quotas, "chat", 1)
+    quotas.take("chat", 2)  # another person counts apart
+    clock.now += 4.5  # the first line left the window (10.5 s ago), the second has not
+    quotas.take("chat", 1)
+    assert refused(quotas, "chat", 1)  # a refused line does not count: the next frees in 1.5 s
+    clock.now += 1.5
+    quotas.take("chat", 1)
+
+
+def test_a_quota_scales_with_the_servers_rate() -> None:
+    quotas = Quotas(QuotaSettings(tables="2/hour"), scale=2.5, clock=Clock())
+    for _ in range(5):
+        quotas.take("tables", 7)
+    assert refused(quotas, "tables", 7)
+
+
+def test_keys_left_alone_are_forgotten() -> None:
+    clock = Clock()
+    windows = MovingWindows(clock)
+    for person in range(100):
+        assert windows.hit(("chat", str(person)), 20, 10.0)
+    assert windows.hit(("tables", "1"), 30, 3600.0)
+    clock.now += SWEEP_SECONDS
+    assert windows.hit(("chat", "0"), 20, 10.0)
+    assert len(windows) == 2  # the hour-long window is still counting, and the new hit
