@@ -100,6 +100,14 @@ def endless(self: DuelState) -> None:
     self.trick = []
 
 
+def stale_view(self: DuelState, seat: Seat | None) -> dict[str, Any]:
+    return {**DuelState.observation(self, seat).to_dict(), "points": (0, 0)}
+
+
+def reversed_strings(self: DuelState) -> list[str]:
+    return [self.action_to_string(action) for action in reversed(self.legal_actions())]
+
+
 @pytest.mark.parametrize(
     ("method", "replacement", "complaint"),
     [
@@ -110,6 +118,8 @@ def endless(self: DuelState) -> None:
         ("action_to_string", ambiguous_names, "does not read back"),
         ("string_to_action", crashing_reader, "raised"),
         ("_end_trick", endless, "no end after"),
+        ("view", stale_view, r"view\(0\) differs from observation\(0\)"),
+        ("legal_strings", reversed_strings, "not the notation of legal_actions"),
     ],
 )
 def test_each_broken_rule_is_named(method: str, replacement: Any, complaint: str) -> None:

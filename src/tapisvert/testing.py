@@ -103,8 +103,19 @@ def _check_position(state: State, cards: list[int], rng: random.Random, here: st
     legal = state.legal_actions()
     _require(legal, here, "a position that is not the end has no legal action")
     _require(len(set(legal)) == len(legal), here, "an action is listed twice")
-    for action in legal:
-        text = state.action_to_string(action)
+    texts = state.legal_strings()
+    _require(
+        texts == [state.action_to_string(action) for action in legal],
+        here,
+        "legal_strings() is not the notation of legal_actions(), in their order",
+    )
+    for seat in [*range(state.game.players), None]:
+        _require(
+            state.view(seat) == state.observation(seat).to_dict(),
+            here,
+            f"view({seat}) differs from observation({seat}).to_dict()",
+        )
+    for action, text in zip(legal, texts, strict=True):
         _require(
             state.string_to_action(text) == action,
             here,

@@ -227,6 +227,19 @@ class State(metaclass=ABCMeta):
     def observation(self, seat: Seat | None) -> Observation:
         """Everything ``seat`` may know and nothing else; ``None`` is a spectator."""
 
+    def view(self, seat: Seat | None) -> dict[str, Any]:
+        """``observation(seat).to_dict()``: what a client is sent of the position.
+
+        A server asks for every seat's view after each move; a game whose dictionaries
+        convert its cards may build them from a converted part that the views of one
+        position share (see ``_shared``). The conformance kit checks that both agree.
+        """
+        return self.observation(seat).to_dict()
+
+    def legal_strings(self) -> list[str]:
+        """The legal actions in notation, in their order: what the seat to act is offered."""
+        return [self.action_to_string(action) for action in self.legal_actions()]
+
     @abstractmethod
     def returns(self) -> list[float]:
         """The final score of every seat (the running score before the end)."""

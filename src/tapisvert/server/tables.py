@@ -151,8 +151,7 @@ class GameTable:
         state = self.state
         if state is None:
             raise ServerError("not_started")
-        observed = state.observation(seat)
-        observation = observed.to_dict()
+        observation = state.view(seat)
         appended: dict[str, Any] = {}
         if since is None:
             shown = observation
@@ -162,7 +161,8 @@ class GameTable:
                 for key, value in observation.items()
                 if (sent := since.get(key)) is not value and sent != value
             }
-            for key in observed.histories & shown.keys():  # grown: only the new items
+            histories = self.game.observation_class.histories
+            for key in histories & shown.keys():  # grown: only the new items
                 gained = _gained(shown[key], since.get(key))
                 if gained is not None:
                     del shown[key]
@@ -170,11 +170,7 @@ class GameTable:
         self._sent[seat] = observation
         to_act = state.current_player()
         acting = to_act >= 0
-        legal = (
-            [state.action_to_string(action) for action in state.legal_actions()]
-            if acting and to_act == seat
-            else []
-        )
+        legal = state.legal_strings() if acting and to_act == seat else []
         frame = {
             "type": "view",
             "table": self.id,

@@ -12,9 +12,11 @@ Mechanic, and in the production phase one placement per owned unit, then ``done`
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
+from operator import is_
 from typing import Any, Final, NamedTuple
 
 from mypy_extensions import mypyc_attr
@@ -140,6 +142,15 @@ Units = tuple[tuple[int, tuple[Placement, ...]], ...]
 """A seat's production units, each with what was placed on it, in the order they were won."""
 
 
+class Holdings(NamedTuple):
+    """A seat's owned cards (besides its units), sorted, and its score; ``sources`` are the
+    hand, draw pile, discard pile, bid and units they were worked out from."""
+
+    sources: tuple[object, ...]
+    owned: tuple[int, ...]
+    score: int
+
+
 @mypyc_attr(native_class=False)  # compiled, still the plain dataclass its base is
 @dataclass(frozen=True)
 class FzzztObservation(Observation):
@@ -178,18 +189,32 @@ class FzzztObservation(Observation):
     scores: tuple[int, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        for field in ("hand", "bid", "draw_pile", "placed_this_phase"):
-            data[field] = _cards_json(getattr(self, field))
-        for field in ("discards", "known_held", "owned"):
-            data[field] = _card_lists_json(getattr(self, field))
-        data["mechanics"] = _mechanics_json(self.mechanics)
-        data["belt"] = _belt_json(self.belt)
-        data["units"] = _units_json(self.units)
-        data["chits"] = _chits_json(self.chits)
-        auction = self.last_auction
-        data["last_auction"] = None if auction is None else _auction_json(auction)
-        return data
+        return _json_fields(self.__dict__)
+
+
+def _json_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Observation fields (all, or some) as a client reads them."""
+    return {
+        key: value if (convert := _JSON_FORMS.get(key)) is None else convert(value)
+        for key, value in fields.items()
+    }
+
+
+@lru_cache(maxsize=4096)
+def _bids(hand: tuple[int, ...]) -> tuple[Action, ...]:
+    """Every bid ``hand`` allows, smallest first: a hand is offered again and again."""
+    bits = [1 << card for card in hand]
+    return tuple(
+        BID_BASE + sum(subset)
+        for size in range(1, len(bits) + 1)
+        for subset in combinations(bits, size)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _bid_texts(hand: tuple[int, ...]) -> tuple[str, ...]:
+    """``_bids(hand)`` in notation."""
+    return tuple(map(_bid_text, _bids(hand)))
 
 
 @lru_cache(maxsize=16384)
@@ -245,6 +270,18 @@ _auction_json: IdentityCache[AuctionResult, dict[str, Any]] = IdentityCache(_auc
 
 def _placement_text(item: Placement) -> str:
     return f"chit {SYMBOL_LETTERS[item.chit]}" if item.card < 0 else name(item.card)
+
+
+_JSON_FORMS: dict[str, Callable[[Any], Any]] = {
+    **dict.fromkeys(("hand", "bid", "draw_pile", "placed_this_phase"), _cards_json),
+    **dict.fromkeys(("discards", "known_held", "owned"), _card_lists_json),
+    "mechanics": _mechanics_json,
+    "belt": _belt_json,
+    "units": _units_json,
+    "chits": _chits_json,
+    "last_auction": lambda auction: None if auction is None else _auction_json(auction),
+}
+"""How each observation field that holds cards, symbols or placements is sent."""
 
 
 class FzzztGame(Game["FzzztState"]):
@@ -359,6 +396,7 @@ class FzzztState(State):
         self._draws: tuple[tuple[Seat, int], ...] = ()
         """The seats still to draw up to their hand, with how many cards each may draw."""
         self._bids: tuple[tuple[int, ...] | None, ...] = (None,) * players
+        self._held: tuple[Holdings | None, ...] = (None,) * players
         self._bidders: tuple[Seat, ...] = ()
         self._last: AuctionResult | None = None
         self._producers: tuple[Seat, ...] = ()
@@ -379,6 +417,7 @@ class FzzztState(State):
         twin._draws = self._draws
         twin._game = self._game
         twin._hands = self._hands
+        twin._held = self._held
         twin._known_held = self._known_held
         twin._last = self._last
         twin._mechanic_of = self._mechanic_of
@@ -401,12 +440,7 @@ class FzzztState(State):
     def legal_actions(self) -> list[Action]:
         phase = self._phase
         if phase == PHASE_BID:
-            bits = [1 << card for card in self._hands[self._player]]
-            return [
-                BID_BASE + sum(subset)
-                for size in range(1, len(bits) + 1)
-                for subset in combinations(bits, size)
-            ]
+            return list(_bids(self._hands[self._player]))
         if phase == PHASE_PRODUCTION:
             return [*self._placements(self._player), DONE]
         if phase == PHASE_DRAW:
@@ -420,6 +454,11 @@ class FzzztState(State):
                 if m not in self._mechanic_of
             ]
         return []
+
+    def legal_strings(self) -> list[str]:
+        if self._phase == PHASE_BID:
+            return list(_bid_texts(self._hands[self._player]))
+        return super().legal_strings()
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         outcomes = self.legal_actions() if self._player == CHANCE else []
@@ -471,17 +510,30 @@ class FzzztState(State):
 
     def owned(self, seat: Seat) -> list[int]:
         """Every card ``seat`` owns that is not on a production unit or a unit itself."""
-        bid = self._bids[seat] or ()
-        return sorted([*self._hands[seat], *self._draw[seat], *self._discard[seat], *bid])
+        return list(self._holdings(seat).owned)
+
+    def _holdings(self, seat: Seat) -> Holdings:
+        """``seat``'s owned cards and score, worked out again only when its cards or units
+        changed: every change replaces the tuples they are read from, so the same tuples
+        give the same holdings (a view of each position shows every seat's)."""
+        bid = self._bids[seat]
+        sources = (self._hands[seat], self._draw[seat], self._discard[seat], bid, self._units[seat])
+        known = self._held[seat]
+        if known is not None and all(map(is_, sources, known.sources)):
+            return known
+        owned = tuple(sorted([*sources[0], *sources[1], *sources[2], *(bid or ())]))
+        held = Holdings(sources, owned, self._score(seat, owned))
+        self._held = replaced(self._held, seat, held)
+        return held
 
     def robot_count(self, seat: Seat) -> int:
         on_units = sum(1 for _, items in self._units[seat] for item in items if item.card >= 0)
         return on_units + sum(1 for card in self.owned(seat) if is_robot(card))
 
     def score(self, seat: Seat) -> int:
-        return self._score(seat, self.owned(seat))
+        return self._holdings(seat).score
 
-    def _score(self, seat: Seat, owned: list[int]) -> int:
+    def _score(self, seat: Seat, owned: tuple[int, ...]) -> int:
         """``seat``'s score, given what it owns besides its units."""
         points = sum([CARD_POINTS[card] for card in owned])
         for unit, items in self._units[seat]:
@@ -492,13 +544,21 @@ class FzzztState(State):
     # -- observation ------------------------------------------------------------------------
 
     def observation(self, seat: Seat | None) -> FzzztObservation:
-        public = self._shared("public", self._public_view)
+        return FzzztObservation.assemble({**self._public_fields(), **self._own_fields(seat)})
+
+    def view(self, seat: Seat | None) -> dict[str, Any]:
+        """The public part converted once for every seat's view of the position."""
+        public = self._shared("public view", lambda: _json_fields(self._public_fields()))
+        return {**public, **_json_fields(self._own_fields(seat))}
+
+    def _public_fields(self) -> dict[str, Any]:
+        return self._shared("public", self._public_view)
+
+    def _own_fields(self, seat: Seat | None) -> dict[str, Any]:
         hand, bid, draw_pile = (
             ((), (), ()) if seat is None else self._shared(seat, lambda: self._own_view(seat))
         )
-        return FzzztObservation.assemble(
-            {**public, "hand": hand, "bid": bid, "draw_pile": draw_pile, "seat": seat}
-        )
+        return {"hand": hand, "bid": bid, "draw_pile": draw_pile, "seat": seat}
 
     def _own_view(self, seat: Seat) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """``seat``'s hand, sealed bid and draw pile (a hand that is again what it was, a
@@ -507,7 +567,7 @@ class FzzztState(State):
 
     def _public_view(self) -> dict[str, Any]:
         players = range(self._players)
-        owned = [self.owned(seat) for seat in players]
+        held = [self._holdings(seat) for seat in players]
         return {
             "players": self._players,
             "round": self._round,
@@ -521,7 +581,7 @@ class FzzztState(State):
             "bid_sizes": tuple(None if bid is None else len(bid) for bid in self._bids),
             "discards": self._discard,
             "known_held": self._known_held,
-            "owned": tuple(map(tuple, owned)),
+            "owned": tuple(holdings.owned for holdings in held),
             "units": tuple(tuple(sorted(units)) for units in self._units),
             "chits": self._chits,
             "placed_this_phase": self._placed_now,
@@ -529,7 +589,7 @@ class FzzztState(State):
             "pending_draws": self._draws,
             "conveyor_left": len(self._pool) - self._belt.count(HIDDEN),
             "last_auction": self._last,
-            "scores": tuple(self._score(seat, owned[seat]) for seat in players),
+            "scores": tuple(holdings.score for holdings in held),
         }
 
     # -- notation ---------------------------------------------------------------------------
