@@ -168,3 +168,17 @@ def test_review_calibration_runs_and_plots(tmp_path: Path) -> None:
     assert "realised loss on predicted loss: slope" in printed
     assert "points scored on expected points: slope" in printed
     assert plot.stat().st_size > 10_000
+
+
+def test_quota_cost_runs_and_both_counters_refuse_alike() -> None:
+    printed = run_benchmark("quota_cost.py", "--people", "200", "--seconds", "1", "--rate", "300")
+    rows = [
+        line.split() for line in printed.splitlines() if line.startswith(("tapisvert", "limits M"))
+    ]
+    (ours_lines, ours_refused, ours_cpu), (their_lines, their_refused, their_cpu) = (
+        (int(row[-3]), int(row[-2]), float(row[-1])) for row in rows
+    )
+    assert ours_lines == their_lines >= 300
+    assert ours_refused == their_refused > 0  # 10 talkers, 30 lines each: 20 pass
+    assert ours_cpu >= 0 and their_cpu > 0
+    assert "limits / tapisvert cpu:" in printed
