@@ -14,8 +14,8 @@ ask for 1,786 moves/s, just over the 1,700 the platform must sustain there, so a
 keeps up does so with short latencies. ``--think 0`` measures capacity instead: every bot
 plays as soon as it may, and the latencies are those of a saturated server.
 
-The server's CPU time over the window is read from /proc: ``cpu`` (cores busy), ``µs/move``
-(all its threads) and ``loop µs`` (the event loop's thread alone) per move.
+The server's CPU time over the window is read from /proc: ``server cpu`` (cores busy), and per
+move ``µs/move`` (all its threads) and ``loop µs`` (the event loop's thread alone).
 
 The peer, side by side: the same server and sockets answering ``ping`` messages, each client
 sending the next as soon as the last is answered (no game, no database, no fan-out) — the
@@ -276,7 +276,7 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     if arguments.mode == "moves":  # what was acknowledged must be in the log: no goodbye
         for pid in pids:
             os.kill(pid, signal.SIGKILL)
-    hub_cpu, relay_cpu, workers_cpu, redis_cpu, client_cpu = (
+    hub_cpu, loop_cpu, relay_cpu, workers_cpu, redis_cpu, client_cpu = (
         (after - before) / arguments.seconds
         for before, after in zip(cpu_before, cpu_after, strict=True)
     )
@@ -297,6 +297,7 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         "p95": quantile(latencies, 0.95),
         "p99": quantile(latencies, 0.99),
         "hub_cpu": hub_cpu,
+        "loop_cpu": loop_cpu,
         "relay_cpu": relay_cpu,
         "workers_cpu": workers_cpu,
         "redis_cpu": redis_cpu,
@@ -306,9 +307,9 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def used(process: int) -> float:
-    """CPU time a process has used (all its threads), from Linux's /proc."""
-    fields = process_stat(process)
+def used(process: int, thread: int | None = None) -> float:
+    """CPU time a process has used (all its threads, or ``thread`` alone), from Linux's /proc."""
+    fields = process_stat(process, thread)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -320,24 +321,30 @@ def process_cpu(pid: int) -> float:
         return float("nan")
 
 
-def cpu_seconds(pids: list[int]) -> tuple[float, float, float]:
-    """CPU time used by the server processes (all their threads), by their relays and by
-    their bot workers (their other children).
+def cpu_seconds(pids: list[int]) -> tuple[float, float, float, float]:
+    """CPU time used by the server processes (all their threads), by their event loops
+    (their main threads), by their relays and by their bot workers (their other children).
 
     Read from Linux's /proc; NaN elsewhere.
     """
     try:
-        servers, relays, workers = 0.0, 0.0, 0.0
+        servers, loops, relays, workers = 0.0, 0.0, 0.0, 0.0
         for pid in pids:
             servers += used(pid)
+            loops += used(pid, thread=pid)
             for child in children(pid):
                 if is_relay(child):
                     relays += used(child)
                 else:
                     workers += used(child)
-        return servers, relays, workers
+        return servers, loops, relays, workers
     except OSError:
-        return float("nan"), float("nan"), float("nan")
+        return float("nan"), float("nan"), float("nan"), float("nan")
+
+
+def per_move(cores: float, moves: dict[str, Any]) -> float:
+    """Microseconds of CPU a move cost, from the cores busy and the moves a second."""
+    return 1e6 * cores / moves["per_second"] if moves["per_second"] else float("nan")
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -493,7 +500,8 @@ def main() -> None:
     print(
         (f"{'bus':<6} " if arguments.bus else "")
         + f"{'nodes':>5} {'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7}"
-        f" {'p95 ms':>7} {'p99 ms':>7} {'server cpu':>10} {'relay cpu':>9}"
+        f" {'p95 ms':>7} {'p99 ms':>7} {'server cpu':>10} {'µs/move':>7} {'loop µs':>7}"
+        f" {'relay cpu':>9}"
         + (f" {'redis cpu':>9}" if arguments.bus else "")
         + f" {'client cpu':>10}"
         f" {'pings/s':>8} {'moves/pings':>11} {'persisted':>9}"
@@ -544,7 +552,10 @@ def main() -> None:
             f" {moves['per_second']:>8.0f}"
             f" {1000 * moves['p50']:>7.1f} {1000 * moves['p95']:>7.1f}"
             f" {1000 * moves['p99']:>7.1f}"
-            f" {moves['hub_cpu']:>10.2f} {moves['relay_cpu']:>9.2f}"
+            f" {moves['hub_cpu']:>10.2f}"
+            f" {per_move(moves['hub_cpu'], moves):>7.0f}"
+            f" {per_move(moves['loop_cpu'], moves):>7.0f}"
+            f" {moves['relay_cpu']:>9.2f}"
             + (f" {moves['redis_cpu']:>9.2f}" if arguments.bus else "")
             + f" {moves['client_cpu']:>10.2f}"
             f" {pings['per_second']:>8.0f}"

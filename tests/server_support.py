@@ -260,10 +260,11 @@ def serving(folder: Path, **settings: float | str) -> Iterator[Server]:
         server.stop()
 
 
-def process_stat(pid: int) -> list[str]:
-    """The fields of /proc/PID/stat after the command name (Linux): ``[1]`` is the parent's id,
-    ``[11]`` and ``[12]`` the CPU time in clock ticks."""
-    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+def process_stat(pid: int, thread: int | None = None) -> list[str]:
+    """The fields of /proc/PID/stat (or of the process's ``thread``) after the command name
+    (Linux): ``[1]`` is the parent's id, ``[11]`` and ``[12]`` the CPU time in clock ticks."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
+    return Path(path).read_text().rpartition(")")[2].split()
 
 
 def running(pid: int) -> bool:
