@@ -1004,7 +1004,7 @@ class Lobby:
             seed=random.SystemRandom().getrandbits(62),
             clock=clock,
             status="open",
-            seats=[asdict(seat) for seat in seats],
+            seats=[seat.stored() for seat in seats],
             rated=rated,
         )
         row.id = await self.storage.create_table(row, self.node, self.settings.lease_seconds)

@@ -16,7 +16,7 @@ import random
 import time
 from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
@@ -53,6 +53,10 @@ class Seat:
     level: str | None = None
     replaced: bool = False
     """An absent person's seat, played by a bot until they come back."""
+
+    def stored(self) -> dict[str, Any]:
+        """The seat as its table's row keeps it (``asdict`` copies deeply, and slowly)."""
+        return dict(vars(self))
 
 
 class GameTable:
@@ -107,7 +111,7 @@ class GameTable:
             seed=self.seed,
             clock=self.clock,
             status=self.status,
-            seats=[asdict(seat) for seat in self.seats],
+            seats=[seat.stored() for seat in self.seats],
             result=self.result,
             rated=self.rated,
             finished_at=self.finished_at,
