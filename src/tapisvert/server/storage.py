@@ -551,13 +551,12 @@ class SqlStorage:
 
     async def create_table(self, row: TableRow, node: str | None = None, seconds: float = 0) -> int:
         def work(connection: Connection) -> int:
-            values = _table_values(row)
-            key = connection.execute(insert(tables_table).values(values)).inserted_primary_key
+            key = connection.execute(_CREATE_TABLE, _table_values(row)).inserted_primary_key
             assert key is not None
             if node is not None:
                 until = _database_now(connection) + seconds
                 lease = {"table_id": key[0], "node": node, "fence": 1, "expires_at": until}
-                connection.execute(insert(leases_table).values(lease))
+                connection.execute(_CREATE_LEASE, lease)
             return int(key[0])
 
         return await self._run(work)
@@ -896,10 +895,12 @@ def _insert_ignoring(connection: Connection) -> Any:
     return sqlite_insert(leases_table).on_conflict_do_nothing()
 
 
+_CREATE_TABLE = insert(tables_table)
+_CREATE_LEASE = insert(leases_table)
 _SAVE_TABLE = update(tables_table).where(tables_table.c.id == bindparam("saved_id"))
-"""Built once, its values bound at each save: built per save, with SQLAlchemy's constructs
-and their cache key worked out anew each time, it took about a twelfth of the event loop
-at 250 tables of Luz (py-spy), most of it from the seats' changes as games begin."""
+"""Statements of a table's life, built once and their values bound at each use: built each
+time, with SQLAlchemy's constructs and their cache keys worked out anew, the saves alone took
+about a twelfth of the event loop at 250 tables of Luz (py-spy), most of it as games begin."""
 
 
 def _saving(row: TableRow) -> Callable[[Connection], Any]:

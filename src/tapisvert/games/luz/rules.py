@@ -141,12 +141,9 @@ class LuzObservation(Observation):
     past_deals: tuple[DealSummary, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
+        data = _public_json(super().to_dict())
         data["hands"] = tuple(map(_hand_json, self.colours, self.values))
-        del data["colours"], data["values"]
-        data["trick"] = _trick_json(self.trick)
-        data["completed_tricks"] = _tricks_json(self.completed_tricks)
-        data["past_deals"] = _deals_json(self.past_deals)
+        del data["values"]
         return data
 
 
@@ -214,6 +211,16 @@ _deals_json: IdentityCache[tuple[DealSummary, ...], tuple[dict[str, Any], ...]] 
     _deal_dict
 )
 """Finished deals never change: each is converted once, then shared by every later view."""
+
+
+def _public_json(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields every seat sees, converted; the colours go into each seat's ``hands``."""
+    data = {**fields}
+    del data["colours"]
+    data["trick"] = _trick_json(fields["trick"])
+    data["completed_tricks"] = _tricks_json(fields["completed_tricks"])
+    data["past_deals"] = _deals_json(fields["past_deals"])
+    return data
 
 
 class LuzGame(Game["LuzState"]):
@@ -493,12 +500,31 @@ class LuzState(State):
         return [self.ranking()[0]]
 
     def observation(self, seat: Seat | None) -> LuzObservation:
-        public = self._shared("public", self._public_view)
+        public = self._public_fields()
         values = self._shared(seat, lambda: self._values_seen_by(seat))
         knowledge = () if seat is None else self._knowledge(seat)
         return LuzObservation.assemble(
             {**public, "seat": seat, "values": values, "knowledge": knowledge}
         )
+
+    def view(self, seat: Seat | None) -> dict[str, Any]:
+        """The public part converted once for every seat's view of the position, and each
+        hand once as others see it and once as its holder does."""
+        public = self._shared("public view", lambda: _public_json(self._public_fields()))
+        seen, unseen = self._shared("hands view", self._hands_json)
+        hands = unseen if seat is None else (*seen[:seat], unseen[seat], *seen[seat + 1 :])
+        knowledge = () if seat is None else self._knowledge(seat)
+        return {**public, "seat": seat, "knowledge": knowledge, "hands": hands}
+
+    def _hands_json(self) -> tuple[tuple[tuple[str | None, ...], ...], ...]:
+        colours = self._public_fields()["colours"]
+        return tuple(
+            tuple(map(_hand_json, colours, values))
+            for values in self._shared("values", self._hand_values)
+        )
+
+    def _public_fields(self) -> dict[str, Any]:
+        return self._shared("public", self._public_view)
 
     def _values_seen_by(self, seat: Seat | None) -> tuple[tuple[int | None, ...], ...]:
         seen_values, unseen_values = self._shared("values", self._hand_values)
