@@ -184,19 +184,27 @@ class AbluxxenObservation(Observation):
         return SeatView(seat, counts_of(self.hand), self.stacks, self.display, self.in_play)
 
     def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        for field in ("hand", "discard", "dummy", "in_play"):
-            data[field] = _cards_json(getattr(self, field))
-        data["known_in_hand"] = _card_lists_json(self.known_in_hand)
-        data["display"] = _card_lists_json(self.display)
-        data["stacks"] = _stacks_json(self.stacks)
-        data["played"] = None if self.played is None else set_to_string(self.played)
-        data["past_games"] = _games_json(self.past_games)
+        data = _public_json(super().to_dict())
+        data["hand"] = _cards_json(self.hand)
         return data
 
 
 AbluxxenObservation.histories = frozenset({"past_games"})
 """Set here, not in the class body, where mypyc would annotate it and make it a field."""
+
+
+def _public_json(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields every seat sees, converted."""
+    data = {**fields}
+    for field in ("discard", "dummy", "in_play"):
+        data[field] = _cards_json(fields[field])
+    data["known_in_hand"] = _card_lists_json(fields["known_in_hand"])
+    data["display"] = _card_lists_json(fields["display"])
+    data["stacks"] = _stacks_json(fields["stacks"])
+    played = fields["played"]
+    data["played"] = None if played is None else set_to_string(played)
+    data["past_games"] = _games_json(fields["past_games"])
+    return data
 
 
 @lru_cache(maxsize=16384)
@@ -447,11 +455,20 @@ class AbluxxenState(State):
         return [seat for seat in range(self._players) if key(seat) == best]
 
     def observation(self, seat: Seat | None) -> AbluxxenObservation:
-        hand = (
-            () if seat is None else self._shared(seat, lambda: tuple(cards_of(self._hands[seat])))
-        )
         public = self._shared("public", self._public_view)
-        return AbluxxenObservation.assemble({**public, "seat": seat, "hand": hand})
+        return AbluxxenObservation.assemble({**public, "seat": seat, "hand": self._hand(seat)})
+
+    def view(self, seat: Seat | None) -> dict[str, Any]:
+        """The public part converted once for every seat's view of the position."""
+        public = self._shared(
+            "public view", lambda: _public_json(self._shared("public", self._public_view))
+        )
+        return {**public, "seat": seat, "hand": _cards_json(self._hand(seat))}
+
+    def _hand(self, seat: Seat | None) -> tuple[int, ...]:
+        if seat is None:
+            return ()
+        return self._shared(seat, lambda: tuple(cards_of(self._hands[seat])))
 
     def seat_view(self, seat: Seat) -> SeatView:
         """What ``observation(seat).seat_view()`` gives, without the observation."""

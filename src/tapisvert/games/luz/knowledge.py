@@ -50,11 +50,8 @@ def hand_gaps(
                 continue
             high = MAX_VALUE + 1 if slot is None else value_of(revealed[slot])
             if pending:
-                candidates = tuple(
-                    card(colour, value)
-                    for value in range(low + 1, high)
-                    if card(colour, value) in unknown_cards
-                )
+                inside = range(card(colour, low + 1), card(colour, high))
+                candidates = tuple([held for held in inside if held in unknown_cards])
                 gaps.append(Gap(colour, tuple(pending), candidates))
             pending = []
             low = high
@@ -68,7 +65,7 @@ def possible_values(gaps: Sequence[Gap], hand_size: int) -> list[tuple[int, ...]
         count, hidden = len(gap.candidates), len(gap.slots)
         for index, slot in enumerate(gap.slots):
             window = gap.candidates[index : count - hidden + index + 1]
-            possible[slot] = tuple(value_of(candidate) for candidate in window)
+            possible[slot] = tuple([candidate % MAX_VALUE + 1 for candidate in window])
     return possible
 
 

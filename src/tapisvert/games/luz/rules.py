@@ -175,6 +175,21 @@ def _hand_json(colours: tuple[int, ...], values: tuple[int | None, ...]) -> tupl
     return tuple([_SLOT_TEXT[colour][value] for colour, value in zip(colours, values, strict=True)])
 
 
+_colours_of: IdentityCache[tuple[int, ...], tuple[int, ...]] = IdentityCache(
+    lambda hand: tuple(map(_COLOUR_OF.__getitem__, hand))
+)
+"""A hand's colours, slot by slot; hands are replaced when played from, so a hand that
+did not change is not read again."""
+_seen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = IdentityCache(
+    lambda hand: tuple([_SLOT_TEXT[_COLOUR_OF[card]][_VALUE_OF[card]] for card in hand])
+)
+"""A hand as the other seats read it."""
+_unseen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = IdentityCache(
+    lambda hand: tuple([_SLOT_TEXT[_COLOUR_OF[card]][None] for card in hand])
+)
+"""A hand as its holder and the spectators read it: colours only."""
+
+
 def _play_dict(play: LuzPlay) -> dict[str, Any]:
     return {"seat": play.seat, "slot": play.slot, "card": card_to_string(play.card)}
 
@@ -511,17 +526,12 @@ class LuzState(State):
         """The public part converted once for every seat's view of the position, and each
         hand once as others see it and once as its holder does."""
         public = self._shared("public view", lambda: _public_json(self._public_fields()))
-        seen, unseen = self._shared("hands view", self._hands_json)
-        hands = unseen if seat is None else (*seen[:seat], unseen[seat], *seen[seat + 1 :])
+        hands = tuple(
+            (_unseen_hand_json if other == seat or seat is None else _seen_hand_json)(hand)
+            for other, hand in enumerate(self._hands)
+        )
         knowledge = () if seat is None else self._knowledge(seat)
         return {**public, "seat": seat, "knowledge": knowledge, "hands": hands}
-
-    def _hands_json(self) -> tuple[tuple[tuple[str | None, ...], ...], ...]:
-        colours = self._public_fields()["colours"]
-        return tuple(
-            tuple(map(_hand_json, colours, values))
-            for values in self._shared("values", self._hand_values)
-        )
 
     def _public_fields(self) -> dict[str, Any]:
         return self._shared("public", self._public_view)
@@ -540,7 +550,7 @@ class LuzState(State):
             "first_player": self._first,
             "phase": PHASE_NAMES[self._phase],
             "current_player": self._player,
-            "colours": tuple(tuple(map(_COLOUR_OF.__getitem__, hand)) for hand in self._hands),
+            "colours": tuple(map(_colours_of, self._hands)),
             "bets": self._bets,
             "tricks_won": self.tricks_won(),
             "leader": self._leader,
