@@ -7,7 +7,11 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
+
+from tapisvert.server import lobby as lobby_module
 from tapisvert.server.lobby import Lobby, Settings, User
+from tapisvert.server.pubsub import LocalPubSub
 from tapisvert.server.storage import SqlStorage
 
 from server_support import sqlite_url
@@ -66,5 +70,71 @@ def test_the_seating_index_agrees_with_every_table_through_joins_leaves_and_a_re
                 assert indexed(again, user) == every_table_looked_at(again, user)
         finally:
             await again.stop()
+
+    asyncio.run(run())
+
+
+class QuietLink:
+    """A connection's socket that keeps what it is sent and never says anything."""
+
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+
+    async def receive(self) -> str | None:
+        return None
+
+    def push(self, frame: str) -> None:
+        self.frames.append(frame)
+
+    def close(self, code: int = 1000) -> None:
+        """Nothing to close."""
+
+    def drop(self) -> None:
+        """Nothing to cut."""
+
+    def backlog(self) -> int:
+        return 0
+
+    async def wait_closed(self) -> None:
+        return
+
+
+def test_a_finished_table_leaving_memory_is_no_longer_followed_by_its_players_or_spectators(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lobby_module, "FINISHED_KEPT_SECONDS", 0.2)
+
+    async def run() -> None:
+        lobby = Lobby(SqlStorage(sqlite_url(tmp_path)), settings=Settings(bot_delay=0.0))
+        await lobby.start()
+        try:
+            (_, ana), (_, bob) = [await lobby.guest(name, "127.0.0.1") for name in ("ana", "bob")]
+            table = await lobby.create_table(ana, "main", "wizard", 3, {"rounds": "1"}, None)
+            for _ in range(2):
+                await lobby.add_bot(ana, table.id, "random", None)
+            player = await lobby.connect(ana, "en", QuietLink())
+            spectator = await lobby.connect(bob, "en", QuietLink())
+            await lobby.watch(spectator, table.id)
+            await lobby.start_game(ana, table.id)
+            prefix = f"table:{table.id}"
+            for connection in (player, spectator):
+                assert any(channel.startswith(prefix) for channel in connection.channels)
+            while table.status == "playing":
+                state = table.state
+                assert state is not None
+                if state.current_player() == 0:
+                    await lobby.act(ana, table.id, state.legal_strings()[0], table.seq)
+                await asyncio.sleep(0.01)
+            assert table.id in lobby.tables  # the end stays in sight a while
+            for connection in (player, spectator):
+                assert any(channel.startswith(prefix) for channel in connection.channels)
+            await asyncio.sleep(0.5)
+            assert table.id not in lobby.tables
+            for connection in (player, spectator):
+                assert not any(channel.startswith(prefix) for channel in connection.channels)
+            assert isinstance(lobby.pubsub, LocalPubSub)
+            assert not any(channel.startswith(prefix) for channel in lobby.pubsub.channels())
+        finally:
+            await lobby.stop()
 
     asyncio.run(run())

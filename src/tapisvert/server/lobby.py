@@ -457,8 +457,13 @@ class Lobby:
 
     def _forget(self, table: GameTable) -> None:
         """A finished table leaves memory (and this node lets its lease go): its record
-        stays in the database."""
+        stays in the database. Its players and spectators stop following it, on every
+        node: nothing is said there any more, and a connection that plays game after game
+        would otherwise carry every table it ever sat at."""
+        followers = {seat.user_id for seat in table.seats if seat.user_id is not None}
         if self._let_go(table):
+            for user_id in followers | table.spectators.keys():
+                self._unfollow_all(user_id, table.id)
             self.spawn(self.storage.release_lease(self.node, table.id))
 
     async def _keep_leases(self) -> None:
