@@ -54,6 +54,37 @@ def bid_with_picked_cards(page: Page, sent: list[dict[str, object]]) -> list[str
     return chosen
 
 
+def units_say_what_they_still_need(page: Page) -> None:
+    """A unit not yet completed names the symbols its robots and chits do not supply: the
+    fewest that are missing, each item supplying one symbol (P02 needs nut, bolt and gear;
+    S1a has bolt and gear, S3a nut and gear)."""
+    scores = page.evaluate(
+        """async () => {
+          const { unitScore } = await import('/games/fzzzt.js');
+          return [[], ['S1a'], ['S3a', 'S2c'], ['S1a', 'S3a'], ['S1a', 'S1c', 'chit G']]
+            .map((robots) => unitScore({ unit: 'P02', robots }));
+        }"""
+    )
+    assert [(score["sets"], sorted(score["missing"])) for score in scores] == [
+        (0, ["B", "G", "N"]),
+        (0, ["G", "N"]),
+        (0, ["B"]),
+        (0, ["G"]),  # two robots for three symbols: gear goes unsupplied
+        (1, []),
+    ]
+    assert [score["points"] for score in scores] == [-9, -9, -9, -9, 9]
+    incomplete = page.locator(".fz-unit:not(.complete)")
+    for index in range(incomplete.count()):
+        unit = incomplete.nth(index)
+        missing = str(unit.locator(".fz-unit-missing").get_attribute("data-missing")).split()
+        assert missing, unit.inner_text()
+        text = unit.locator(".fz-unit-missing").inner_text()
+        assert text.startswith("still needs")
+        assert len(unit.locator(".fz-need").all()) == len(missing)
+    for index in range(page.locator(".fz-unit.complete").count()):
+        assert not page.locator(".fz-unit.complete").nth(index).locator(".fz-unit-missing").count()
+
+
 def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Page) -> None:
     sent: list[dict[str, object]] = []
     page.on(
@@ -99,6 +130,8 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     assert fzzzt.locator(".fz-zap").inner_text().strip() == "3"
     assert "".join(fzzzt.locator(".fz-vp").inner_text().split()) == "−1★"
     assert "power 3, −1 point" in str(fzzzt.get_attribute("aria-label"))
+
+    units_say_what_they_still_need(page)
 
     open_replay_and_step(page)
     assert page.locator("#replay-panel #belt").count() == 1

@@ -167,35 +167,43 @@ function supplies(items) {
   return items.map((item) => (item.startsWith("chit ") ? [item.slice(5)] : info(item).symbols));
 }
 
-/** The largest k such that k different items supply each needed symbol (a small matching). */
+/** The needed symbols left over by a largest matching of needs to items, each item supplying one
+ * (augmenting paths: a need that finds no item when its turn comes finds none later). */
+function unmatched(needs, offered) {
+  const owner = Array(offered.length).fill(-1);
+  const assign = (slot, seen) => offered.some((symbols, item) => {
+    if (seen.has(item) || !symbols.includes(needs[slot])) return false;
+    seen.add(item);
+    if (owner[item] === -1 || assign(owner[item], seen)) { owner[item] = slot; return true; }
+    return false;
+  });
+  return needs.filter((_, slot) => !assign(slot, new Set()));
+}
+
+/** The largest k such that k different items supply each needed symbol. */
 function completedSets(needs, offered) {
   let best = 0;
   for (let sets = 1; sets * needs.length <= offered.length; sets++) {
-    const slots = needs.flatMap((letter) => Array(sets).fill(letter));
-    const owner = Array(offered.length).fill(-1);
-    const assign = (slot, seen) => offered.some((symbols, item) => {
-      if (seen.has(item) || !symbols.includes(slots[slot])) return false;
-      seen.add(item);
-      if (owner[item] === -1 || assign(owner[item], seen)) { owner[item] = slot; return true; }
-      return false;
-    });
-    if (!slots.every((_, slot) => assign(slot, new Set()))) break;
+    if (unmatched(needs.flatMap((letter) => Array(sets).fill(letter)), offered).length) break;
     best = sets;
   }
   return best;
 }
 
-/** A unit's score as it stands: sets × value, or −value while never completed. */
-function unitScore(unit) {
+/** A unit's score as it stands: sets × value, or −value while never completed; and, until it is
+ * completed, the symbols its robots and chits do not supply yet. */
+export function unitScore(unit) {
   const card = info(unit.unit);
-  const sets = completedSets(card.symbols, supplies(unit.robots));
-  return { sets, points: sets ? sets * card.value : -card.value };
+  const offered = supplies(unit.robots);
+  const sets = completedSets(card.symbols, offered);
+  const missing = sets ? [] : unmatched(card.symbols, offered);
+  return { sets, points: sets ? sets * card.value : -card.value, missing };
 }
 
 function unitWords(unit) {
-  const { sets, points } = unitScore(unit);
+  const { sets, points, missing } = unitScore(unit);
   return sets ? say("unit_done", { unit: unitName(unit.unit), sets, points: signed(points) })
-    : say("unit_missing", { unit: unitName(unit.unit), points: signed(points) });
+    : say("unit_missing", { unit: unitName(unit.unit), symbols: symbolWords(missing), points: signed(points) });
 }
 
 /** A seat's score in parts: robots' points, Fzzzt! cards, units; the total is the engine's. */
@@ -211,7 +219,7 @@ function breakdown(view, seat) {
 }
 
 function Unit({ unit, small = true }) {
-  const { sets, points } = unitScore(unit);
+  const { sets, points, missing } = unitScore(unit);
   return html`<div class=${`fz-unit${sets ? " complete" : ""}`}>
     <div class="fz-unit-cards">
       <${FzCard} code=${unit.unit} small=${small} />
@@ -219,7 +227,10 @@ function Unit({ unit, small = true }) {
         ? html`<span key=${index} class="fz-chit" title=${say("chit", { symbol: say(`symbol.${item.slice(5)}`) })}><${SymbolMark} letter=${item.slice(5)} /></span>`
         : html`<${FzCard} key=${item} code=${item} small=${true} />`)}
     </div>
-    <span class="fz-unit-status">${sets ? `✓ ${say("sets", { sets, points: signed(points) })}` : `✗ ${say("not_complete", { points: signed(points) })}`}</span>
+    <span class="fz-unit-status">${sets ? `✓ ${say("sets", { sets, points: signed(points) })}`
+      : html`✗ ${say("not_complete", { points: signed(points) })}
+        <span class="fz-unit-missing" data-missing=${missing.join(" ")}>${say("missing")}
+          ${missing.map((letter, index) => html`<span key=${index} class="fz-need"><${SymbolMark} letter=${letter} /> ${say(`symbol.${letter}`)}</span>`)}</span>`}</span>
   </div>`;
 }
 
