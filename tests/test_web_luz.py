@@ -19,6 +19,7 @@ from web_support import (
     no_horizontal_overflow,
     open_replay_and_step,
     page,
+    phone,
     play_one_move,
     screenshot,
     server,
@@ -28,7 +29,7 @@ from web_support import (
 
 from server_support import Server
 
-__all__ = ["browser", "page", "server"]  # fixtures
+__all__ = ["browser", "page", "phone", "server"]  # fixtures
 pytestmark = needs_chromium
 PLAYERS = 4
 OWN_CARD = re.compile(r"Position \d+: (a \w+ card; it may be [\d ]+|surely the \w+ \d+)$")
@@ -140,3 +141,37 @@ def test_a_person_plays_luz_to_the_end_and_replays_it(server: Server, page: Page
     page.click("#replay-next-trick")
     assert page.locator("#replay-panel #trick figure").count() == PLAYERS
     assert page.locator("#replay-panel #trick figure.won").count() == 1
+
+
+def test_on_a_phone_a_deal_summary_comes_folded_and_stays_as_the_person_leaves_it(
+    server: Server, phone: Page
+) -> None:
+    rng = random.Random(3)
+    sign_in(phone, server, "Luzphone")
+    start_table(phone, "luz", PLAYERS)
+    phone.wait_for_selector(".luz-seat-cards")
+    for _ in range(600):
+        if phone.locator("#summary").count():
+            break
+        if my_turn(phone):
+            play_one_move(phone, rng)
+        else:
+            phone.wait_for_timeout(20)
+    summary = phone.locator("#summary")
+    assert summary.count() == 1, "no deal ended"
+    assert summary.get_attribute("open") is None  # folded: only its title shows
+    assert "Deal 1 of 4 is over" in summary.inner_text()
+    assert summary.bounding_box()["height"] < 60  # type: ignore[index]
+    assert no_horizontal_overflow(phone) == 0
+    phone.wait_for_selector("#bet-value")  # the next deal's bet is due
+    phone.locator("#summary > summary h2").click()
+    assert summary.get_attribute("open") is not None
+    assert "Bet made?" in summary.inner_text()
+    seq = phone.get_attribute("#board", "data-seq")
+    phone.select_option("#bet-value", "1")
+    phone.click("#bet-submit")  # play goes on: the bots bet and play after this
+    phone.wait_for_function(f"document.querySelector('#board').dataset.seq !== '{seq}'")
+    if phone.locator("#summary").count():  # still within its time: as the person left it
+        assert phone.get_attribute("#summary", "open") is not None
+        phone.locator("#summary .close").click()
+        assert not phone.locator("#summary").count()

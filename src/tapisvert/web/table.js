@@ -277,23 +277,29 @@ function ActionBar({ actions, act }) {
 
 const SUMMARY_MS = 12_000;
 
-/** The summary of a finished round or deal, for a while or until the person closes it. */
+const NARROW = "(max-width: 40rem)";
+
+/** The summary of a finished round or deal, for a while or until the person closes it. On a
+ * phone it comes folded to its title, so that the next deal's cards and the prompt stay in
+ * sight; a tap opens it, and it stays as the person left it while play goes on. */
 function Summary({ table, summary }) {
+  const [open, setOpen] = useState(() => !matchMedia(NARROW).matches);
   useEffect(() => {  // the score sheet keeps it; the board is needed for the next round
     const timer = setTimeout(() => {
       if (state.summaries[table] === summary) { delete state.summaries[table]; changed(); }
     }, SUMMARY_MS);
     return () => clearTimeout(timer);
   }, [summary]);
-  return html`<div class="summary panel" id="summary" role="region" aria-label=${summary.title}>
-    <div class="row"><h2 class="small">${summary.title}</h2>
-      <button class="close" onClick=${() => { delete state.summaries[table]; changed(); }}>${t("web.close")}</button></div>
+  return html`<details class="summary panel" id="summary" role="region" aria-label=${summary.title}
+      open=${open} onToggle=${(event) => setOpen(event.currentTarget.open)}>
+    <summary class="row"><h2 class="small">${summary.title}</h2>
+      <button class="close" onClick=${(event) => { event.preventDefault(); delete state.summaries[table]; changed(); }}>${t("web.close")}</button></summary>
     <table class="sheet">
       <thead><tr>${summary.head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
       <tbody>${summary.rows.map((row) => html`<tr>${row.map((cell, index) => index
         ? html`<td>${cell}</td>` : html`<th scope="row">${cell}</th>`)}</tr>`)}</tbody>
     </table>
-  </div>`;
+  </details>`;
 }
 
 /** The end: places, totals, a rematch and the replay. */
