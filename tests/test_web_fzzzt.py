@@ -95,6 +95,8 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     table = start_table(page, "fzzzt", 3)
     page.wait_for_selector("#bid")
 
+    legend = page.inner_text(".fz-legend")
+    assert "production unit" in legend and "never completed costs it" in legend
     up = page.locator("#belt [aria-current='true']")
     assert up.count() == 1 and "Up for auction" in up.inner_text()
     assert up.locator(".card").count() == 1

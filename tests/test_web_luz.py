@@ -159,19 +159,20 @@ def test_on_a_phone_a_deal_summary_comes_folded_and_stays_as_the_person_leaves_i
             phone.wait_for_timeout(20)
     summary = phone.locator("#summary")
     assert summary.count() == 1, "no deal ended"
-    assert summary.get_attribute("open") is None  # folded: only its title shows
+    toggle = phone.locator("#summary-toggle")
+    assert toggle.get_attribute("aria-expanded") == "false"  # folded: only its title shows
     assert "Deal 1 of 4 is over" in summary.inner_text()
     assert summary.bounding_box()["height"] < 60  # type: ignore[index]
     assert no_horizontal_overflow(phone) == 0
     phone.wait_for_selector("#bet-value")  # the next deal's bet is due
-    phone.locator("#summary > summary h2").click()
-    assert summary.get_attribute("open") is not None
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
     assert "Bet made?" in summary.inner_text()
     seq = phone.get_attribute("#board", "data-seq")
     phone.select_option("#bet-value", "1")
     phone.click("#bet-submit")  # play goes on: the bots bet and play after this
     phone.wait_for_function(f"document.querySelector('#board').dataset.seq !== '{seq}'")
     if phone.locator("#summary").count():  # still within its time: as the person left it
-        assert phone.get_attribute("#summary", "open") is not None
+        assert toggle.get_attribute("aria-expanded") == "true"
         phone.locator("#summary .close").click()
         assert not phone.locator("#summary").count()

@@ -290,16 +290,16 @@ function Summary({ table, summary }) {
     }, SUMMARY_MS);
     return () => clearTimeout(timer);
   }, [summary]);
-  return html`<details class="summary panel" id="summary" role="region" aria-label=${summary.title}
-      open=${open} onToggle=${(event) => setOpen(event.currentTarget.open)}>
-    <summary class="row"><h2 class="small">${summary.title}</h2>
-      <button class="close" onClick=${(event) => { event.preventDefault(); delete state.summaries[table]; changed(); }}>${t("web.close")}</button></summary>
-    <table class="sheet">
+  return html`<div class="summary panel" id="summary" role="region" aria-label=${summary.title}>
+    <div class="row"><h2 class="small"><button class="fold" id="summary-toggle" aria-expanded=${open ? "true" : "false"}
+        onClick=${() => setOpen(!open)}>${summary.title}</button></h2>
+      <button class="close" onClick=${() => { delete state.summaries[table]; changed(); }}>${t("web.close")}</button></div>
+    ${open ? html`<table class="sheet">
       <thead><tr>${summary.head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
       <tbody>${summary.rows.map((row) => html`<tr>${row.map((cell, index) => index
         ? html`<td>${cell}</td>` : html`<th scope="row">${cell}</th>`)}</tr>`)}</tbody>
-    </table>
-  </details>`;
+    </table>` : null}
+  </div>`;
 }
 
 /** The end: places, totals, a rematch and the replay. */

@@ -373,6 +373,7 @@ function Legend() {
       <li><${Zap} /> ${say("legend_power")}</li>
       <li><span aria-hidden="true">★</span> ${say("legend_points")}</li>
       <li><${BeltIcon} /> ${say("legend_belt")}</li>
+      <li><span class="fz-legend-unit tone-yellow" aria-hidden="true">+5</span> ${say("legend_unit")}</li>
       <li>${SYMBOLS.map((letter) => html`<span key=${letter} class="fz-legend-symbol"><${SymbolMark} letter=${letter} /> ${say(`symbol.${letter}`)}</span>`)}</li>
     </ul>
   </details>`;
