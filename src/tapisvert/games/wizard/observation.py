@@ -61,14 +61,28 @@ class WizardObservation(Observation):
     past_rounds: tuple[RoundSummary, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        data["hand"] = tuple(map(card_to_string, self.hand))
-        data["trick"] = tuple(map(card_to_string, self.trick))
-        data["trump_card"] = None if self.trump_card is None else card_to_string(self.trump_card)
-        data["trump"] = _trump_text(self.trump)
-        data["completed_tricks"] = _tricks_json(self.completed_tricks)
-        data["past_rounds"] = _rounds_json(self.past_rounds)
+        data = public_json(super().to_dict())
+        data["hand"] = hand_json(self.hand)
         return data
+
+
+def public_json(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields every seat sees, converted (the bids need none)."""
+    data = {**fields}
+    data["trick"] = tuple(map(card_to_string, fields["trick"]))
+    trump_card = fields["trump_card"]
+    data["trump_card"] = None if trump_card is None else card_to_string(trump_card)
+    data["trump"] = _trump_text(fields["trump"])
+    data["completed_tricks"] = _tricks_json(fields["completed_tricks"])
+    data["past_rounds"] = _rounds_json(fields["past_rounds"])
+    return data
+
+
+hand_json: IdentityCache[tuple[int, ...], tuple[str, ...]] = IdentityCache(
+    lambda hand: tuple(map(card_to_string, hand))
+)
+"""A hand in notation, converted once while it is the same object (a hand a move left as it
+was is kept as that object by ``State._shared``)."""
 
 
 def _round_dict(summary: RoundSummary) -> dict[str, Any]:

@@ -59,6 +59,7 @@ from tapisvert.games.wizard.cards import (
 from tapisvert.games.wizard.observation import CompletedTrick as CompletedTrick
 from tapisvert.games.wizard.observation import RoundSummary as RoundSummary
 from tapisvert.games.wizard.observation import WizardObservation as WizardObservation
+from tapisvert.games.wizard.observation import hand_json, public_json
 from tapisvert.i18n import message
 
 BID_BASE: Final = KINDS
@@ -354,13 +355,28 @@ class WizardState(State):
 
     def observation(self, seat: Seat | None) -> WizardObservation:
         public = self._shared("public", self._public_view)
-        bids = public["bids"]
-        if self._game.hidden_bids and self._phase == PHASE_BID:
-            bids = tuple(bid if other == seat else None for other, bid in enumerate(bids))
-        hand = (
-            () if seat is None else self._shared(seat, lambda: tuple(cards_in(self._hands[seat])))
+        own = {"seat": seat, "hand": self._hand(seat), "bids": self._bids_seen_by(seat, public)}
+        return WizardObservation.assemble({**public, **own})
+
+    def view(self, seat: Seat | None) -> dict[str, Any]:
+        """The public part converted once for every seat's view of the position."""
+        public = self._shared(
+            "public view", lambda: public_json(self._shared("public", self._public_view))
         )
-        return WizardObservation.assemble({**public, "seat": seat, "hand": hand, "bids": bids})
+        hand = hand_json(self._hand(seat))
+        return {**public, "seat": seat, "hand": hand, "bids": self._bids_seen_by(seat, public)}
+
+    def _hand(self, seat: Seat | None) -> tuple[int, ...]:
+        if seat is None:
+            return ()
+        return self._shared(seat, lambda: tuple(cards_in(self._hands[seat])))
+
+    def _bids_seen_by(self, seat: Seat | None, public: dict[str, Any]) -> tuple[int | None, ...]:
+        """Every bid made; with hidden bids, only one's own until all are in."""
+        bids: tuple[int | None, ...] = public["bids"]
+        if self._game.hidden_bids and self._phase == PHASE_BID:
+            return tuple(bid if other == seat else None for other, bid in enumerate(bids))
+        return bids
 
     def _public_view(self) -> dict[str, Any]:
         return {
