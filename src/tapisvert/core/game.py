@@ -46,6 +46,7 @@ def flatten_history(node: HistoryNode) -> list[Action]:
 
 S = TypeVar("S", bound="State")
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -283,6 +284,13 @@ class State(metaclass=ABCMeta):
         if found is _MISSING:  # taken from the position before, so that it lives no longer
             found = parts[1][part] = _kept(compute(), parts[2].pop(part, _MISSING))
         return cast(T, found)
+
+    def _shared_converted(
+        self, part: Hashable, compute: Callable[[], T], convert: Callable[[T], U]
+    ) -> U:
+        """``convert`` applied to the shared ``part``, itself once per position: the JSON form
+        of what every seat sees, from which each seat's ``view`` starts."""
+        return self._shared((part, "converted"), lambda: convert(self._shared(part, compute)))
 
     def segment(self) -> int:
         """Which scoring segment (round, deal) the game is in: search looks no further.

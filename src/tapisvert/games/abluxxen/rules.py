@@ -460,9 +460,7 @@ class AbluxxenState(State):
 
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """The public part converted once for every seat's view of the position."""
-        public = self._shared(
-            "public view", lambda: _public_json(self._shared("public", self._public_view))
-        )
+        public = self._shared_converted("public", self._public_view, _public_json)
         return {**public, "seat": seat, "hand": _cards_json(self._hand(seat))}
 
     def _hand(self, seat: Seat | None) -> tuple[int, ...]:

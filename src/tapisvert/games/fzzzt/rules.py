@@ -544,15 +544,13 @@ class FzzztState(State):
     # -- observation ------------------------------------------------------------------------
 
     def observation(self, seat: Seat | None) -> FzzztObservation:
-        return FzzztObservation.assemble({**self._public_fields(), **self._own_fields(seat)})
+        public = self._shared("public", self._public_view)
+        return FzzztObservation.assemble({**public, **self._own_fields(seat)})
 
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """The public part converted once for every seat's view of the position."""
-        public = self._shared("public view", lambda: _json_fields(self._public_fields()))
+        public = self._shared_converted("public", self._public_view, _json_fields)
         return {**public, **_json_fields(self._own_fields(seat))}
-
-    def _public_fields(self) -> dict[str, Any]:
-        return self._shared("public", self._public_view)
 
     def _own_fields(self, seat: Seat | None) -> dict[str, Any]:
         hand, bid, draw_pile = (

@@ -515,7 +515,7 @@ class LuzState(State):
         return [self.ranking()[0]]
 
     def observation(self, seat: Seat | None) -> LuzObservation:
-        public = self._public_fields()
+        public = self._shared("public", self._public_view)
         values = self._shared(seat, lambda: self._values_seen_by(seat))
         knowledge = () if seat is None else self._knowledge(seat)
         return LuzObservation.assemble(
@@ -525,16 +525,13 @@ class LuzState(State):
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """The public part converted once for every seat's view of the position, and each
         hand once as others see it and once as its holder does."""
-        public = self._shared("public view", lambda: _public_json(self._public_fields()))
+        public = self._shared_converted("public", self._public_view, _public_json)
         hands = tuple(
             (_unseen_hand_json if other == seat or seat is None else _seen_hand_json)(hand)
             for other, hand in enumerate(self._hands)
         )
         knowledge = () if seat is None else self._knowledge(seat)
         return {**public, "seat": seat, "knowledge": knowledge, "hands": hands}
-
-    def _public_fields(self) -> dict[str, Any]:
-        return self._shared("public", self._public_view)
 
     def _values_seen_by(self, seat: Seat | None) -> tuple[tuple[int | None, ...], ...]:
         seen_values, unseen_values = self._shared("values", self._hand_values)

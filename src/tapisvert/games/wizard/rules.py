@@ -360,9 +360,7 @@ class WizardState(State):
 
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """The public part converted once for every seat's view of the position."""
-        public = self._shared(
-            "public view", lambda: public_json(self._shared("public", self._public_view))
-        )
+        public = self._shared_converted("public", self._public_view, public_json)
         hand = hand_json(self._hand(seat))
         return {**public, "seat": seat, "hand": hand, "bids": self._bids_seen_by(seat, public)}
 

@@ -195,8 +195,8 @@ function completedSets(needs, offered) {
 export function unitScore(unit) {
   const card = info(unit.unit);
   const offered = supplies(unit.robots);
-  const sets = completedSets(card.symbols, offered);
-  const missing = sets ? [] : unmatched(card.symbols, offered);
+  const missing = unmatched(card.symbols, offered);
+  const sets = missing.length ? 0 : completedSets(card.symbols, offered);
   return { sets, points: sets ? sets * card.value : -card.value, missing };
 }
 
