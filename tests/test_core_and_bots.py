@@ -82,6 +82,29 @@ def test_clone_is_independent() -> None:
 
 
 @pytest.mark.parametrize("name", ["wizard", "luz", "abluxxen", "fzzzt"])
+def test_history_since_an_earlier_position_is_the_tail_of_the_history(name: str) -> None:
+    state = load_game(name, players=4).new_initial_state(seed=3)
+    assert state.history_since(None) == state.history()
+    generator = random.Random(3)
+    earlier = state.clone()
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        if state.current_player() == CHANCE:
+            state.resolve_chance(generator)
+        else:
+            state.apply_action(generator.choice(state.legal_actions()))
+    done = len(earlier.history())
+    assert len(state.history()) > done
+    assert state.history_since(earlier) == state.history()[done:]
+    assert state.history_since(state) == []
+    stranger = load_game(name, players=4).new_initial_state(seed=4)
+    stranger.resolve_chance(generator)
+    with pytest.raises(ValueError, match="does not pass through"):
+        state.history_since(stranger)
+
+
+@pytest.mark.parametrize("name", ["wizard", "luz", "abluxxen", "fzzzt"])
 def test_observations_hold_exactly_their_fields(name: str) -> None:
     """Observations built with ``assemble`` equal those built by the dataclass's ``__init__``."""
     state = load_game(name, players=4).new_initial_state(seed=5)

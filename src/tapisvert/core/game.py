@@ -36,9 +36,13 @@ HistoryNode = tuple[Any, Action | tuple[Action, ...]] | None
 ``HistoryNode`` too (not said so in the type: mypyc cannot compile a recursive alias)."""
 
 
-def flatten_history(node: HistoryNode) -> list[Action]:
+def flatten_history(node: HistoryNode, stop: HistoryNode = None) -> list[Action]:
+    """The actions from the root of ``node``'s history, or after ``stop``, one of its
+    ancestors: a position's latest actions without walking back to its deal."""
     chunks: list[tuple[Action, ...]] = []
-    while node is not None:
+    while node is not stop:
+        if node is None:
+            raise ValueError("this history does not pass through the one to start after")
         node, actions = node
         chunks.append((actions,) if isinstance(actions, int) else actions)
     return [action for chunk in reversed(chunks) for action in chunk]
@@ -305,6 +309,11 @@ class State(metaclass=ABCMeta):
     def history(self) -> list[Action]:
         """Every action and chance outcome so far, in order."""
         return flatten_history(self._history)
+
+    def history_since(self, earlier: State | None) -> list[Action]:
+        """The actions and chance outcomes since ``earlier``, a position this one was cloned
+        from and then played on (``None``: since the start), without reading the rest."""
+        return flatten_history(self._history, None if earlier is None else earlier._history)
 
     def winners(self) -> list[Seat]:
         """The seats with the best final score (all of them share a tie)."""

@@ -417,9 +417,9 @@ class GameTable:
         commit fails, :class:`StorageError` leaves the table as it was.
         """
         if state.current_player() == CHANCE:
-            done = self.seq + len(moves)
-            state.resolve_chance(random.Random(f"{self.seed}:{done}"))
-            moves = moves + [(CHANCE, action) for action in state.history()[done:]]
+            state.resolve_chance(random.Random(f"{self.seed}:{self.seq + len(moves)}"))
+            drawn = state.history_since(self.state)[len(moves) :]
+            moves = moves + [(CHANCE, action) for action in drawn]
         entries = [
             LoggedAction(self.seq + index, actor, action, stand_in and index == 0)
             for index, (actor, action) in enumerate(moves)
