@@ -175,15 +175,27 @@ def test_presence_tells_who_is_online_and_where(server: Server) -> None:
     created = server.call(joe, "POST", "/api/tables", game="luz", players=3).json()
     table = created["table"]
 
+    kim = account(server, "present-kim")
+
     async def scenario() -> list[dict[str, Any]]:
-        async with websockets.connect(server.ws_url) as socket:
+        async with (
+            websockets.connect(server.ws_url) as socket,
+            websockets.connect(server.ws_url) as watching,
+        ):
             await socket.send(json.dumps({"type": "hello", "version": 1, "token": joe}))
             await socket.recv()
+            await watching.send(json.dumps({"type": "hello", "version": 1, "token": kim}))
+            await watching.recv()
+            await watching.send(json.dumps({"type": "watch", "table": table, "id": "w"}))
+            while json.loads(await watching.recv()).get("id") != "w":
+                pass
             return list(httpx.get(f"{server.url}/api/presence").json())
 
     online = asyncio.run(scenario())
     [joe_now] = [present for present in online if present["name"] == "present-joe"]
     assert joe_now["tables"] == [{"table": table, "game": "luz", "status": "open", "seat": 0}]
+    [kim_now] = [present for present in online if present["name"] == "present-kim"]
+    assert kim_now["tables"] == [{"table": table, "game": "luz", "status": "open", "seat": None}]
     deadline = time.monotonic() + 10
     while any(p["name"] == "present-joe" for p in httpx.get(f"{server.url}/api/presence").json()):
         assert time.monotonic() < deadline, "gone, yet still shown online"

@@ -16,6 +16,7 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby
 from tapisvert.server.ratings import Skill
 from tapisvert.server.storage import RatingRow
+from tapisvert.server.tables import GameTable
 
 LEADERBOARD_LENGTH = 100
 HISTORY_LENGTH = 50
@@ -134,19 +135,24 @@ def community_routes(lobby: Lobby) -> APIRouter:
     async def presence() -> list[Present]:
         """Everyone online (on any node), by name, with the tables they sit or watch at
         (open or playing) among those this node serves."""
+        live = {"open", "playing"}
+        watched: dict[int, list[GameTable]] = {}  # one look at the tables, not one per person
+        for table in lobby.tables.values():
+            if table.status in live:
+                for user_id in table.spectators:
+                    watched.setdefault(user_id, []).append(table)
         online = []
         for user_id in lobby.online_users():
-            tables = []
-            for table in lobby.tables.values():
-                if table.status not in {"open", "playing"}:
-                    continue
-                seat = table.seat_of(user_id)
-                if seat is not None or user_id in table.spectators:
-                    tables.append(
-                        PresentTable(
-                            table=table.id, game=table.game.name, status=table.status, seat=seat
-                        )
-                    )
+            places: dict[int, tuple[GameTable, int | None]] = {
+                table.id: (table, None) for table in watched.get(user_id, ())
+            }
+            for table, seat in lobby.seated_tables(user_id):
+                if table.status in live:
+                    places[table.id] = (table, seat)
+            tables = [
+                PresentTable(table=table.id, game=table.game.name, status=table.status, seat=seat)
+                for _, (table, seat) in sorted(places.items())
+            ]
             online.append(Present(name=lobby.user_name(user_id), tables=tables))
         return sorted(online, key=lambda present: present.name.casefold())
 
