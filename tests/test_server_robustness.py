@@ -237,6 +237,24 @@ def test_a_flood_is_slowed_down_and_the_connection_recovers(tmp_path: Path) -> N
         flood(greet(link, server.guest("flood")))
 
 
+def test_a_repeated_request_id_is_refused_while_it_is_among_the_last_64(tmp_path: Path) -> None:
+    with serving(tmp_path, rate=1000) as server, connect(server.ws_url) as link:
+        greet(link, server.guest("repeats"))
+
+        def answer(request_id: str) -> dict[str, Any]:
+            link.send(json.dumps({"type": "ping", "id": request_id}))
+            return dict(json.loads(link.recv(timeout=5)))
+
+        assert answer("r0")["type"] == "ack"
+        refused = answer("r0")
+        assert refused["type"] == "error" and refused["code"] == "duplicate"
+        assert refused["id"] == "r0" and "r0" in refused["message"]
+        for number in range(1, 65):
+            assert answer(f"r{number}")["type"] == "ack"
+        assert answer("r0")["type"] == "ack"  # 64 others since: forgotten
+        assert answer("r64")["code"] == "duplicate"
+
+
 def flood(link: ClientConnection) -> None:
     """Three hundred pings at once: most are refused, later ones are answered again."""
     for number in range(300):

@@ -119,6 +119,8 @@ MAX_TABLE_ID = 2**31 - 1
 FLOOD_SECONDS = 10
 """A connection whose refused messages outrun its rate by this many seconds' worth is
 dropped: a client that backs off when refused never comes near it."""
+RECENT_IDS = 64
+"""A request that repeats the id of one of its connection's last this many is refused."""
 LOGINS_AT_ONCE = 2
 """Password hashes computed at once: argon2 costs a core each, the others wait."""
 
@@ -164,7 +166,8 @@ class Connection:
         self.language = language
         self.link = link
         self.channels: set[str] = set()
-        self.recent_ids: deque[str] = deque(maxlen=64)
+        self.recent_ids: dict[str, None] = {}
+        """The ids of the last ``RECENT_IDS`` requests, oldest first (a dict: looked up by hash)."""
         self._allowance = 2 * lobby.settings.rate
         self._refused = 0.0
         """Refused messages, draining at the rate (see ``within_rate``)."""
@@ -275,7 +278,9 @@ class Connection:
             return False
         if request_id in self.recent_ids:
             return True
-        self.recent_ids.append(request_id)
+        self.recent_ids[request_id] = None
+        if len(self.recent_ids) > RECENT_IDS:
+            del self.recent_ids[next(iter(self.recent_ids))]
         return False
 
     def close(self, code: int = 1000) -> None:
