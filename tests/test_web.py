@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
+from tapisvert.i18n import catalogue
 from web_support import (
     PHONE,
     browser,
@@ -202,8 +204,27 @@ def test_french_tables_have_every_text(server: Server, page: Page, game: str) ->
     for _ in range(20):
         play_one_move(page, rng)
     assert "Retour au salon" in page.inner_text("#back")
+    told = page.locator(".log .move").all_inner_texts()
     page.click("#language")
     page.wait_for_selector("text=Back to the lobby")  # the page fixture fails on any missing key
+    retold = page.locator(".log .move").all_inner_texts()
+    french, english = log_fragments(game, "fr"), log_fragments(game, "en")
+    assert len(retold) >= len(told) > 0  # the bots play on meanwhile
+    assert any(fragment in line for line in told for fragment in french - english)
+    assert any(fragment in line for line in retold for fragment in english - french)
+    assert not [line for line in retold for fragment in french - english if fragment in line]
+
+
+def log_fragments(game: str, language: str) -> set[str]:
+    """The words of a board's log lines in one language, between their placeholders."""
+    texts = catalogue(language)
+    return {
+        fragment.strip()
+        for key, template in texts.items()
+        if key.startswith(f"{game}.board.log_")
+        for fragment in re.split(r"\{\w+\}", template)
+        if len(fragment.strip()) >= 4
+    }
 
 
 def test_names_and_chat_are_text_and_refusals_show_their_reason(server: Server, page: Page) -> None:

@@ -1,6 +1,6 @@
 // What the page knows: the session, the lobby, the tables followed and their latest views. The
 // socket's frames update it; components read it and re-render when it says it changed.
-import { language, loadTexts, t } from "./i18n.js";
+import { language, loadTexts, recorded, say, t } from "./i18n.js";
 
 export const state = {
   token: localStorage.getItem("token"),
@@ -104,10 +104,11 @@ function chosenLanguage() {
 export async function switchLanguage() {
   localStorage.setItem("lang", language() === "en" ? "fr" : "en");
   await loadTexts(chosenLanguage());
-  // moves and chat stay as they were told; notices and summaries come again in the new language
+  // chat stays as it was said, moves are told again; notices and summaries come again from the server
   state.logs.room = state.logs.room.filter((line) => line.kind === "chat");
   for (const table of Object.keys(state.logs.table)) {
-    state.logs.table[table] = state.logs.table[table].filter((line) => line.kind !== "notice");
+    state.logs.table[table] = state.logs.table[table].filter((line) => line.kind !== "notice")
+      .map((line) => (line.words ? { ...line, text: say(line.words) } : line));
     keepLog(table);
   }
   state.summaries = {};
@@ -285,8 +286,9 @@ function viewNews(frame) {
     const ctx = context(info);
     // a view after a gap (back at the table, reconnected): what follows happened meanwhile
     if (frame.full) note(frame.table, { kind: "notice", text: t("web.meanwhile") });
-    for (const text of module.describe(previous.view, frame.view, ctx)) {
-      note(frame.table, { kind: "move", text });
+    // kept as keys too (`words`), so that a change of language tells them again
+    for (const words of recorded(() => module.describe(previous.view, frame.view, context(info)))) {
+      note(frame.table, { kind: "move", words, text: say(words) });
     }
     const trick = module.lastTrick?.(frame.view);
     if (trick && JSON.stringify(trick) !== JSON.stringify(module.lastTrick(previous.view))) {
