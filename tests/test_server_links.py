@@ -39,11 +39,17 @@ async def settled() -> None:
         await asyncio.sleep(0)
 
 
+async def linked() -> tuple[Socket, AsgiLink]:
+    """A socket and its link, whose sending task waits for frames."""
+    socket = Socket()
+    link = AsgiLink(socket.receive, socket.send)
+    await settled()
+    return socket, link
+
+
 def test_frames_go_in_order_and_wait_while_the_socket_is_full() -> None:
     async def run() -> None:
-        socket = Socket()
-        link = AsgiLink(socket.receive, socket.send)
-        await settled()  # the sending task waits for frames
+        socket, link = await linked()
         link.push("a")
         await settled()
         assert socket.sent == ["a"]
@@ -69,9 +75,7 @@ def test_frames_go_in_order_and_wait_while_the_socket_is_full() -> None:
 
 def test_a_frame_waiting_for_a_full_socket_is_cancelled_with_its_link() -> None:
     async def run() -> None:
-        socket = Socket()
-        link = AsgiLink(socket.receive, socket.send)
-        await settled()
+        socket, link = await linked()
         socket.writable.clear()
         link.push("stuck")
         link.push("behind")
@@ -86,9 +90,7 @@ def test_a_frame_waiting_for_a_full_socket_is_cancelled_with_its_link() -> None:
 
 def test_a_socket_that_fails_ends_its_sending() -> None:
     async def run() -> None:
-        socket = Socket()
-        link = AsgiLink(socket.receive, socket.send)
-        await settled()
+        socket, link = await linked()
         socket.gone = True
         link.push("lost with the client")
         await asyncio.wait_for(link.wait_closed(), 5)

@@ -286,7 +286,8 @@ function viewNews(frame) {
     const ctx = context(info);
     // a view after a gap (back at the table, reconnected): what follows happened meanwhile
     if (frame.full) note(frame.table, { kind: "notice", text: t("web.meanwhile") });
-    // kept as keys too (`words`), so that a change of language tells them again
+    // kept as keys too (`words`), so that a change of language tells them again: the seat
+    // names among them, hence a context made while recording (`ctx` has them in words)
     for (const words of recorded(() => module.describe(previous.view, frame.view, context(info)))) {
       note(frame.table, { kind: "move", words, text: say(words) });
     }
