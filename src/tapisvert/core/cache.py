@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -18,26 +19,30 @@ class IdentityCache(Generic[K, V]):
     seat sees, those a move left as they were (which ``State._shared`` keeps as the same
     objects), the finished rounds of a game. Hashing them would cost as much as converting
     them again. The cache keeps each value alive, so that its identity cannot be reused by
-    another object meanwhile; its entries are dictionary items, not objects of their own
-    for the garbage collector to visit.
+    another object meanwhile.
+
+    Safe across threads: a value and its conversion are one entry, read and written whole,
+    so a look-up never pairs an object with another's conversion nor finds half an entry;
+    adding and evicting, the only steps of several operations, hold a lock that a hit never
+    takes.
     """
 
     def __init__(self, convert: Callable[[K], V], size: int = 16384) -> None:
         self._convert = convert
         self._size = size
-        self._values: dict[int, K] = {}
-        self._converted: dict[int, V] = {}
+        self._entries: dict[int, tuple[K, V]] = {}
+        self._adding = threading.Lock()
 
     def __call__(self, value: K) -> V:
-        key = id(value)
-        values = self._values
-        if values.get(key) is value:
-            return self._converted[key]
-        converted = self._converted[key] = self._convert(value)
-        values[key] = value
-        if len(values) > self._size:
-            oldest = next(iter(values))
-            del values[oldest], self._converted[oldest]
+        entry = self._entries.get(id(value))
+        if entry is not None and entry[0] is value:
+            return entry[1]
+        converted = self._convert(value)
+        with self._adding:
+            entries = self._entries
+            entries[id(value)] = (value, converted)
+            if len(entries) > self._size:
+                del entries[next(iter(entries))]
         return converted
 
 

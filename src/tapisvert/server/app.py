@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi import Path as PathParameter
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -32,7 +33,16 @@ from tapisvert.server.commands import Place, run_command
 from tapisvert.server.community import community_routes
 from tapisvert.server.errors import ServerError, malformed
 from tapisvert.server.links import AsgiLink, Link, accept, read_body, refuse_body
-from tapisvert.server.lobby import ANYONE, MAIN_ROOM, Connection, Lobby, Settings, User, rooms
+from tapisvert.server.lobby import (
+    ANYONE,
+    MAIN_ROOM,
+    MAX_TABLE_ID,
+    Connection,
+    Lobby,
+    Settings,
+    User,
+    rooms,
+)
 from tapisvert.server.protocol import (
     PROTOCOL_VERSION,
     Ack,
@@ -115,6 +125,8 @@ async def current_user(request: Request, authorization: Annotated[str, Header()]
 
 
 Me = Annotated[User, Depends(current_user)]
+TableId = Annotated[int, PathParameter(ge=1, le=MAX_TABLE_ID)]
+"""A table's number, checked before any look-up: the database's integers stop there."""
 
 
 def peer(request: Request) -> str:
@@ -236,48 +248,48 @@ def create_app(
         return table.info()
 
     @app.get("/api/tables/{table_id}")
-    async def table_info(table_id: int) -> protocol.TableInfo:
+    async def table_info(table_id: TableId) -> protocol.TableInfo:
         return await lobby.table_info(table_id)
 
     @app.get("/api/tables/{table_id}/view")
-    async def table_view(table_id: int, user: Me) -> Response:
+    async def table_view(table_id: TableId, user: Me) -> Response:
         return Response(await lobby.view(user, table_id), media_type="application/json")
 
     @app.post("/api/tables/{table_id}/join")
-    async def join(table_id: int, body: SeatChoice, user: Me) -> Ack:
+    async def join(table_id: TableId, body: SeatChoice, user: Me) -> Ack:
         await lobby.join(user, table_id, body.seat)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/leave")
-    async def leave(table_id: int, user: Me) -> Ack:
+    async def leave(table_id: TableId, user: Me) -> Ack:
         await lobby.leave(user, table_id)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/start")
-    async def start(table_id: int, user: Me) -> Ack:
+    async def start(table_id: TableId, user: Me) -> Ack:
         await lobby.start_game(user, table_id)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/rematch")
-    async def rematch(table_id: int, user: Me) -> Ack:
+    async def rematch(table_id: TableId, user: Me) -> Ack:
         return Ack(table=await lobby.rematch(user, table_id))
 
     @app.post("/api/tables/{table_id}/options")
-    async def set_option(table_id: int, body: OptionChoice, user: Me) -> Ack:
+    async def set_option(table_id: TableId, body: OptionChoice, user: Me) -> Ack:
         await lobby.set_option(user, table_id, body.name, body.value)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/bots")
-    async def add_bot(table_id: int, body: BotChoice, user: Me) -> Ack:
+    async def add_bot(table_id: TableId, body: BotChoice, user: Me) -> Ack:
         await lobby.add_bot(user, table_id, body.level, body.seat)
         return Ack(table=table_id)
 
     @app.get("/api/tables/{table_id}/who")
-    async def who(table_id: int) -> protocol.People:
+    async def who(table_id: TableId) -> protocol.People:
         return await lobby.who(None, table_id, ANYONE)
 
     @app.post("/api/tables/{table_id}/actions")
-    async def act(table_id: int, body: Move, user: Me) -> Ack:
+    async def act(table_id: TableId, body: Move, user: Me) -> Ack:
         seq = await lobby.act(user, table_id, body.action, body.seq)
         return Ack(table=table_id, seq=seq)
 
@@ -287,7 +299,7 @@ def create_app(
         return await _chat(lobby, user, language, body.text, body.room, body.table)
 
     @app.get("/api/tables/{table_id}/record")
-    async def record(table_id: int, format: Literal["json", "text"] = "json") -> Response:
+    async def record(table_id: TableId, format: Literal["json", "text"] = "json") -> Response:
         game_record = await lobby.record(table_id)
         if format == "text":
             return PlainTextResponse(game_record.to_text())
@@ -320,7 +332,7 @@ def create_app(
 
     @app.get("/api/tables/{table_id}/review")
     async def review(
-        table_id: int, seat: Annotated[int, Query(ge=0, le=15)], response: Response
+        table_id: TableId, seat: Annotated[int, Query(ge=0, le=15)], response: Response
     ) -> dict[str, Any]:
         """The review of ``seat``'s decisions in a finished game: 202 while it is computed."""
         found = await lobby.reviews.review(table_id, seat)
@@ -330,12 +342,14 @@ def create_app(
         return {"status": "ready", **found}
 
     @app.get("/api/tables/{table_id}/replay")
-    async def replay(table_id: int, request: Request) -> Response:
-        """Large, and much alike from one step to the next: compressed when the client may."""
-        steps = await lobby.replay(table_id)
+    async def replay(table_id: TableId, request: Request) -> Response:
+        """Large, and much alike from one step to the next: kept compressed, and sent so
+        to a client that takes it so."""
+        lobby.quotas.take("replays", peer(request))
+        compressed = await lobby.replays.replay(table_id)
         if "gzip" not in request.headers.get("accept-encoding", ""):
+            steps = await asyncio.to_thread(gzip.decompress, compressed)
             return Response(steps, media_type="application/json")
-        compressed = await asyncio.to_thread(gzip.compress, steps, 5)
         headers = {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
         return Response(compressed, media_type="application/json", headers=headers)
 

@@ -27,8 +27,7 @@ import orjson
 
 from tapisvert.bots.base import LEVELS
 from tapisvert.core.errors import OptionError
-from tapisvert.core.game import CHANCE, State
-from tapisvert.core.records import Record, actor_label, record_of
+from tapisvert.core.records import Record, record_of
 from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.i18n import translate
 from tapisvert.server.auth import Tokens, hash_password, password_matches
@@ -56,6 +55,7 @@ from tapisvert.server.pubsub import (
     user_channel,
 )
 from tapisvert.server.quotas import Quotas, QuotaSettings
+from tapisvert.server.replays import Replays
 from tapisvert.server.reviews import Reviews
 from tapisvert.server.storage import Storage, TableRow
 from tapisvert.server.tables import CHAT_HISTORY, GameTable, Said, Seat, seat_ratings
@@ -332,6 +332,7 @@ class Lobby:
         self.settings = settings or Settings()
         self.thinking: Thinking = BotWorkers(self.settings.bot_workers)
         self.reviews = Reviews(storage, self.record)
+        self.replays = Replays(self.record)
         self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
         self.tokens: Tokens | None = None
@@ -628,6 +629,7 @@ class Lobby:
             task.cancel()
         await self.thinking.close()
         await self.reviews.close()
+        await self.replays.close()
         await self.storage.close()
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> None:
@@ -1297,15 +1299,6 @@ class Lobby:
             state.apply_action(entry.action)
         return record_of(state, [seat.get("name") or "?" for seat in row.seats])
 
-    async def replay(self, table_id: int) -> bytes:
-        """A finished game step by step, as JSON (see ``replay_steps``).
-
-        Every seat's view at every step makes it large (megabytes for a long game): it is
-        built in a thread, so that the tables do not wait.
-        """
-        record = await self.record(table_id)
-        return await asyncio.to_thread(lambda: orjson.dumps(replay_steps(record)))
-
     def games(self) -> list[dict[str, Any]]:
         """Each game with what a form needs: player counts, option controls, card faces."""
         described = []
@@ -1345,25 +1338,3 @@ def said_to(said: Said) -> dict[str, Any]:
 
 def said_from(said: dict[str, Any]) -> Said:
     return ChatLine.model_validate(said["chat"]) if "chat" in said else said["notice"]
-
-
-def replay_steps(record: Record) -> list[dict[str, Any]]:
-    """Who did what, what a spectator saw then, and what each seat saw: the game is over,
-    so every hand may be shown; ``segment`` (the round, the deal) lets a client step by it."""
-
-    def step(actor: str | None, action: str | None, state: State) -> dict[str, Any]:
-        return {
-            "actor": actor,
-            "action": action,
-            "segment": state.segment(),
-            "view": state.observation(None).to_dict(),
-            "seats": [state.observation(seat).to_dict() for seat in range(record.players)],
-        }
-
-    steps = [step(None, None, record.new_game().new_initial_state())]
-    for played in record.steps():
-        if played.actor != CHANCE:
-            steps.append(step(actor_label(played.actor), played.text, played.state))
-        elif len(steps) == 1:  # the first step shows the deal, before the first move
-            steps[0] = step(None, None, played.state)
-    return steps

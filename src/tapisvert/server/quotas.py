@@ -44,6 +44,9 @@ class QuotaSettings:
     """Chat lines one person may send, on all their connections together."""
     sockets: int = 8
     """Connections one person may hold at once."""
+    replays: str = "30/minute"
+    """Replays of finished games one address may ask for (those kept cost little; a new
+    one costs its worker up to a second)."""
     connections: str = "30/minute"
     """Connections one person may open: one cut off for flooding does not come straight
     back for more."""
