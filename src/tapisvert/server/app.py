@@ -54,6 +54,7 @@ from tapisvert.server.protocol import (
 from tapisvert.server.pubsub import PubSub, is_seat_channel
 from tapisvert.server.redis_bus import RedisPubSub
 from tapisvert.server.relay import RelayedSockets
+from tapisvert.server.reviews import Asker
 from tapisvert.server.storage import open_storage
 
 HELLO_SECONDS = 10.0
@@ -332,10 +333,15 @@ def create_app(
 
     @app.get("/api/tables/{table_id}/review")
     async def review(
-        table_id: TableId, seat: Annotated[int, Query(ge=0, le=15)], response: Response
+        table_id: TableId,
+        seat: Annotated[int, Query(ge=0, le=15)],
+        response: Response,
+        request: Request,
+        user: Me,
     ) -> dict[str, Any]:
         """The review of ``seat``'s decisions in a finished game: 202 while it is computed."""
-        found = await lobby.reviews.review(table_id, seat)
+        asker = Asker(user.id, user.guest, peer(request))
+        found = await lobby.reviews.review(table_id, seat, asker)
         if found is None:
             response.status_code = 202
             return {"status": "computing"}

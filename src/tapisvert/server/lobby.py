@@ -331,9 +331,9 @@ class Lobby:
         self.pubsub: PubSub = pubsub or LocalPubSub()
         self.settings = settings or Settings()
         self.thinking: Thinking = BotWorkers(self.settings.bot_workers)
-        self.reviews = Reviews(storage, self.record)
-        self.replays = Replays(self.record)
         self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
+        self.reviews = Reviews(storage, self.record, self.players_of, self.quotas)
+        self.replays = Replays(self.record)
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
         self.tokens: Tokens | None = None
         self.tables: dict[int, GameTable] = {}
@@ -1290,6 +1290,11 @@ class Lobby:
             self.pubsub.publish(room_channel(room), line.model_dump_json())
         else:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
+
+    async def players_of(self, table_id: int) -> set[int]:
+        """The people who sat at a finished table (a seat a bot took over included)."""
+        row = await self._finished_row(table_id)
+        return {seat["user_id"] for seat in row.seats if seat.get("user_id") is not None}
 
     async def record(self, table_id: int) -> Record:
         """The record of a finished game; nothing of a running one (its deal is secret)."""

@@ -44,6 +44,10 @@ class QuotaSettings:
     """Chat lines one person may send, on all their connections together."""
     sockets: int = 8
     """Connections one person may hold at once."""
+    reviews: str = "10/hour"
+    """Reviews one address may start (each takes the review worker for up to a minute)."""
+    reviews_of_others: str = "5/day"
+    """Reviews of games they did not play one account may start."""
     replays: str = "30/minute"
     """Replays of finished games one address may ask for (those kept cost little; a new
     one costs its worker up to a second)."""

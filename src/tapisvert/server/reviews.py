@@ -5,6 +5,12 @@ seconds of CPU for a long game. It runs in a process of its own, never on the ev
 in a thread that would hold the interpreter's lock; the first request starts it, the next
 ones hear that it is under way, and once done it is stored, so that it is computed once per
 table and seat, whoever asks.
+
+Since each costs so much, and finished games can be made in seconds (bots finish a table
+its people left), who may start one is bounded: signed-in people, each with one review
+under way at a time; the people who played a game review any seat of it, others need an
+account and a few a day; an address starts a few an hour; and reviews waiting are bounded,
+beyond which a request is refused until the worker catches up.
 """
 
 from __future__ import annotations
@@ -16,11 +22,13 @@ import multiprocessing
 import os
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from tapisvert.core.records import Record
 from tapisvert.review import review_as_json
 from tapisvert.server.errors import ServerError
+from tapisvert.server.quotas import Quotas
 from tapisvert.server.storage import Storage
 from tapisvert.server.thinking import follow_the_server
 
@@ -28,22 +36,44 @@ REVIEW_SAMPLES = 40
 """Worlds drawn at each decision: the command line's default."""
 REVIEW_SEED = 0
 """One seed for every review: the same game and seat give the same review."""
+REVIEWS_WAITING = 4
+"""Reviews computed or waiting at once, for everyone; one more is refused as busy."""
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Asker:
+    """Who asks for a review, as far as the bounds on reviews care."""
+
+    user_id: int
+    guest: bool
+    address: str
+
+
 class Reviews:
-    def __init__(self, storage: Storage, record: Callable[[int], Awaitable[Record]]) -> None:
-        """``record(table)`` gives a finished game's record, or refuses (not finished)."""
+    def __init__(
+        self,
+        storage: Storage,
+        record: Callable[[int], Awaitable[Record]],
+        players: Callable[[int], Awaitable[set[int]]],
+        quotas: Quotas,
+    ) -> None:
+        """``record(table)`` gives a finished game's record, or refuses (not finished);
+        ``players(table)``, the accounts that sat at it."""
         self._storage = storage
         self._record = record
+        self._players = players
+        self._quotas = quotas
         self._pool: ProcessPoolExecutor | None = None
         self._under_way: dict[tuple[int, int], asyncio.Task[None]] = {}
+        self._asked_by: dict[int, tuple[int, int]] = {}
+        """The review each person started and is still under way."""
 
-    async def review(self, table_id: int, seat: int) -> dict[str, Any] | None:
+    async def review(self, table_id: int, seat: int, asker: Asker) -> dict[str, Any] | None:
         """The review of ``seat`` at the finished table, or ``None`` while it is computed
-        (the first request starts it). A review that failed is refused once, with its
-        reason in the log, and computed again on the next request."""
+        (the first request starts it, within the bounds above). A review that failed is
+        refused once, with its reason in the log, and computed again on the next request."""
         stored = await self._storage.review(table_id, seat)
         if stored is not None:
             return dict(json.loads(stored))
@@ -53,14 +83,34 @@ class Reviews:
             record = await self._record(table_id)
             if not 0 <= seat < record.players:
                 raise ServerError("no_such_seat", seat=seat + 1, seats=record.players)
+            await self._may_start(table_id, asker)
             task = asyncio.get_running_loop().create_task(self._compute(key, record))
             self._under_way[key] = task
+            self._asked_by[asker.user_id] = key
+            task.add_done_callback(lambda _: self._forget_asker(asker.user_id, key))
         elif task.done():
             del self._under_way[key]
             if task.exception() is not None:
                 raise ServerError("review_failed", status=500)
-            return await self.review(table_id, seat)
+            return await self.review(table_id, seat, asker)
         return None
+
+    async def _may_start(self, table_id: int, asker: Asker) -> None:
+        """Refuse a review beyond what this person, this address and the worker may take."""
+        mine = self._asked_by.get(asker.user_id)
+        if mine is not None:
+            raise ServerError("review_under_way", status=429, table=mine[0], seat=mine[1] + 1)
+        if sum(not task.done() for task in self._under_way.values()) >= REVIEWS_WAITING:
+            raise ServerError("reviews_busy", status=503)
+        if asker.user_id not in await self._players(table_id):
+            if asker.guest:
+                raise ServerError("review_not_yours", status=403)
+            self._quotas.take("reviews_of_others", asker.user_id)
+        self._quotas.take("reviews", asker.address)
+
+    def _forget_asker(self, user_id: int, key: tuple[int, int]) -> None:
+        if self._asked_by.get(user_id) == key:
+            del self._asked_by[user_id]
 
     async def _compute(self, key: tuple[int, int], record: Record) -> None:
         table_id, seat = key
