@@ -19,6 +19,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from redis_support import relayed
 from tapisvert.server.errors import ServerError
+from tapisvert.server.lobby import LOGIN_SLOWDOWN
 from tapisvert.server.quotas import SWEEP_SECONDS, MovingWindows, Quotas, QuotaSettings
 
 from server_support import Server, masked_frame, raw_websocket, serving
@@ -171,14 +172,60 @@ def test_guests_are_limited_per_address(tmp_path_factory: pytest.TempPathFactory
     assert 429 in answers and answers.count(200) <= 60
 
 
-def test_logins_are_limited_per_name(server: Server) -> None:
-    """Finding 5: 150 wrong passwords, then the right one worked."""
-    url = f"{server.url}/api/login"
+def sign_in_from(server: Server, address: str, name: str, password: str) -> httpx.Response:
+    """A sign-in as if from ``address`` (the server trusts its own machine's proxy)."""
+    return httpx.post(
+        f"{server.url}/api/login",
+        json={"name": name, "password": password},
+        headers={"X-Forwarded-For": address},
+    )
+
+
+def test_wrong_passwords_are_held_against_their_address_not_the_account(server: Server) -> None:
+    """Finding 5 of the first round: 150 wrong passwords, then the right one worked. Finding 4
+    of the second: ten wrong passwords from anywhere refused the owner's right one."""
     httpx.post(f"{server.url}/api/register", json={"name": "vic", "password": "right-one"})
-    for number in range(10):
-        httpx.post(url, json={"name": "vic", "password": f"wrong{number}"})
-    answer = httpx.post(url, json={"name": "vic", "password": "right-one"})
-    assert answer.status_code == 429 and answer.json()["code"] == "rate_limited"
+    guesses = [sign_in_from(server, "198.51.100.7", "vic", f"wrong{number}") for number in range(8)]
+    assert [answer.status_code for answer in guesses] == [401] * 5 + [429] * 3
+    assert guesses[-1].json()["code"] == "too_many_failures"
+    assert "address" in guesses[-1].json()["message"]
+    refused = sign_in_from(server, "198.51.100.7", "vic", "right-one")
+    assert refused.status_code == 429  # not even the right password, from there
+    assert sign_in_from(server, "198.51.100.8", "vic", "right-one").status_code == 200
+    assert httpx.post(
+        f"{server.url}/api/login", json={"name": "vic", "password": "right-one"}
+    ).is_success
+
+
+def test_a_name_guessed_from_many_addresses_slows_the_guessers_only(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    with serving(tmp_path_factory.mktemp("guessed")) as fresh:
+        httpx.post(f"{fresh.url}/api/register", json={"name": "ida", "password": "right-one"})
+        for number in range(10):
+            guess = sign_in_from(fresh, f"203.0.113.{number}", "ida", "wrong")
+            assert guess.status_code == 401
+        start = time.perf_counter()
+        slowed = sign_in_from(fresh, "203.0.113.0", "ida", "wrong")
+        waited = time.perf_counter() - start
+        start = time.perf_counter()
+        owner = sign_in_from(fresh, "192.0.2.1", "ida", "right-one")
+        owners_wait = time.perf_counter() - start
+    assert slowed.status_code == 401 and waited >= LOGIN_SLOWDOWN
+    assert owner.status_code == 200 and owners_wait < LOGIN_SLOWDOWN
+
+
+def test_an_address_that_guessed_at_many_names_is_refused_for_all() -> None:
+    clock = Clock()
+    quotas = Quotas(QuotaSettings(failures_per_address="3/hour"), clock=clock)
+    for _ in range(3):
+        assert not quotas.spent("failures_per_address", "x")
+        quotas.note("failures_per_address", "x")
+    assert quotas.spent("failures_per_address", "x")
+    assert quotas.counted("failures_per_address", "x") == 3
+    assert not quotas.spent("failures_per_address", "y")
+    clock.now += 3600
+    assert not quotas.spent("failures_per_address", "x")
 
 
 def test_a_login_takes_as_long_whether_or_not_the_name_exists(

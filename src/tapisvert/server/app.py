@@ -220,10 +220,10 @@ def create_app(
         await lobby.sign_out(user)
 
     @app.post("/api/password", status_code=204)
-    async def change_password(body: NewPassword, user: Me) -> None:
+    async def change_password(body: NewPassword, user: Me, request: Request) -> None:
         if user.guest:
             raise ServerError("guest_password", status=403)
-        await lobby.change_password(user, body.old, body.new)
+        await lobby.change_password(user, body.old, body.new, peer(request))
 
     @app.get("/api/games")
     async def list_games() -> list[dict[str, Any]]:

@@ -123,6 +123,9 @@ RECENT_IDS = 64
 """A request that repeats the id of one of its connection's last this many is refused."""
 LOGINS_AT_ONCE = 2
 """Password hashes computed at once: argon2 costs a core each, the others wait."""
+LOGIN_SLOWDOWN = 2.0
+"""Seconds an attempt waits when its address failed lately and its name is being guessed
+at from many addresses."""
 
 
 def signing_key() -> str | None:
@@ -667,31 +670,58 @@ class Lobby:
 
     async def login(self, name: str, password: str, address: str) -> tuple[str, User]:
         """A session for the name's owner; the answer takes as long whether or not the name
-        exists (a hash is checked either way), and attempts are counted per address and
-        per name, the right password's too."""
+        exists (a hash is checked either way).
+
+        Wrong passwords are held against the address they come from (see ``QuotaSettings``):
+        an address that guessed too often is refused, for the name or for all, while others
+        still sign in; a name guessed at from many addresses slows those addresses down.
+        """
         name = unicodedata.normalize("NFKC", name)
+        guessed = name.casefold()
         self.quotas.take("logins_per_address", address)
-        self.quotas.take("logins_per_name", name.casefold())
+        await self._held_back(address, guessed)
         row = await self.storage.user_by_name(name)
         async with self._hashing:
             known = None if row is None else row.password_hash
             matches = await asyncio.to_thread(_password_checks, known, password)
         if row is None or not matches:
+            self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
         self.names[row.id] = row.name
         return await self._open_session(User(row.id, row.name, False))
 
-    async def change_password(self, user: User, old: str, new: str) -> None:
+    async def _held_back(self, address: str, name: str) -> None:
+        """Refuse an address that failed too often; slow down one that failed lately while
+        the name is being guessed at."""
+        quotas = self.quotas
+        if quotas.spent("failures_per_address", address) or quotas.spent(
+            "failures_per_address_and_name", address, name
+        ):
+            raise ServerError("too_many_failures", status=429)
+        if quotas.spent("failures_per_name", name) and quotas.counted(
+            "failures_per_address", address
+        ):
+            await asyncio.sleep(LOGIN_SLOWDOWN)
+
+    def _failed(self, address: str, name: str) -> None:
+        self.quotas.note("failures_per_address", address)
+        self.quotas.note("failures_per_address_and_name", address, name)
+        self.quotas.note("failures_per_name", name)
+
+    async def change_password(self, user: User, old: str, new: str, address: str) -> None:
         """A new password ends every other session of its owner (every other device signs
-        in again); this one carries on."""
+        in again); this one carries on. A wrong old password counts as a failed sign-in."""
         if len(new) < 6:
             raise ServerError("short_password")
-        self.quotas.take("logins_per_name", user.name.casefold())
+        guessed = user.name.casefold()
+        self.quotas.take("logins_per_address", address)
+        await self._held_back(address, guessed)
         row = await self.storage.user(user.id)
         known = None if row is None else row.password_hash
         async with self._hashing:
             matches = await asyncio.to_thread(_password_checks, known, old)
         if not matches:
+            self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
         async with self._hashing:
             password_hash = await asyncio.to_thread(hash_password, new)

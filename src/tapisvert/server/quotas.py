@@ -34,8 +34,16 @@ class QuotaSettings:
     guests: str = "60/minute"
     """Guests one address may create."""
     logins_per_address: str = "30/minute"
-    logins_per_name: str = "10/minute"
-    """Attempts to sign in (the right password or not), from one address, and to one name."""
+    """Attempts to sign in (the right password or not) from one address."""
+    failures_per_address: str = "30/hour"
+    """Wrong passwords, for any names, from one address before it may not try again."""
+    failures_per_address_and_name: str = "5/15 minutes"
+    """Wrong passwords for one name from one address before that address may not try it
+    again; other addresses still may."""
+    failures_per_name: str = "10/15 minutes"
+    """Wrong passwords for one name, from anywhere, beyond which each attempt from an
+    address that failed lately is slowed down (never refused: someone else's failures
+    must not lock an account's owner out)."""
     accounts: str = "10/hour"
     """Accounts one address may create."""
     tables: str = "30/hour"
@@ -66,6 +74,22 @@ class MovingWindows:
 
     def hit(self, key: tuple[str, ...], amount: int, seconds: float) -> bool:
         """Count one hit for ``key`` unless ``amount`` were counted in the last ``seconds``."""
+        hits = self._window(key, seconds)
+        if len(hits) >= amount:
+            return False
+        hits.append(self._clock())
+        return True
+
+    def add(self, key: tuple[str, ...], seconds: float) -> None:
+        """Count one hit for ``key``, whatever it held."""
+        self._window(key, seconds).append(self._clock())
+
+    def count(self, key: tuple[str, ...], seconds: float) -> int:
+        """The hits counted for ``key`` in the last ``seconds``."""
+        return len(self._window(key, seconds)) if key in self._hits else 0
+
+    def _window(self, key: tuple[str, ...], seconds: float) -> deque[float]:
+        """``key``'s hits, those older than ``seconds`` dropped."""
         now = self._clock()
         if now >= self._sweep_at:
             self._sweep(now)
@@ -75,10 +99,7 @@ class MovingWindows:
         hits = held[1]
         while hits and hits[0] <= now - seconds:
             hits.popleft()
-        if len(hits) >= amount:
-            return False
-        hits.append(now)
-        return True
+        return hits
 
     def __len__(self) -> int:
         """The keys held."""
@@ -108,6 +129,24 @@ class Quotas:
 
     def take(self, quota: str, *keys: object) -> None:
         """Count one ``quota`` (a field of the settings) for ``keys``, or refuse with 429."""
+        if not self._windows.hit((quota, *map(str, keys)), *self._limit(quota)):
+            raise ServerError("rate_limited", status=429)
+
+    def note(self, quota: str, *keys: object) -> None:
+        """Count one ``quota`` for ``keys`` (a failure, say) without refusing anything."""
+        self._windows.add((quota, *map(str, keys)), self._limit(quota)[1])
+
+    def spent(self, quota: str, *keys: object) -> bool:
+        """Whether ``keys`` have used all of ``quota``: nothing is counted."""
+        amount, seconds = self._limit(quota)
+        return self._windows.count((quota, *map(str, keys)), seconds) >= amount
+
+    def counted(self, quota: str, *keys: object) -> int:
+        """How much of ``quota`` ``keys`` used in its window: nothing is counted."""
+        return self._windows.count((quota, *map(str, keys)), self._limit(quota)[1])
+
+    def _limit(self, quota: str) -> tuple[int, float]:
+        """``quota``'s amount (scaled) and window in seconds."""
         limit = self._limits.get(quota)
         if limit is None:
             given = parse(getattr(self.settings, quota))
@@ -115,8 +154,7 @@ class Quotas:
                 max(1, round(given.amount * self.scale)),
                 float(given.get_expiry()),
             )
-        if not self._windows.hit((quota, *map(str, keys)), *limit):
-            raise ServerError("rate_limited", status=429)
+        return limit
 
     def sockets(self) -> int:
         """Connections one person may hold at once."""
