@@ -42,7 +42,7 @@ async def settled() -> None:
 async def linked() -> tuple[Socket, AsgiLink]:
     """A socket and its link, whose sending task waits for frames."""
     socket = Socket()
-    link = AsgiLink(socket.receive, socket.send)
+    link = AsgiLink(socket.receive, socket.send, "127.0.0.1")
     await settled()
     return socket, link
 

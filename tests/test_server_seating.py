@@ -79,6 +79,7 @@ class QuietLink:
 
     def __init__(self) -> None:
         self.frames: list[str] = []
+        self.address = "127.0.0.1"
 
     async def receive(self) -> str | None:
         return None

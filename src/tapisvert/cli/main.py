@@ -477,6 +477,7 @@ def serve(
 
     from tapisvert.server.app import create_app
     from tapisvert.server.collector import Collector
+    from tapisvert.server.links import allow_open_files
     from tapisvert.server.lobby import Settings
     from tapisvert.server.relay import PUBLIC_OPTIONS
     from tapisvert.server.storage import default_database_url
@@ -484,6 +485,7 @@ def serve(
     # A thread (the storage's writer) gets the interpreter within half a millisecond of
     # asking, instead of five; the event loop gets it back as quickly.
     sys.setswitchinterval(0.0005)
+    allow_open_files()
     url = database_url or default_database_url()
     if bus:
         check_bus(bus)
@@ -582,9 +584,11 @@ def relay(
     rate: Annotated[float, typer.Option()],
 ) -> None:
     """A process holding the clients' sockets for ``serve`` (see ``tapisvert.server.relay``)."""
+    from tapisvert.server.links import allow_open_files
     from tapisvert.server.relay import run_relay
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
+    allow_open_files()
     run_relay(bus, node, host, port, unread_limit, rate)
 
 

@@ -10,13 +10,13 @@ import gzip
 import hashlib
 import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import Depends, FastAPI, Header, Query, Request
-from fastapi import Path as PathParameter
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -27,12 +27,13 @@ from tapisvert.core.registry import game_names, plugin
 from tapisvert.i18n import DEFAULT_LANGUAGE, LANGUAGES, accepted_language, catalogue
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
+from tapisvert.server.addresses import TokenBucket
 from tapisvert.server.bot_queue import BotQueue
 from tapisvert.server.collector import Collector
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.community import community_routes
 from tapisvert.server.errors import ServerError, malformed
-from tapisvert.server.links import AsgiLink, Link, accept, read_body, refuse_body
+from tapisvert.server.links import AsgiLink, Link, accept, client_address, read_body, refuse_body
 from tapisvert.server.lobby import (
     ANYONE,
     MAIN_ROOM,
@@ -122,12 +123,19 @@ async def current_user(request: Request, authorization: Annotated[str, Header()]
     if scheme.lower() != "bearer" or not token:
         raise ServerError("bad_token", status=401)
     lobby: Lobby = request.app.state.lobby
-    return await lobby.authenticate(token)
+    return replace(await lobby.authenticate(token), address=peer(request))
 
 
 Me = Annotated[User, Depends(current_user)]
-TableId = Annotated[int, PathParameter(ge=1, le=MAX_TABLE_ID)]
-"""A table's number, checked before any look-up: the database's integers stop there."""
+def table_number(table_id: int) -> int:
+    """A table's number, checked before any look-up: the database's integers stop there,
+    and beyond them there is no such table."""
+    if not 1 <= table_id <= MAX_TABLE_ID:
+        raise ServerError("no_such_table", status=404, table=table_id)
+    return table_id
+
+
+TableId = Annotated[int, Depends(table_number)]
 
 
 def peer(request: Request) -> str:
@@ -453,23 +461,35 @@ class SocketEndpoint:
             await self.app(scope, receive, send)
             return
         if await accept(receive, send):
-            link = AsgiLink(receive, send)
+            link = AsgiLink(receive, send, client_address(scope))
             await serve_link(self.lobby, link)
             await link.wait_closed()
 
 
 async def serve_link(lobby: Lobby, link: Link) -> None:
-    """One client, from its ``hello`` until it leaves."""
-    connection = await _greet(lobby, link)
-    if connection is not None:
-        try:
-            await _listen(lobby, link, connection)
-        finally:
-            lobby.disconnect(connection)
+    """One client, from its ``hello`` until it leaves; refused at once when its address
+    holds too many sockets or is barred."""
+    try:
+        bucket = lobby.addresses.open(link.address)
+    except ServerError as refusal:
+        link.push(
+            Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE)).model_dump_json()
+        )
+        link.drop()
+        return
+    try:
+        connection = await _greet(lobby, link, bucket)
+        if connection is not None:
+            try:
+                await _listen(lobby, link, connection)
+            finally:
+                lobby.disconnect(connection)
+    finally:
+        lobby.addresses.close(link.address)
     link.close()
 
 
-async def _greet(lobby: Lobby, link: Link) -> Connection | None:
+async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | None:
     """Wait for a valid ``hello``; anything else is refused and the link closed."""
     try:
         text = await asyncio.wait_for(link.receive(), HELLO_SECONDS)
@@ -478,7 +498,7 @@ async def _greet(lobby: Lobby, link: Link) -> Connection | None:
         hello = Hello.model_validate_json(text)
         if hello.version != PROTOCOL_VERSION:
             raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
-        user = await lobby.authenticate(hello.token)
+        user = replace(await lobby.authenticate(hello.token), address=link.address)
         lobby.may_connect(user)
     except (ValidationError, ServerError, TimeoutError) as error:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
@@ -488,7 +508,7 @@ async def _greet(lobby: Lobby, link: Link) -> Connection | None:
         return None
     language = hello.language or DEFAULT_LANGUAGE
     link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())
-    return await lobby.connect(user, language, link)
+    return await lobby.connect(user, language, link, bucket)
 
 
 async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import resource
 import time
 from collections import deque
 from typing import Protocol
 
 import orjson
-from starlette.types import Receive, Send
+from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from tapisvert.server.errors import ServerError
@@ -33,6 +35,8 @@ REQUEST_SECONDS = 10.0
 """How long a client may take to send a request's head, and then its body: a request of
 the API is a few hundred bytes, and a client that trickles one holds a connection for
 nothing."""
+
+log = logging.getLogger(__name__)
 
 
 class TimedHttpProtocol(HttpToolsProtocol):
@@ -113,6 +117,9 @@ class Pace:
 
 
 class Link(Protocol):
+    address: str
+    """Where the client is: its IP address, as the server or a trusted proxy saw it."""
+
     async def receive(self) -> str | None:
         """The next text message; ``None`` once the client is gone."""
 
@@ -166,6 +173,12 @@ class Outbox:
         return frames
 
 
+def client_address(scope: Scope) -> str:
+    """The client's address, as uvicorn gives it (from a trusted proxy's headers, if any)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
 async def accept(receive: Receive, send: Send) -> bool:
     """Complete an ASGI WebSocket handshake; ``False`` if the client left first."""
     if (await receive())["type"] != "websocket.connect":
@@ -191,7 +204,8 @@ async def receive_text(receive: Receive) -> str | None:
 class AsgiLink:
     """A WebSocket held by this process's ASGI server, with its own sending task."""
 
-    def __init__(self, receive: Receive, send: Send) -> None:
+    def __init__(self, receive: Receive, send: Send, address: str) -> None:
+        self.address = address
         self._receive = receive
         self._send = send
         self._outbox = Outbox()
@@ -257,3 +271,29 @@ class AsgiLink:
             if not self._dropped:
                 with contextlib.suppress(Exception):
                     await self._send({"type": "websocket.close", "code": self._code or 1000})
+
+
+OPEN_FILES_WANTED = 8192
+"""Open files a server should be allowed: one per socket, a few for its database and bus;
+enough for some thousands of people at once."""
+
+
+def allow_open_files(wanted: int = OPEN_FILES_WANTED) -> int:
+    """Raise the process's limit of open files towards ``wanted`` (within the hard limit),
+    and warn when it stays below: past the limit, new sockets fail. Returns the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if raised > soft:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        log.warning(
+            "this process may open %d files only (hard limit %d): each socket takes one, so "
+            "beyond that people cannot connect; allow at least %d (ulimit -n, or LimitNOFILE "
+            "in a systemd unit)",
+            soft,
+            hard,
+            wanted,
+        )
+    return int(soft)

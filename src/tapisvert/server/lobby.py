@@ -30,6 +30,7 @@ from tapisvert.core.errors import OptionError
 from tapisvert.core.records import Record, record_of
 from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.i18n import translate
+from tapisvert.server.addresses import Addresses, TokenBucket
 from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.errors import ServerError, StorageError, TableMoved
 from tapisvert.server.links import BACKLOG_BYTES, Link
@@ -71,6 +72,15 @@ def rooms() -> tuple[str, ...]:
     return (MAIN_ROOM, *game_names())
 
 
+ROOM_LISTING = 150
+"""Tables a room's listing gives at most: the open ones first (those one may join), then
+those being played, then the latest finished; changes to the others still reach it."""
+LISTED_FIRST = ("open", "playing", "finished", "closed")
+OPEN_TABLES_PER_ROOM = 100
+"""Open tables one room may hold at once (on each node)."""
+OPEN_TABLES_PER_PERSON = 3
+"""Open tables one person may sit at at once."""
+
 FINISHED_KEPT_SECONDS = 300.0
 RESTORED_FINISHED = 100
 """A finished table stays in memory this long for its players; its record stays for good."""
@@ -83,6 +93,8 @@ class User:
     guest: bool
     session: str = ""
     """The session a token opened, by which signing out reaches this user's connections."""
+    address: str = "?"
+    """Where the request comes from, for the quotas of addresses."""
 
 
 ANYONE = User(0, "?", True)
@@ -163,8 +175,17 @@ def _password_checks(password_hash: str | None, password: str) -> bool:
 class Connection:
     """One client's link: what it follows, what it may send, and its outgoing frames."""
 
-    def __init__(self, lobby: Lobby, user: User, language: str, link: Link) -> None:
+    def __init__(
+        self,
+        lobby: Lobby,
+        user: User,
+        language: str,
+        link: Link,
+        shared: TokenBucket | None = None,
+    ) -> None:
+        """``shared``: the rate the connection shares with the others of its address."""
         self.lobby = lobby
+        self._shared = shared
         self.user = user
         self.language = language
         self.link = link
@@ -268,10 +289,11 @@ class Connection:
         elapsed, self._checked = now - self._checked, now
         self._allowance = min(2 * rate, self._allowance + elapsed * rate)
         self._refused = max(0.0, self._refused - elapsed * rate)
-        if self._allowance < 1:
+        if self._allowance < 1 or (self._shared is not None and not self._shared.take()):
             self._refused += 1
             if self._refused > FLOOD_SECONDS * rate:
                 self.drop(ServerError("flooding", status=429))
+                self.lobby.flooded(self.link.address)
             return False
         self._allowance -= 1
         return True
@@ -335,6 +357,7 @@ class Lobby:
         self.settings = settings or Settings()
         self.thinking: Thinking = BotWorkers(self.settings.bot_workers)
         self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
+        self.addresses = Addresses(self.quotas, self.settings.rate)
         self.reviews = Reviews(storage, self.record, self.players_of, self.quotas)
         self.replays = Replays(self.record)
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
@@ -790,10 +813,13 @@ class Lobby:
             raise ServerError("too_many_sockets", status=429, limit=self.quotas.sockets())
         self.quotas.take("connections", user.id)
 
-    async def connect(self, user: User, language: str, link: Link) -> Connection:
+    async def connect(
+        self, user: User, language: str, link: Link, shared: TokenBucket | None = None
+    ) -> Connection:
         """A new connection: it follows every table where the user sits, here or on
-        another node, with its view."""
-        connection = Connection(self, user, language, link)
+        another node, with its view. ``shared``: the rate of its address (see
+        ``Addresses.open``)."""
+        connection = Connection(self, user, language, link, shared)
         mine = self.connections.setdefault(user.id, set())
         mine.add(connection)
         if len(mine) == 1 and self.peers is not None:
@@ -819,6 +845,17 @@ class Lobby:
                         if seat_row.get("kind") == "human" and seat_row.get("user_id") == user_id
                     )
         return seats
+
+    def flooded(self, address: str) -> None:
+        """A socket of ``address`` was cut for flooding: past a few, the address is barred
+        and its other sockets are cut too."""
+        if self.addresses.flooded(address):
+            _log.warning("the address %s is barred for flooding", address)
+            barred = ServerError("address_barred", status=429)
+            for connections in list(self.connections.values()):
+                for connection in list(connections):
+                    if connection.link.address == address:
+                        connection.drop(barred)
 
     def disconnect(self, connection: Connection) -> None:
         watched = [
@@ -940,12 +977,16 @@ class Lobby:
         """The room's tables and the people in it, here and on the other nodes."""
         if room not in self.rooms:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
-        tables = [table.info() for table in self.tables.values() if table.room == room]
+        here = [table for table in self.tables.values() if table.room == room]
+        here.sort(key=lambda table: (LISTED_FIRST.index(table.status), -table.id))
+        tables = [table.info() for table in here[:ROOM_LISTING]]
         if self.peers is not None:
             for row in await self.storage.tables(["open", "playing"]):
                 if row.room == room and row.id not in self.tables:
                     tables.append(self.tables_elsewhere.get(row.id) or self._info_of(row))
-            tables.sort(key=lambda info: info.table)
+            tables.sort(key=lambda info: (LISTED_FIRST.index(info.status), -info.table))
+            del tables[ROOM_LISTING:]
+        tables.sort(key=lambda info: info.table)
         in_it = set(self.rooms[room])
         for in_rooms in self.rooms_elsewhere.values():
             in_it.update(user for user, where in in_rooms.items() if where == room)
@@ -1017,7 +1058,7 @@ class Lobby:
     ) -> GameTable:
         if room not in self.rooms:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
-        self.quotas.take("tables", user.id)
+        self._may_open_table(user, room)
         try:
             load_game(game, players, **options)
         except OptionError as error:
@@ -1027,6 +1068,20 @@ class Lobby:
         table = await self._open_table(room, game, options, clock, seats, rated)
         await self.join(user, table.id, 0)
         return table
+
+    def _may_open_table(self, user: User, room: str) -> None:
+        """Count a new table against its person's and address's quotas, within the bounds
+        on open tables (a room full of empty tables is of use to nobody)."""
+        waiting = sum(table.status == "open" for table, _ in self.seated_tables(user.id))
+        if waiting >= OPEN_TABLES_PER_PERSON:
+            raise ServerError("too_many_open_tables", status=429, limit=OPEN_TABLES_PER_PERSON)
+        in_room = sum(
+            table.room == room and table.status == "open" for table in self.tables.values()
+        )
+        if in_room >= OPEN_TABLES_PER_ROOM:
+            raise ServerError("room_full", status=429, limit=OPEN_TABLES_PER_ROOM)
+        self.quotas.take("tables", user.id)
+        self.quotas.take("tables_per_address", user.address)
 
     async def _open_table(
         self,
@@ -1069,6 +1124,7 @@ class Lobby:
             raise ServerError("not_over", status=409)
         async with self._rematching:
             if table.rematch is None:
+                self._may_open_table(user, table.room)
                 seats = [replace(seat, replaced=False) for seat in table.seats]
                 rematch = await self._open_table(
                     table.room,
@@ -1221,6 +1277,8 @@ class Lobby:
             case "rematch":
                 return await self._rematch_here(table, user)
             case "chat":
+                if table.seat_of(user.id) is None and user.id not in table.spectators:
+                    raise ServerError("chat_not_at_table", status=403, table=table.id)
                 line = ChatLine(table=table.id, sender=user.name, text=arguments["text"])
                 table.history.append(line)
                 self.pubsub.publish(table_channel(table.id), line.model_dump_json())

@@ -47,7 +47,9 @@ class QuotaSettings:
     accounts: str = "10/hour"
     """Accounts one address may create."""
     tables: str = "30/hour"
-    """Tables one person may create."""
+    """Tables one person may create, rematches included."""
+    tables_per_address: str = "60/hour"
+    """Tables the people of one address may create together."""
     chat: str = "20/10 seconds"
     """Chat lines one person may send, on all their connections together."""
     sockets: int = 8
@@ -56,6 +58,15 @@ class QuotaSettings:
     """Reviews one address may start (each takes the review worker for up to a minute)."""
     reviews_of_others: str = "5/day"
     """Reviews of games they did not play one account may start."""
+    sockets_per_address: int = 32
+    """Sockets one address may hold at once, before and after their hello (see
+    ``addresses``)."""
+    address_rate_share: float = 3.0
+    """Messages a second all the sockets of one address may send together, as a multiple
+    of one connection's rate (bursts of twice that)."""
+    floods: str = "3/minute"
+    """Sockets of one address cut for flooding before the address is barred; it stays
+    barred until the window holds fewer."""
     replays: str = "30/minute"
     """Replays of finished games one address may ask for (those kept cost little; a new
     one costs its worker up to a second)."""

@@ -32,7 +32,14 @@ from starlette.types import Receive, Scope, Send
 
 from tapisvert.i18n import accepted_language
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import AsgiLink, Pace, TimedHttpProtocol, accept, refuse_body
+from tapisvert.server.links import (
+    AsgiLink,
+    Pace,
+    TimedHttpProtocol,
+    accept,
+    client_address,
+    refuse_body,
+)
 from tapisvert.server.pubsub import PubSub
 from tapisvert.server.redis_bus import RedisPubSub
 
@@ -99,7 +106,8 @@ def read_message(frame: object) -> tuple[str, list[Record]]:
 class RelayedLink:
     """A client whose socket a relay holds."""
 
-    def __init__(self, outbox: Outbox, number: int) -> None:
+    def __init__(self, outbox: Outbox, number: int, address: str) -> None:
+        self.address = address
         self._outbox = outbox
         self._number = number
         self._closed = False
@@ -163,7 +171,7 @@ class RelayedSockets:
                 outbox = self._outboxes.get(relay)
                 if outbox is None:
                     outbox = self._outboxes[relay] = Outbox(self._pubsub, relay_channel(relay), "")
-                link = self._links[key] = RelayedLink(outbox, number)
+                link = self._links[key] = RelayedLink(outbox, number, text or "?")
                 task = asyncio.get_running_loop().create_task(self._serve(link))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
@@ -264,9 +272,10 @@ class Relay:
         if scope["path"] != "/ws" or not await accept(receive, send):
             return
         number = next(self._numbers)
-        link = self.clients[number] = AsgiLink(receive, send)
+        address = client_address(scope)
+        link = self.clients[number] = AsgiLink(receive, send, address)
         outbox = self._outbox
-        outbox.write(OPEN, number)
+        outbox.write(OPEN, number, address)
         pace = Pace(self.rate)
         try:
             # once the node closes the link (a flood, say), nothing more is read from it
