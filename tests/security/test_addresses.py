@@ -4,6 +4,7 @@ table, half-open sockets without bound)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import resource
@@ -11,19 +12,22 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from tapisvert.server import lobby as lobby_module
 from tapisvert.server.addresses import Addresses, TokenBucket
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import OPEN_FILES_WANTED
-from tapisvert.server.lobby import OPEN_TABLES_PER_PERSON
+from tapisvert.server.lobby import OPEN_TABLES_PER_PERSON, Lobby, Settings
 from tapisvert.server.quotas import Quotas, QuotaSettings
+from tapisvert.server.storage import SqlStorage
 
-from server_support import Server, serving
+from server_support import Player, Server, serving, sqlite_url
 
 
 class Clock:
@@ -206,3 +210,52 @@ def test_a_server_allowed_too_few_open_files_says_so() -> None:
     wanted = OPEN_FILES_WANTED if hard == resource.RLIM_INFINITY else min(OPEN_FILES_WANTED, hard)
     assert int(raised.stdout) == wanted
     assert ("files only" in raised.stderr) == (wanted < OPEN_FILES_WANTED)
+
+
+def test_a_rematch_counts_as_a_new_table(tmp_path: Path) -> None:
+    """Finding 5: rematch tables skipped the quota of tables."""
+    with serving(tmp_path, rate=1.0) as slow:  # every quota a thirtieth: one table an hour
+        token = slow.guest("rematcher")
+        created = slow.call(
+            token, "POST", "/api/tables", game="wizard", players=3, options={"rounds": "1"}
+        )
+        table = int(created.json()["table"])
+        for _ in range(2):
+            slow.call(token, "POST", f"/api/tables/{table}/bots", level="easy").raise_for_status()
+        slow.call(token, "POST", f"/api/tables/{table}/start").raise_for_status()
+        asyncio.run(asyncio.wait_for(Player(slow, token, seed=3).play({table}), 60))
+        rematch = slow.call(token, "POST", f"/api/tables/{table}/rematch")
+    assert rematch.status_code == 429 and rematch.json()["code"] == "rate_limited"
+
+
+def test_a_rooms_listing_is_bounded_open_tables_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 5: a room's listing grew to 502 KiB, rebuilt at every entrance."""
+    monkeypatch.setattr(lobby_module, "ROOM_LISTING", 5)
+    monkeypatch.setattr(lobby_module, "OPEN_TABLES_PER_ROOM", 4)
+
+    async def scenario() -> None:
+        lobby = Lobby(SqlStorage(sqlite_url(tmp_path)), settings=Settings(bot_delay=30.0))
+        await lobby.start()
+        try:
+            people = [(await lobby.guest(f"lister-{n}", f"192.0.2.{n}"))[1] for n in range(7)]
+            for person in people[:2]:  # two tables in play
+                table = await lobby.create_table(person, "luz", "luz", 3, {}, None)
+                for _ in range(2):
+                    await lobby.add_bot(person, table.id, "easy", None)
+                await lobby.start_game(person, table.id)
+            for person in people[2:6]:
+                await lobby.create_table(person, "luz", "luz", 3, {}, None)
+            with pytest.raises(ServerError) as full:
+                await lobby.create_table(people[6], "luz", "luz", 3, {}, None)
+            assert full.value.code == "room_full"
+            listed = (await lobby.room_info("luz")).tables
+            assert [info.status for info in listed].count("open") == 4
+            assert len(listed) == 5 and [info.table for info in listed] == sorted(
+                info.table for info in listed
+            )
+        finally:
+            await lobby.stop()
+
+    asyncio.run(scenario())
