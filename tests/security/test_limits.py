@@ -6,6 +6,7 @@ Each flood is bounded to a few seconds.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import statistics
 import time
@@ -31,9 +32,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
+ADDRESSES = itertools.count(1)
+
+
+def elsewhere() -> dict[str, str]:
+    """A handshake's header that makes it come from an address of its own: a flood here
+    must not bar the address of the tests that follow (see ``test_addresses``)."""
+    number = next(ADDRESSES)
+    return {"X-Forwarded-For": f"2001:db8::{number:x}"}  # the documentation's addresses
+
+
 @contextlib.contextmanager
 def greeted(server: Server, token: str) -> Iterator[ClientConnection]:
-    with connect(server.ws_url, max_size=None, max_queue=None) as link:  # reads all it gets
+    with connect(
+        server.ws_url, max_size=None, max_queue=None, additional_headers=elsewhere()
+    ) as link:  # reads all it gets
         link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
         assert json.loads(link.recv(timeout=5))["type"] == "welcome"
         yield link
@@ -82,7 +95,10 @@ def test_a_flood_does_not_pile_up_in_the_server(server: Server) -> None:
     token = server.guest("piler")
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:  # cut off, it comes back
-        with contextlib.suppress(OSError), raw_websocket(server.port, token) as raw:
+        with (
+            contextlib.suppress(OSError),
+            raw_websocket(server.port, token, headers=elsewhere()) as raw,
+        ):
             raw.settimeout(0.2)
             while time.monotonic() < deadline:
                 raw.sendall(garbage)
@@ -95,7 +111,7 @@ def test_one_cut_off_does_not_come_straight_back_for_more(server: Server) -> Non
     for _ in range(30):
         with greeted(server, token):
             pass
-    with connect(server.ws_url) as link:
+    with connect(server.ws_url, additional_headers=elsewhere()) as link:
         link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
         assert json.loads(link.recv(timeout=5))["code"] == "rate_limited"
         with pytest.raises(ConnectionClosed):
@@ -113,7 +129,9 @@ def test_a_client_that_does_not_read_is_cut_off(
     folder = tmp_path_factory.mktemp("unread")
     settings = {"unread-limit": 100_000, "rate": 5000}
     with (serving if where == "in-process" else relayed)(folder, **settings) as server:
-        raw = raw_websocket(server.ws_port, server.guest("deaf"), receive_buffer=4096)
+        raw = raw_websocket(
+            server.ws_port, server.guest("deaf"), receive_buffer=4096, headers=elsewhere()
+        )
         help_request = masked_frame(json.dumps({"type": "help"}).encode())
         with raw, greeted(server, server.guest("listening")) as other:
             for _ in range(8000):  # 600 B of answer each, within the rate: ~5 MB to read
@@ -154,7 +172,7 @@ def test_a_person_may_hold_a_few_sockets_only(server: Server) -> None:
     with contextlib.ExitStack() as stack:
         for _ in range(8):
             stack.enter_context(greeted(server, token))
-        with connect(server.ws_url) as extra:
+        with connect(server.ws_url, additional_headers=elsewhere()) as extra:
             extra.send(json.dumps({"type": "hello", "version": 1, "token": token}))
             refusal = json.loads(extra.recv(timeout=5))
             assert refusal["type"] == "error" and refusal["code"] == "too_many_sockets"

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -505,8 +506,17 @@ def serve(
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     node = secrets.token_hex(8) if relays else None
+    # made first: it loads every game's texts, which the relays' watchers may then read
+    server = create_app(
+        url,
+        settings,
+        api_docs=api_docs,
+        redis_url=bus or None,
+        collector=Collector(),
+        relays=node,
+    )
     started: list[subprocess.Popen[bytes]] = []
-    stopping = threading.Event()
+    stopping = _Stopping()
     if node is not None:
         relay_port = port + 1 if socket_port is None else socket_port
         console.print(
@@ -526,18 +536,10 @@ def serve(
         started = [subprocess.Popen(command, start_new_session=True) for _ in range(relays)]
         for process in started:
             threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
-    server = create_app(
-        url,
-        settings,
-        api_docs=api_docs,
-        redis_url=bus or None,
-        collector=Collector(),
-        relays=node,
-    )
     try:
         uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
     finally:
-        stopping.set()
+        stopping.stop()
         for process in started:
             process.terminate()
             process.wait()
@@ -566,12 +568,34 @@ def bot_worker(bus: Annotated[str, typer.Option(help=help_text("bus"))]) -> None
     work(bus)
 
 
-def _stop_without(relay: subprocess.Popen[bytes], stopping: threading.Event) -> None:
+class _Stopping:
+    """Whether the server is stopping, decided under a lock: a relay's watcher that finds it
+    is not may stop it, and no later than the server's own ``stop``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stopping = False
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+
+    def unless_stopping(self, act: Callable[[], None]) -> None:
+        with self._lock:
+            if not self._stopping:
+                self._stopping = True
+                act()
+
+
+def _stop_without(relay: subprocess.Popen[bytes], stopping: _Stopping) -> None:
     """A relay that stops (its port taken, say) stops the server: nobody could reach it."""
     code = relay.wait()
-    if not stopping.is_set():
+
+    def stop_the_server() -> None:
         console.print(translate("cli.relay_stopped", default_language(), code=code), style="red")
         os.kill(os.getpid(), signal.SIGTERM)
+
+    stopping.unless_stopping(stop_the_server)
 
 
 @app.command(hidden=True)

@@ -127,7 +127,9 @@ async def current_user(request: Request, authorization: Annotated[str, Header()]
 
 
 Me = Annotated[User, Depends(current_user)]
-def table_number(table_id: int) -> int:
+
+
+async def table_number(table_id: int) -> int:
     """A table's number, checked before any look-up: the database's integers stop there,
     and beyond them there is no such table."""
     if not 1 <= table_id <= MAX_TABLE_ID:

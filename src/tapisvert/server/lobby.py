@@ -402,6 +402,8 @@ class Lobby:
         server stopped may not have seen the end.
         """
         await self.storage.start()
+        # made once here, not by two sign-ins' threads at once
+        await asyncio.to_thread(_unknown_hash)
         self.tokens = Tokens(signing_key() or await self.storage.secret())
         self.bot_accounts = await self.storage.bot_accounts(LEVELS)
         leases = await self.storage.take_leases(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import os
@@ -425,8 +426,11 @@ class SqlStorage:
                 closing = jobs[-1] is None
                 for batch in _batches([job for job in jobs if job is not None]):
                     self._commit(batch)
-                    loop = batch[0].loop  # one wake-up of the event loop per batch
-                    loop.call_soon_threadsafe(_settle, batch)
+                    for loop, settled in itertools.groupby(batch, key=lambda job: job.loop):
+                        # one wake-up of each event loop per batch; a loop already closed
+                        # has nobody left waiting
+                        with contextlib.suppress(RuntimeError):
+                            loop.call_soon_threadsafe(_settle, list(settled))
                 if closing:
                     return
         finally:
@@ -550,8 +554,10 @@ class SqlStorage:
         await self._run(lambda c: c.execute(insert(reviews_table).values(**values)))
 
     async def create_table(self, row: TableRow, node: str | None = None, seconds: float = 0) -> int:
+        values = _table_values(row)  # here: the writer thread reads no live table's state
+
         def work(connection: Connection) -> int:
-            key = connection.execute(_CREATE_TABLE, _table_values(row)).inserted_primary_key
+            key = connection.execute(_CREATE_TABLE, values).inserted_primary_key
             assert key is not None
             if node is not None:
                 until = _database_now(connection) + seconds
@@ -639,9 +645,11 @@ class SqlStorage:
     async def take_leases(
         self, node: str, seconds: float, tables: Sequence[int] | None = None, force: bool = False
     ) -> dict[int, int]:
+        asked = None if tables is None else list(tables)  # a copy, made on the event loop
+
         def work(connection: Connection) -> dict[int, int]:
             now = _database_now(connection)
-            candidates = list(tables) if tables is not None else _unserved(connection, now, force)
+            candidates = asked if asked is not None else _unserved(connection, now, force)
             taken = {}
             for table_id in candidates:
                 fence = _take_lease(connection, table_id, node, now, now + seconds, force)
