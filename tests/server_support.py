@@ -307,19 +307,26 @@ def masked_frame(payload: bytes) -> bytes:
     return head + key + body
 
 
-def raw_websocket(port: int, token: str, receive_buffer: int | None = None) -> socket.socket:
+def raw_websocket(
+    port: int,
+    token: str,
+    receive_buffer: int | None = None,
+    headers: dict[str, str] | None = None,
+) -> socket.socket:
     """A WebSocket over a bare socket, greeted with ``token``: a client that reads only
-    when, and what, its caller decides (the server's answers pile up until then)."""
+    when, and what, its caller decides (the server's answers pile up until then).
+    ``headers`` are added to the handshake (``X-Forwarded-For``, say)."""
     raw = socket.socket()
     if receive_buffer is not None:
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
     raw.connect(("127.0.0.1", port))
     key = base64.b64encode(os.urandom(16)).decode()
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
     raw.sendall(
         (
             f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n"
+            f"Sec-WebSocket-Version: 13\r\n{extra}\r\n"
         ).encode()
     )
     answer = b""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -183,3 +185,56 @@ def test_quota_cost_runs_and_both_counters_refuse_alike() -> None:
     assert ours_refused == their_refused > 0  # 10 talkers, 30 lines each: 20 pass
     assert ours_cpu >= 0 and their_cpu > 0
     assert "limits / tapisvert cpu:" in printed
+
+
+def test_abuse_runs_the_flood_from_many_sockets_and_the_replay_race() -> None:
+    """The flood from one address's many sockets and the replay race, briefly (~30 s)."""
+    printed = run_benchmark(
+        "abuse.py",
+        *("--only", "flood-sockets", "replays", "--seconds", "2", "--pingers", "3"),
+        *("--flood-guests", "2", "--flood-sockets", "3", "--replayers", "3", "--think", "0.03"),
+    )
+    lines = printed.splitlines()
+
+    def line(start: str) -> str:
+        return next(line for line in lines if line.startswith(start))
+
+    def numbers(text: str) -> list[int]:
+        return [int(number.replace(",", "")) for number in re.findall(r"\b\d[\d,]*\b", text)]
+
+    # The flood: the others pinged alone and during it, the target printed beside the
+    # measured p99, the flood's connections and messages counted.
+    assert "2 guests x 3 sockets = 6 sockets" in printed
+    assert numbers(line("others alone"))[0] > 0
+    assert numbers(line("during the flood"))[0] > 0
+    assert float(line("p99 ratio (flood / alone):").split()[-1]) > 0
+    target = line("target: others' p99 <= 50 ms during the flood; measured ")
+    assert target.endswith((" ms: pass", " ms: fail"))
+    found = re.match(
+        r"flood connections: ([\d,]+) opened, ([\d,]+) greeted, ([\d,]+) of them cut off; "
+        r"([\d,]+) refused",
+        line("flood connections:"),
+    )
+    assert found is not None
+    opened, greeted, cut, refused = numbers(" ".join(found.groups()))
+    assert opened == greeted + refused >= 6 and greeted > 0 and cut <= greeted
+    found = re.match(
+        r"flood messages: ([\d,]+) sent, ([\d,]+) got through, ([\d,]+) refused .*, "
+        r"(-?[\d,]+) never answered",
+        line("flood messages:"),
+    )
+    assert found is not None
+    sent, through, errors = numbers(" ".join(found.groups()[:3]))
+    assert sent > 0 and through + errors <= sent
+
+    # The replay race: no 500 among the replay answers, the live game finished with every
+    # move acknowledged and no error, the others pinged meanwhile, the memory printed.
+    statuses = line("replay answers by status:")
+    answers = ast.literal_eval(statuses.split(": ", 1)[1].split("  (")[0])
+    assert answers.get(200, 0) > 0 and set(answers) <= {200, 429, 503}
+    assert "(500: 0)" in statuses and "failed requests: none" in statuses
+    live = line("the live game")
+    assert " finished in " in live and "NOT" not in live
+    assert "acknowledged (all); errors seen: none" in live
+    assert numbers(line("others meanwhile"))[0] > 0
+    assert " 5 s later " in line("server  before") and " 5 s later " in line("workers before")
