@@ -7,8 +7,14 @@ processes. A worker answers on the asking node's own reply stream.
 
 A job carries exactly what a worker of the local pool gets (see ``thinking``): the game's name,
 player count and options, the bot's level, the seat's observation, the legal actions and the
-seed, pickled as the pool pickles them. Workers unpickle what they read, so Redis must be
-trusted like the database.
+seed, as one JSON object (``write_job``); the observation as data that ``tapisvert.core.wire``
+reads back by the game's observation type. Nothing on the streams is pickled: a worker parses
+a job and checks every field against its type (``read_job``), and a job that is not one (not
+JSON, an unknown game, an observation that does not fit, a pickle) is refused, logged and
+answered with its error, so that its node decides with the fallback bot at once; nothing read
+from Redis is ever run as code. An answer is an action, a number the node checks is legal.
+Whoever can write to Redis can still give wrong answers or withhold them (each costs the
+node an ``easy`` decision), so Redis belongs on a private network, with a password.
 
 The time budget is the node's: a job not answered within ``THINKING_LIMIT`` is decided by the
 ``easy`` bot, on the node. A worker that dies mid-job leaves the job pending in the group:
@@ -24,7 +30,6 @@ import itertools
 import logging
 import multiprocessing
 import os
-import pickle
 import socket
 import time
 import uuid
@@ -32,10 +37,19 @@ from collections.abc import Mapping, Sequence
 from multiprocessing.process import BaseProcess
 from typing import Any
 
+import orjson
 import redis
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 from redis.exceptions import RedisError, ResponseError
 
 from tapisvert.core.game import Action, Observation
+from tapisvert.core.wire import (
+    actions_from_data,
+    actions_to_data,
+    observation_from_data,
+    observation_to_data,
+    summary,
+)
 from tapisvert.server.redis_bus import (
     RETRY_FIRST,
     RETRY_LONGEST,
@@ -62,12 +76,85 @@ KEPT = 10_000
 """Entries a stream keeps at most (jobs are deleted once answered; this bounds the rest)."""
 REPLIES_EXPIRE = 3600
 """Seconds a reply stream outlives its last answer, should its node be gone."""
+LARGEST_JOB = 1 << 20
+"""Bytes a job may have at most (a whole game's observation takes a few thousand)."""
+LONGEST_ERROR = 1000
+"""Characters of a refused job's error that its log line and its answer keep."""
 
 log = logging.getLogger(__name__)
 
 
 class JobFailed(Exception):
     """A worker could not decide (its error is in the message)."""
+
+
+class MalformedJob(ValueError):
+    """What a worker read is not a job: it is refused, never decided."""
+
+
+Job = tuple[str, int, dict[str, Any], str, Observation, list[Action], str]
+"""What ``thinking.decide`` takes: game, player count, options, level, observation, legal
+actions, seed."""
+
+
+class _JobFields(BaseModel):
+    """A job as JSON: each field of its type, as strict JSON has it, and no other field; the
+    observation and the legal actions are read next, by ``tapisvert.core.wire``."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    game: str
+    players: int
+    options: dict[str, JsonValue]
+    level: str
+    observation: Any
+    legal: Any
+    seed: str
+
+
+def write_job(
+    game: str,
+    players: int,
+    options: Mapping[str, Any],
+    level: str,
+    observation: Observation,
+    legal: Sequence[Action],
+    seed: str,
+) -> bytes:
+    """A job as the JSON object that goes on the stream; raises ``TypeError`` or
+    ``ValueError`` for one that has no such form (an option that is no JSON value, say)."""
+    return orjson.dumps(
+        {
+            "game": game,
+            "players": players,
+            "options": dict(options),
+            "level": level,
+            "observation": observation_to_data(game, observation),
+            "legal": actions_to_data(legal),
+            "seed": seed,
+        }
+    )
+
+
+def read_job(raw: bytes) -> Job:
+    """The job that ``write_job`` wrote; raises :class:`MalformedJob`, saying why, for
+    anything else: nothing in ``raw`` is run, only parsed and checked."""
+    if len(raw) > LARGEST_JOB:
+        raise MalformedJob(f"{len(raw)} bytes, more than a job may have ({LARGEST_JOB})")
+    try:
+        job = _JobFields.model_validate_json(raw)
+    except ValidationError as error:  # not JSON, or not a job's fields
+        raise MalformedJob(_shortened(summary(error))) from None
+    try:
+        observation = observation_from_data(job.game, job.observation)
+        legal = actions_from_data(job.legal)
+    except ValueError as error:  # an unknown game, not its observation, not actions
+        raise MalformedJob(_shortened(f"{job.game}: {error}")) from None
+    return (job.game, job.players, dict(job.options), job.level, observation, legal, job.seed)
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= LONGEST_ERROR else text[: LONGEST_ERROR - 1] + "…"
 
 
 class BotQueue:
@@ -123,20 +210,28 @@ class BotQueue:
             return decide(*job)
         self._start_workers()
         number = f"{self.replies}:{next(self._numbers)}"
-        answer = self._waiting[number] = asyncio.get_running_loop().create_future()
+        answer: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
+        self._waiting[number] = answer
         try:
+            try:
+                payload = write_job(*job)
+            except (TypeError, ValueError) as error:
+                raise JobFailed(f"the job has no JSON form: {error}") from error
             await self._redis.xadd(
                 self.jobs,
                 {
                     "id": number,
                     "reply": self.replies,
                     "deadline": repr(time.time() + self.limit),
-                    "job": pickle.dumps(job, pickle.HIGHEST_PROTOCOL),
+                    "job": payload,
                 },
                 maxlen=KEPT,
                 approximate=True,
             )
-            return await asyncio.wait_for(answer, self.limit)
+            action = await asyncio.wait_for(answer, self.limit)
+            if action not in legal:
+                raise JobFailed(f"the answer {action} is not a legal action")
+            return action
         except (TimeoutError, JobFailed, RedisError, OSError) as trouble:
             log.error("a bot job failed (%r); %s decides instead", trouble, FALLBACK_BOT)
             return decide(game, players, dict(options), FALLBACK_BOT, *job[4:])
@@ -183,14 +278,18 @@ class BotQueue:
                     self._answered(fields)
 
     def _answered(self, fields: dict[bytes, bytes]) -> None:
-        number = fields[b"id"].decode()
+        number = fields.get(b"id", b"?").decode(errors="replace")
         answer = self._waiting.get(number)
         if answer is None or answer.done():
             log.info("bot job %s was answered again, or too late: the answer is ignored", number)
         elif b"error" in fields:
-            answer.set_exception(JobFailed(fields[b"error"].decode()))
+            answer.set_exception(JobFailed(fields[b"error"].decode(errors="replace")))
         else:
-            answer.set_result(int(fields[b"action"]))
+            try:
+                answer.set_result(int(fields[b"action"]))
+            except (KeyError, ValueError):
+                said = _shortened(repr(fields))
+                answer.set_exception(JobFailed(f"an answer without an action: {said}"))
 
 
 def work(
@@ -237,19 +336,22 @@ def _answer(
     client: redis.Redis, jobs: str, me: str, entry: bytes, fields: dict[bytes, bytes]
 ) -> None:
     """Decide, then at once answer (saying who did), acknowledge and delete the job; a job
-    that cannot be read or decided is answered with its error, so that its node falls back
-    at once and no worker takes it again."""
+    that cannot be read (``read_job``) or decided is answered with its error, so that its
+    node falls back at once and no worker takes it again."""
     number = fields.get(b"id", b"?").decode(errors="replace")
     answer: dict[str, str] = {}
     try:
-        if time.time() > float(fields[b"deadline"]):
+        if time.time() > _deadline(fields):
             log.warning("bot job %s is past its time: its node decided without it", number)
         else:
-            action = decide(*pickle.loads(fields[b"job"]))
+            action = decide(*read_job(fields.get(b"job", b"")))
             answer = {"id": number, "worker": me, "action": str(action)}
+    except MalformedJob as error:
+        log.error("bot job %s is refused, being no job: %s", number, error)
+        answer = {"id": number, "worker": me, "error": f"malformed job: {error}"}
     except Exception as error:
         log.exception("bot job %s failed", number)
-        answer = {"id": number, "worker": me, "error": repr(error)}
+        answer = {"id": number, "worker": me, "error": _shortened(repr(error))}
     reply = fields.get(b"reply")
     with client.pipeline(transaction=True) as pipe:
         if answer and reply is not None:
@@ -258,3 +360,10 @@ def _answer(
         pipe.xack(jobs, GROUP, entry)
         pipe.xdel(jobs, entry)
         pipe.execute()
+
+
+def _deadline(fields: dict[bytes, bytes]) -> float:
+    try:
+        return float(fields[b"deadline"])
+    except (KeyError, ValueError):
+        raise MalformedJob(f"no deadline: {fields.get(b'deadline')!r}") from None

@@ -18,13 +18,8 @@ the start player moving one seat to the left each time, and adds up the scores.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
-from mypy_extensions import mypyc_attr
-
-from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import (
@@ -40,7 +35,6 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.observation import Observation  # from its own module, for mypyc
 from tapisvert.core.tuples import added, replaced
 from tapisvert.games.abluxxen.cards import (
     DECK_COUNTS,
@@ -53,7 +47,6 @@ from tapisvert.games.abluxxen.cards import (
     CardSet,
     can_steal,
     cards_of,
-    counts_of,
     is_playable,
     kind_to_string,
     legal_sets,
@@ -61,6 +54,10 @@ from tapisvert.games.abluxxen.cards import (
     string_to_kind,
     string_to_set,
 )
+from tapisvert.games.abluxxen.observation import AbluxxenObservation as AbluxxenObservation
+from tapisvert.games.abluxxen.observation import GameSummary as GameSummary
+from tapisvert.games.abluxxen.observation import SeatView as SeatView
+from tapisvert.games.abluxxen.observation import cards_json, public_json
 from tapisvert.i18n import message
 
 DUMMY: Final = -2
@@ -115,118 +112,6 @@ def set_action(played: CardSet) -> Action:
 def action_set(action: Action) -> CardSet:
     code = action - SET_BASE
     return CardSet(code // 100, code // 10 % 10, code % 10)
-
-
-class GameSummary(NamedTuple):
-    """The outcome of one game of a series."""
-
-    game_number: int
-    starter: Seat
-    points: tuple[int, ...]
-
-
-class SeatView(NamedTuple):
-    """The part of a seat's observation that a rule of thumb plays by.
-
-    A play-out asks for it at every step, where building the whole observation would cost
-    more than the choice: a position gives it straight (``AbluxxenState.seat_view``)."""
-
-    seat: Seat
-    hand: tuple[int, ...]
-    """The seat's own hand, as a count vector by kind."""
-    stacks: tuple[tuple[CardSet, ...], ...]
-    display: tuple[tuple[int, ...], ...]
-    in_play: tuple[int, ...]
-
-
-@mypyc_attr(native_class=False)  # compiled, still the plain dataclass its base is
-@dataclass(frozen=True)
-class AbluxxenObservation(Observation):
-    """What one seat knows: its own hand; of every seat the hand size, the cards known to
-    be in that hand (taken back, stolen or drawn from the display) and the stack of sets;
-    the display, the pile's size, the discard pile; in the duel the imaginary player's
-    face-up cards. A card drawn from the pile is seen only by the drawer.
-
-    ``game_scores`` are this game's; ``scores`` the totals of the series so far, this game
-    included (the same when there is no series). ``games`` is ``None`` when a series runs
-    until someone's total reaches ``series_target``."""
-
-    players: int
-    active: Seat
-    phase: str
-    current_player: Seat
-    hand: tuple[int, ...]
-    hand_sizes: tuple[int, ...]
-    known_in_hand: tuple[tuple[int, ...], ...]
-    stacks: tuple[tuple[CardSet, ...], ...]
-    display: tuple[tuple[int, ...], ...]
-    pile_size: int
-    discard: tuple[int, ...]
-    dummy: tuple[int, ...]
-    played: CardSet | None
-    victim: Seat | None
-    in_play: tuple[int, ...]
-    drawer: Seat | None
-    draws_left: int
-    pending_steals: tuple[Seat, ...]
-    refill_pending: bool
-    deal_queue: tuple[Seat, ...]
-    game_scores: tuple[int, ...]
-    scores: tuple[int, ...]
-    game_number: int
-    games: int | None
-    series_target: int | None
-    starter: Seat
-    past_games: tuple[GameSummary, ...]
-
-    def seat_view(self) -> SeatView:
-        seat = self.seat if self.seat is not None else 0
-        return SeatView(seat, counts_of(self.hand), self.stacks, self.display, self.in_play)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = _public_json(super().to_dict())
-        data["hand"] = _cards_json(self.hand)
-        return data
-
-
-AbluxxenObservation.histories = frozenset({"past_games"})
-"""Set here, not in the class body, where mypyc would annotate it and make it a field."""
-
-
-def _public_json(fields: dict[str, Any]) -> dict[str, Any]:
-    """The fields every seat sees, converted."""
-    data = {**fields}
-    for field in ("discard", "dummy", "in_play"):
-        data[field] = _cards_json(fields[field])
-    data["known_in_hand"] = _card_lists_json(fields["known_in_hand"])
-    data["display"] = _card_lists_json(fields["display"])
-    data["stacks"] = _stacks_json(fields["stacks"])
-    played = fields["played"]
-    data["played"] = None if played is None else set_to_string(played)
-    data["past_games"] = _games_json(fields["past_games"])
-    return data
-
-
-@lru_cache(maxsize=16384)
-def _cards_json(cards: tuple[int, ...]) -> tuple[str, ...]:
-    """Cards as a client reads them; the same cards are not converted again."""
-    return tuple(map(kind_to_string, cards))
-
-
-@lru_cache(maxsize=16384)
-def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(map(_cards_json, lists))
-
-
-@lru_cache(maxsize=16384)
-def _stacks_json(stacks: tuple[tuple[CardSet, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(map(set_to_string, stack)) for stack in stacks)
-
-
-_games_json: IdentityCache[tuple[GameSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
-    GameSummary._asdict
-)
-"""Finished games never change: each is converted once, then shared by every later view."""
 
 
 class AbluxxenGame(Game["AbluxxenState"]):
@@ -460,8 +345,8 @@ class AbluxxenState(State):
 
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """The public part converted once for every seat's view of the position."""
-        public = self._shared_converted("public", self._public_view, _public_json)
-        return {**public, "seat": seat, "hand": _cards_json(self._hand(seat))}
+        public = self._shared_converted("public", self._public_view, public_json)
+        return {**public, "seat": seat, "hand": cards_json(self._hand(seat))}
 
     def _hand(self, seat: Seat | None) -> tuple[int, ...]:
         if seat is None:

@@ -12,16 +12,11 @@ Mechanic, and in the production phase one placement per owned unit, then ``done`
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from operator import is_
 from typing import Any, Final, NamedTuple
 
-from mypy_extensions import mypyc_attr
-
-from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
     CHANCE,
@@ -33,7 +28,6 @@ from tapisvert.core.game import (
     State,
     parse_bool,
 )
-from tapisvert.core.observation import Observation  # from its own module, for mypyc
 from tapisvert.core.tuples import replaced, without
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
@@ -54,13 +48,18 @@ from tapisvert.games.fzzzt.cards import (
     strength,
     unit_score,
 )
+from tapisvert.games.fzzzt.observation import GONE as GONE
+from tapisvert.games.fzzzt.observation import HIDDEN as HIDDEN
+from tapisvert.games.fzzzt.observation import AuctionResult as AuctionResult
+from tapisvert.games.fzzzt.observation import FzzztObservation as FzzztObservation
+from tapisvert.games.fzzzt.observation import Placement as Placement
+from tapisvert.games.fzzzt.observation import Units as Units
+from tapisvert.games.fzzzt.observation import json_fields
 from tapisvert.i18n import message
 
 BELT_SIZE: Final = 8
 HAND_LIMIT: Final = 6
 ROUNDS_MINIMUM_DECK: Final = BELT_SIZE
-HIDDEN: Final = -1
-GONE: Final = -2
 
 MECHANIC_BASE: Final = CARD_COUNT
 PLACE_BASE: Final = 100
@@ -123,25 +122,6 @@ def parse_choice(*choices: str) -> Any:
     return parse
 
 
-class AuctionResult(NamedTuple):
-    """A finished auction, public once the bids are revealed."""
-
-    card: int
-    bids: tuple[tuple[int, ...] | None, ...]
-    winner: Seat
-
-
-class Placement(NamedTuple):
-    """A robot card (``card``) or a symbol chit (``chit``, VERSUS) on a production unit."""
-
-    card: int
-    chit: int
-
-
-Units = tuple[tuple[int, tuple[Placement, ...]], ...]
-"""A seat's production units, each with what was placed on it, in the order they were won."""
-
-
 class Holdings(NamedTuple):
     """A seat's owned cards (besides its units), sorted, and its score; ``sources`` are the
     hand, draw pile, discard pile, bid and units they were worked out from."""
@@ -149,55 +129,6 @@ class Holdings(NamedTuple):
     sources: tuple[object, ...]
     owned: tuple[int, ...]
     score: int
-
-
-@mypyc_attr(native_class=False)  # compiled, still the plain dataclass its base is
-@dataclass(frozen=True)
-class FzzztObservation(Observation):
-    """What one seat knows.
-
-    Everyone knows which cards each seat owns (the starting robots and every auction are
-    public) and their discard piles; a seat knows its own hand, sealed bid and the
-    contents of its draw pile; of the others it knows the sizes, and the cards known to
-    be in hand (taken back after a lost bid, or the starting hand). ``belt`` holds the
-    card of each belt slot, ``HIDDEN`` while face down, ``GONE`` once auctioned.
-    """
-
-    players: int
-    round: int
-    auction: int
-    chief: Seat
-    phase: str
-    current_player: Seat
-    mechanics: tuple[int | None, ...]
-    hand: tuple[int, ...]
-    bid: tuple[int, ...]
-    draw_pile: tuple[int, ...]
-    hand_sizes: tuple[int, ...]
-    draw_sizes: tuple[int, ...]
-    bid_sizes: tuple[int | None, ...]
-    discards: tuple[tuple[int, ...], ...]
-    known_held: tuple[tuple[int, ...], ...]
-    owned: tuple[tuple[int, ...], ...]
-    units: tuple[tuple[tuple[int, tuple[Placement, ...]], ...], ...]
-    chits: tuple[tuple[int, ...], ...]
-    placed_this_phase: tuple[int, ...]
-    belt: tuple[int, ...]
-    pending_draws: tuple[tuple[Seat, int], ...]
-    conveyor_left: int
-    last_auction: AuctionResult | None
-    scores: tuple[int, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return _json_fields(self.__dict__)
-
-
-def _json_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """Observation fields (all, or some) as a client reads them."""
-    return {
-        key: value if (convert := _JSON_FORMS.get(key)) is None else convert(value)
-        for key, value in fields.items()
-    }
 
 
 @lru_cache(maxsize=4096)
@@ -221,67 +152,6 @@ def _bid_texts(hand: tuple[int, ...]) -> tuple[str, ...]:
 def _bid_text(action: Action) -> str:
     """A bid in notation: a seat to act is offered every subset of its hand, move after move."""
     return "bid " + " ".join([NAMES[card] for card in bid_cards(action)])
-
-
-@lru_cache(maxsize=16384)
-def _cards_json(cards: tuple[int, ...]) -> tuple[str, ...]:
-    """Cards as a client reads them; the same cards are not converted again (a hand is often
-    what it was a few moves before, or another table's)."""
-    return tuple([NAMES[card] for card in cards])
-
-
-_card_lists_json: IdentityCache[tuple[tuple[int, ...], ...], tuple[tuple[str, ...], ...]] = (
-    IdentityCache(lambda lists: tuple(map(_cards_json, lists)))
-)
-_mechanics_json: IdentityCache[tuple[int | None, ...], tuple[str | None, ...]] = IdentityCache(
-    lambda mechanics: tuple([None if card is None else NAMES[card] for card in mechanics])
-)
-_belt_json: IdentityCache[tuple[int, ...], tuple[str, ...]] = IdentityCache(
-    lambda belt: tuple(
-        ["hidden" if card == HIDDEN else "gone" if card == GONE else NAMES[card] for card in belt]
-    )
-)
-
-
-def _units_dicts(owned: Units) -> tuple[dict[str, Any], ...]:
-    return tuple(
-        {"unit": NAMES[unit], "robots": tuple(map(_placement_text, items))} for unit, items in owned
-    )
-
-
-_units_json: IdentityCache[tuple[Units, ...], tuple[tuple[dict[str, Any], ...], ...]] = itemwise(
-    _units_dicts
-)
-_chits_json: IdentityCache[tuple[tuple[int, ...], ...], tuple[tuple[str, ...], ...]] = itemwise(
-    lambda owned: tuple([SYMBOL_LETTERS[chit] for chit in owned])
-)
-
-
-def _auction_dict(auction: AuctionResult) -> dict[str, Any]:
-    return {
-        "card": NAMES[auction.card],
-        "bids": tuple([None if bid is None else _cards_json(bid) for bid in auction.bids]),
-        "winner": auction.winner,
-    }
-
-
-_auction_json: IdentityCache[AuctionResult, dict[str, Any]] = IdentityCache(_auction_dict)
-
-
-def _placement_text(item: Placement) -> str:
-    return f"chit {SYMBOL_LETTERS[item.chit]}" if item.card < 0 else name(item.card)
-
-
-_JSON_FORMS: dict[str, Callable[[Any], Any]] = {
-    **dict.fromkeys(("hand", "bid", "draw_pile", "placed_this_phase"), _cards_json),
-    **dict.fromkeys(("discards", "known_held", "owned"), _card_lists_json),
-    "mechanics": _mechanics_json,
-    "belt": _belt_json,
-    "units": _units_json,
-    "chits": _chits_json,
-    "last_auction": lambda auction: None if auction is None else _auction_json(auction),
-}
-"""How each observation field that holds cards, symbols or placements is sent."""
 
 
 class FzzztGame(Game["FzzztState"]):
@@ -549,8 +419,8 @@ class FzzztState(State):
 
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """The public part converted once for every seat's view of the position."""
-        public = self._shared_converted("public", self._public_view, _json_fields)
-        return {**public, **_json_fields(self._own_fields(seat))}
+        public = self._shared_converted("public", self._public_view, json_fields)
+        return {**public, **json_fields(self._own_fields(seat))}
 
     def _own_fields(self, seat: Seat | None) -> dict[str, Any]:
         hand, bid, draw_pile = (

@@ -8,13 +8,9 @@ game that leaves the first player to chance starts with one chance step naming t
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
-from mypy_extensions import mypyc_attr
-
-from tapisvert.core.cache import IdentityCache, itemwise
+from tapisvert.core.cache import IdentityCache
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
@@ -30,16 +26,13 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.observation import Observation  # from its own module, for mypyc
 from tapisvert.core.tricks import tricks_taken
 from tapisvert.core.tuples import replaced, without
 from tapisvert.games.luz.cards import (
     COLOUR_COUNT,
-    COLOURS,
     DEALS,
     FAIL_POINTS_PER_TRICK,
     HAND_SIZE,
-    MAX_VALUE,
     SUCCESS_POINTS,
     card_to_string,
     colour_name,
@@ -52,6 +45,13 @@ from tapisvert.games.luz.cards import (
     value_of,
 )
 from tapisvert.games.luz.knowledge import hand_gaps, possible_values
+from tapisvert.games.luz.observation import PLAYED as PLAYED
+from tapisvert.games.luz.observation import SLOT_TEXT, public_json
+from tapisvert.games.luz.observation import DealSummary as DealSummary
+from tapisvert.games.luz.observation import Knowledge as Knowledge
+from tapisvert.games.luz.observation import LuzObservation as LuzObservation
+from tapisvert.games.luz.observation import LuzPlay as LuzPlay
+from tapisvert.games.luz.observation import LuzTrick as LuzTrick
 from tapisvert.i18n import message
 
 CARD_IDS: Final = 60
@@ -60,7 +60,6 @@ BET_BASE: Final = 70
 MAX_BET: Final = HAND_SIZE
 PLAY_BASE: Final = BET_BASE + 2 * (MAX_BET + 1)
 ACTION_COUNT: Final = PLAY_BASE + HAND_SIZE
-PLAYED: Final = -1
 
 PHASE_FIRST: Final = 0
 PHASE_DEAL: Final = 1
@@ -86,94 +85,10 @@ def play_action(slot: int) -> Action:
     return PLAY_BASE + slot
 
 
-class LuzPlay(NamedTuple):
-    seat: Seat
-    slot: int
-    card: int
-
-
-class LuzTrick(NamedTuple):
-    leader: Seat
-    plays: tuple[LuzPlay, ...]
-    winner: Seat
-
-
-class DealSummary(NamedTuple):
-    """The public outcome of a finished deal."""
-
-    deal_number: int
-    first_player: Seat
-    bets: tuple[tuple[int, int], ...]
-    tricks: tuple[int, ...]
-    points: tuple[int, ...]
-    played: tuple[LuzTrick, ...]
-
-
-Knowledge = tuple[tuple[int, ...] | None, ...]
-"""For each slot of a hand, the values it may still hold (``None``: played)."""
-
-
-@mypyc_attr(native_class=False)  # compiled, still the plain dataclass its base is
-@dataclass(frozen=True)
-class LuzObservation(Observation):
-    """What one seat knows.
-
-    ``colours[seat][slot]`` is the colour of each slot (-1 once played); ``values`` holds
-    the values this viewer can see — every opponent's, never their own (``None``).
-    ``knowledge[slot]`` lists the values each of the viewer's own slots may still hold.
-    A spectator sees colours only, like every player sees their own hand.
-    """
-
-    players: int
-    deal_index: int
-    first_player: Seat
-    phase: str
-    current_player: Seat
-    colours: tuple[tuple[int, ...], ...]
-    values: tuple[tuple[int | None, ...], ...]
-    knowledge: Knowledge
-    bets: tuple[tuple[int, int] | None, ...]
-    tricks_won: tuple[int, ...]
-    leader: Seat
-    trick: tuple[LuzPlay, ...]
-    completed_tricks: tuple[LuzTrick, ...]
-    scores: tuple[int, ...]
-    past_deals: tuple[DealSummary, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        data = _public_json(super().to_dict())
-        data["hands"] = tuple(map(_hand_json, self.colours, self.values))
-        del data["values"]
-        return data
-
-
-LuzObservation.histories = frozenset({"completed_tricks", "past_deals"})
-"""Set here, not in the class body, where mypyc would annotate it and make it a field."""
-
-
 _COLOUR_OF: tuple[int, ...] = (*map(colour_of, range(CARD_IDS)), PLAYED)
 """Each card's colour, by card id; ``PLAYED`` (-1) reads the last entry: played."""
 _VALUE_OF: tuple[int | None, ...] = (*map(value_of, range(CARD_IDS)), None)
 """Each card's value, by card id; ``PLAYED`` (-1) reads the last entry: none."""
-
-_SLOT_TEXT: dict[int, dict[int | None, str | None]] = {
-    PLAYED: {None: None},
-    **{
-        colour: {
-            None: f"{letter}?",
-            **{value: f"{letter}{value}" for value in range(1, MAX_VALUE + 1)},
-        }
-        for colour, letter in enumerate(COLOURS)
-    },
-}
-"""A slot as a client reads it, by colour (``PLAYED``: gone) and value (``None``: unseen)."""
-
-
-@lru_cache(maxsize=16384)
-def _hand_json(colours: tuple[int, ...], values: tuple[int | None, ...]) -> tuple[str | None, ...]:
-    """One hand as a client reads it; a hand that did not change is not converted again."""
-    return tuple([_SLOT_TEXT[colour][value] for colour, value in zip(colours, values, strict=True)])
-
 
 _colours_of: IdentityCache[tuple[int, ...], tuple[int, ...]] = IdentityCache(
     lambda hand: tuple(map(_COLOUR_OF.__getitem__, hand))
@@ -181,61 +96,13 @@ _colours_of: IdentityCache[tuple[int, ...], tuple[int, ...]] = IdentityCache(
 """A hand's colours, slot by slot; hands are replaced when played from, so a hand that
 did not change is not read again."""
 _seen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = IdentityCache(
-    lambda hand: tuple([_SLOT_TEXT[_COLOUR_OF[card]][_VALUE_OF[card]] for card in hand])
+    lambda hand: tuple([SLOT_TEXT[_COLOUR_OF[card]][_VALUE_OF[card]] for card in hand])
 )
 """A hand as the other seats read it."""
 _unseen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = IdentityCache(
-    lambda hand: tuple([_SLOT_TEXT[_COLOUR_OF[card]][None] for card in hand])
+    lambda hand: tuple([SLOT_TEXT[_COLOUR_OF[card]][None] for card in hand])
 )
 """A hand as its holder and the spectators read it: colours only."""
-
-
-def _play_dict(play: LuzPlay) -> dict[str, Any]:
-    return {"seat": play.seat, "slot": play.slot, "card": card_to_string(play.card)}
-
-
-def _deal_dict(summary: DealSummary) -> dict[str, Any]:
-    return {
-        "deal_number": summary.deal_number,
-        "first_player": summary.first_player,
-        "bets": summary.bets,
-        "tricks": summary.tricks,
-        "points": summary.points,
-        "played": tuple(map(_trick_dict, summary.played)),
-    }
-
-
-@lru_cache(maxsize=16384)
-def _trick_dict(trick: LuzTrick) -> dict[str, Any]:
-    return {
-        "leader": trick.leader,
-        "plays": tuple(map(_play_dict, trick.plays)),
-        "winner": trick.winner,
-    }
-
-
-_trick_json: IdentityCache[tuple[LuzPlay, ...], tuple[dict[str, Any], ...]] = IdentityCache(
-    lambda plays: tuple(map(_play_dict, plays))
-)
-"""The trick on the table, converted once per position for every seat's view."""
-_tricks_json: IdentityCache[tuple[LuzTrick, ...], tuple[dict[str, Any], ...]] = IdentityCache(
-    lambda tricks: tuple(map(_trick_dict, tricks))
-)
-"""The tricks of the deal so far, converted once per trick for every seat's view."""
-_deals_json: IdentityCache[tuple[DealSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
-    _deal_dict
-)
-"""Finished deals never change: each is converted once, then shared by every later view."""
-
-
-def _public_json(fields: dict[str, Any]) -> dict[str, Any]:
-    """The fields every seat sees, converted; the colours go into each seat's ``hands``."""
-    data = {**fields}
-    del data["colours"]
-    data["trick"] = _trick_json(fields["trick"])
-    data["completed_tricks"] = _tricks_json(fields["completed_tricks"])
-    data["past_deals"] = _deals_json(fields["past_deals"])
-    return data
 
 
 class LuzGame(Game["LuzState"]):
@@ -525,7 +392,7 @@ class LuzState(State):
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """The public part converted once for every seat's view of the position, and each
         hand once as others see it and once as its holder does."""
-        public = self._shared_converted("public", self._public_view, _public_json)
+        public = self._shared_converted("public", self._public_view, public_json)
         hands = tuple(
             (_unseen_hand_json if other == seat or seat is None else _seen_hand_json)(hand)
             for other, hand in enumerate(self._hands)
