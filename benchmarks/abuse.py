@@ -457,7 +457,9 @@ def locked_database(bench: Bench) -> None:
         answer = waiting.result()
     locker.join()
     print(f"while locked     {summary(locked)}")
-    print(f"the write waiting on the lock: {answer.status_code} {answer.json()['code']}")
+    print(
+        f"the write waiting on the lock: {answer.status_code} {answer.json().get('code', 'done')}"
+    )
 
 
 def memory(bench: Bench) -> None:
