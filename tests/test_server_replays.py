@@ -6,10 +6,12 @@ import asyncio
 import gzip
 import random
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import orjson
 import pytest
 
@@ -136,12 +138,14 @@ def test_replays_asked_in_a_loop_while_a_game_is_played_leave_the_game_unharmed(
     playing = threading.Event()
     playing.set()
 
-    def ask() -> None:
-        while playing.is_set():
-            response = server.http.get(f"{server.url}/api/tables/{done}/replay")
-            answers.append((response.status_code, response.content))
+    def ask(address: str) -> None:
+        with httpx.Client(timeout=30, headers={"X-Forwarded-For": address}) as client:
+            while playing.is_set():
+                response = client.get(f"{server.url}/api/tables/{done}/replay")
+                answers.append((response.status_code, response.content))
+                time.sleep(0.02)
 
-    askers = [threading.Thread(target=ask) for _ in range(4)]
+    askers = [threading.Thread(target=ask, args=(f"192.0.2.{n}",)) for n in range(1, 5)]
     for asker in askers:
         asker.start()
     player = Player(server, token, 2)
@@ -153,6 +157,11 @@ def test_replays_asked_in_a_loop_while_a_game_is_played_leave_the_game_unharmed(
             asker.join()
     assert answers and {status for status, _ in answers} == {200}
     assert len({body for _, body in answers}) == 1
+    plain = server.http.get(
+        f"{server.url}/api/tables/{done}/replay", headers={"Accept-Encoding": "gzip;q=0"}
+    )
+    assert "content-encoding" not in plain.headers and plain.headers["vary"] == "Accept-Encoding"
+    assert plain.content == answers[0][1]  # the same steps, decompressed by the server
     assert player.errors == [] and player.acked
     final = server.record(live).replay()
     assert player.views[live]["result"] == final.returns()

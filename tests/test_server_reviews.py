@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -118,7 +119,16 @@ def test_who_may_start_a_review_and_how_many_wait(tmp_path: Path) -> None:
         assert [answer.status_code for answer in asked] == [202, 202, 202, 503]
         assert asked[-1].json()["code"] == "reviews_busy"
         review_when_ready(server, player, first, 1)
-        assert ask_review(server, player, first, 2).status_code in (200, 202)  # my turn again
+
+
+def test_reviews_asked_at_once_are_still_one_at_a_time(tmp_path: Path) -> None:
+    with serving(tmp_path) as server:
+        table, player = finished_game(server, "hasty")
+        with ThreadPoolExecutor(3) as asking:
+            together = list(
+                asking.map(lambda seat: ask_review(server, player, table, seat), range(3))
+            )
+    assert sorted(answer.status_code for answer in together) == [202, 429, 429]
 
 
 def test_migration_0005_adds_and_removes_the_reviews(database_url: str) -> None:

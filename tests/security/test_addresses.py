@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import httpx
@@ -22,8 +23,8 @@ from websockets.sync.client import ClientConnection, connect
 from tapisvert.server import lobby as lobby_module
 from tapisvert.server.addresses import Addresses, TokenBucket
 from tapisvert.server.errors import ServerError
-from tapisvert.server.links import OPEN_FILES_WANTED
-from tapisvert.server.lobby import OPEN_TABLES_PER_PERSON, Lobby, Settings
+from tapisvert.server.links import OPEN_FILES_WANTED, address_key
+from tapisvert.server.lobby import OPEN_TABLES_PER_ADDRESS, Lobby, Settings, User
 from tapisvert.server.quotas import Quotas, QuotaSettings
 from tapisvert.server.storage import SqlStorage
 
@@ -157,15 +158,33 @@ def test_one_address_cannot_fill_a_room_with_tables(server: Server) -> None:
     answers = [
         call_from(server, address, token, "/api/tables", game="luz", players=3)
         for token in tokens
-        for _ in range(OPEN_TABLES_PER_PERSON + 2)
+        for _ in range(5)
     ]
     made = [answer for answer in answers if answer.status_code == 200]
-    assert len(made) == 12 * OPEN_TABLES_PER_PERSON
-    codes = {answer.json()["code"] for answer in answers if answer.status_code != 200}
-    assert codes == {"too_many_open_tables"}
-    assert "start or leave one" in next(
-        answer.json()["message"] for answer in answers if answer.status_code == 429
-    )
+    assert len(made) == OPEN_TABLES_PER_ADDRESS
+    codes = [answer.json()["code"] for answer in answers if answer.status_code != 200]
+    assert set(codes) == {"too_many_open_tables", "address_tables"}
+    messages = {
+        answer.json()["code"]: answer.json()["message"]
+        for answer in answers
+        if answer.status_code != 200
+    }
+    assert "start or leave one" in messages["too_many_open_tables"]
+    assert "your address has opened" in messages["address_tables"]
+
+
+def test_the_addresses_of_one_ipv6_network_count_as_one() -> None:
+    """A subscriber's /64 holds more addresses than any quota: it is one address here."""
+    assert address_key("2001:db8:1:2::5") == address_key("2001:db8:1:2:ffff::9")
+    assert address_key("2001:db8:1:2::5") != address_key("2001:db8:1:3::5")
+    assert address_key("::ffff:192.0.2.7") == address_key("192.0.2.7") == "192.0.2.7"
+
+
+def test_a_user_from_a_node_of_another_version_is_understood() -> None:
+    sent = {**asdict(User(7, "ann", False, "s", "192.0.2.8")), "later_field": 1}
+    assert lobby_module._user_from(sent) == User(7, "ann", False, "s", "192.0.2.8")
+    older = {"id": 7, "name": "ann", "guest": False, "session": "s"}
+    assert lobby_module._user_from(older).address == "?"
 
 
 def test_one_may_chat_only_at_a_table_where_one_sits_or_watches(server: Server) -> None:

@@ -39,7 +39,7 @@ def elsewhere() -> dict[str, str]:
     """A handshake's header that makes it come from an address of its own: a flood here
     must not bar the address of the tests that follow (see ``test_addresses``)."""
     number = next(ADDRESSES)
-    return {"X-Forwarded-For": f"2001:db8::{number:x}"}  # the documentation's addresses
+    return {"X-Forwarded-For": f"2001:db8:{number:x}::1"}  # the documentation's networks
 
 
 @contextlib.contextmanager

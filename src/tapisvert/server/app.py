@@ -33,7 +33,15 @@ from tapisvert.server.collector import Collector
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.community import community_routes
 from tapisvert.server.errors import ServerError, malformed
-from tapisvert.server.links import AsgiLink, Link, accept, client_address, read_body, refuse_body
+from tapisvert.server.links import (
+    AsgiLink,
+    Link,
+    accept,
+    address_key,
+    client_address,
+    read_body,
+    refuse_body,
+)
 from tapisvert.server.lobby import (
     ANYONE,
     MAIN_ROOM,
@@ -59,6 +67,8 @@ from tapisvert.server.reviews import Asker
 from tapisvert.server.storage import open_storage
 
 HELLO_SECONDS = 10.0
+DECOMPRESSED_AT_ONCE = 2
+"""Replays decompressed at once for clients that take no gzip (each megabytes)."""
 WEB = Path(__file__).resolve().parent.parent / "web"
 """The browser app: plain ES modules and CSS, no build step."""
 
@@ -140,9 +150,22 @@ async def table_number(table_id: int) -> int:
 TableId = Annotated[int, Depends(table_number)]
 
 
+def takes_gzip(accepted: str) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip (``gzip;q=0`` refuses it)."""
+    for part in accepted.lower().split(","):
+        coding, _, quality = part.partition(";")
+        if coding.strip() in ("gzip", "*"):
+            weight = quality.strip().removeprefix("q=")
+            try:
+                return not quality or float(weight) > 0
+            except ValueError:
+                return False
+    return False
+
+
 def peer(request: Request) -> str:
-    """The address a request comes from."""
-    return request.client.host if request.client is not None and request.client.host else "?"
+    """The address a request comes from, as its quotas count it (see ``address_key``)."""
+    return address_key(request.client.host if request.client is not None else "")
 
 
 def create_app(
@@ -200,6 +223,7 @@ def create_app(
         openapi_url="/openapi.json" if api_docs else None,
     )
     app.state.lobby = lobby
+    decompressing = asyncio.Semaphore(DECOMPRESSED_AT_ONCE)
 
     @app.exception_handler(ServerError)
     async def refused(request: Request, error: ServerError) -> JSONResponse:
@@ -360,13 +384,15 @@ def create_app(
     @app.get("/api/tables/{table_id}/replay")
     async def replay(table_id: TableId, request: Request) -> Response:
         """Large, and much alike from one step to the next: kept compressed, and sent so
-        to a client that takes it so."""
+        to a client that takes it so (a few at a time are decompressed for the others)."""
         lobby.quotas.take("replays", peer(request))
         compressed = await lobby.replays.replay(table_id)
-        if "gzip" not in request.headers.get("accept-encoding", ""):
-            steps = await asyncio.to_thread(gzip.decompress, compressed)
-            return Response(steps, media_type="application/json")
-        headers = {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+        headers = {"Vary": "Accept-Encoding"}
+        if not takes_gzip(request.headers.get("accept-encoding", "")):
+            async with decompressing:
+                steps = await asyncio.to_thread(gzip.decompress, compressed)
+            return Response(steps, media_type="application/json", headers=headers)
+        headers["Content-Encoding"] = "gzip"
         return Response(compressed, media_type="application/json", headers=headers)
 
     app.include_router(community_routes(lobby))
@@ -501,6 +527,8 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
         if hello.version != PROTOCOL_VERSION:
             raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
         user = replace(await lobby.authenticate(hello.token), address=link.address)
+        if lobby.addresses.barred(link.address):  # barred while this socket said nothing
+            raise ServerError("address_barred", status=429)
         lobby.may_connect(user)
     except (ValidationError, ServerError, TimeoutError) as error:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
-import resource
 import time
 from collections import deque
 from typing import Protocol
@@ -174,9 +174,24 @@ class Outbox:
 
 
 def client_address(scope: Scope) -> str:
-    """The client's address, as uvicorn gives it (from a trusted proxy's headers, if any)."""
+    """The client's address, as uvicorn gives it (from a trusted proxy's headers, if any),
+    as its quotas count it (see ``address_key``)."""
     client = scope.get("client")
-    return str(client[0]) if client else "?"
+    return address_key(str(client[0]) if client else "")
+
+
+def address_key(host: str) -> str:
+    """What the limits of addresses count: an IPv4 address, or an IPv6 address's /64 (one
+    subscriber's network, in which a client can take a new address at will)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host or "?"
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f"{address}/64", strict=False))
+    return str(address)
 
 
 async def accept(receive: Receive, send: Send) -> bool:
@@ -281,12 +296,19 @@ enough for some thousands of people at once."""
 def allow_open_files(wanted: int = OPEN_FILES_WANTED) -> int:
     """Raise the process's limit of open files towards ``wanted`` (within the hard limit),
     and warn when it stays below: past the limit, new sockets fail. Returns the limit."""
+    try:
+        import resource
+    except ImportError:  # no such limits where the module is missing
+        return wanted
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < wanted:
         raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
         if raised > soft:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
-            soft = raised
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+                soft = raised
+            except (ValueError, OSError) as refusal:
+                log.warning("the limit of open files could not be raised: %s", refusal)
     if soft != resource.RLIM_INFINITY and soft < wanted:
         log.warning(
             "this process may open %d files only (hard limit %d): each socket takes one, so "

@@ -7,6 +7,7 @@ method here, so the three ways of asking behave the same.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import logging
@@ -17,8 +18,8 @@ import secrets
 import socket
 import time
 import unicodedata
-from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,9 @@ OPEN_TABLES_PER_ROOM = 100
 """Open tables one room may hold at once (on each node)."""
 OPEN_TABLES_PER_PERSON = 3
 """Open tables one person may sit at at once."""
+OPEN_TABLES_PER_ADDRESS = 6
+"""Open tables the people of one address may have opened (on each node): a few addresses
+cannot keep a room full."""
 
 FINISHED_KEPT_SECONDS = 300.0
 RESTORED_FINISHED = 100
@@ -98,6 +102,14 @@ class User:
 
 
 ANYONE = User(0, "?", True)
+
+
+def _user_from(fields: dict[str, Any]) -> User:
+    """A user as another node sent it; fields this version does not know are left out, so
+    that nodes of two versions work together during an upgrade."""
+    return User(**{name: value for name, value in fields.items() if name in _USER_FIELDS})
+
+
 """Who asks for what anybody may know (a table's public description)."""
 
 
@@ -127,6 +139,7 @@ class Settings:
 
 _log = logging.getLogger(__name__)
 DEFAULT_RATE = Settings.rate
+_USER_FIELDS = frozenset(User.__dataclass_fields__)
 MAX_TABLE_ID = 2**31 - 1
 FLOOD_SECONDS = 10
 """A connection whose refused messages outrun its rate by this many seconds' worth is
@@ -358,6 +371,8 @@ class Lobby:
         self.thinking: Thinking = BotWorkers(self.settings.bot_workers)
         self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
         self.addresses = Addresses(self.quotas, self.settings.rate)
+        self._opening: Counter[tuple[str, str]] = Counter()
+        """Tables being opened, by person, address and room (see ``_opening_table``)."""
         self.reviews = Reviews(storage, self.record, self.players_of, self.quotas)
         self.replays = Replays(self.record)
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
@@ -1060,30 +1075,48 @@ class Lobby:
     ) -> GameTable:
         if room not in self.rooms:
             raise ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
-        self._may_open_table(user, room)
         try:
             load_game(game, players, **options)
         except OptionError as error:
             raise ServerError.wrapping("bad_option", error) from None
         options = {name: value for name, value in options.items() if value is not None}
         seats = [Seat() for _ in range(players)]
-        table = await self._open_table(room, game, options, clock, seats, rated)
-        await self.join(user, table.id, 0)
+        with self._opening_table(user, room):
+            table = await self._open_table(room, game, options, clock, seats, rated)
+            table.opened_from = user.address
+            await self.join(user, table.id, 0)
         return table
 
-    def _may_open_table(self, user: User, room: str) -> None:
+    @contextlib.contextmanager
+    def _opening_table(self, user: User, room: str) -> Iterator[None]:
         """Count a new table against its person's and address's quotas, within the bounds
-        on open tables (a room full of empty tables is of use to nobody)."""
-        waiting = sum(table.status == "open" for table, _ in self.seated_tables(user.id))
+        on open tables (a room full of empty tables is of use to nobody); tables being
+        opened count as open until they are."""
+        opening = (("person", str(user.id)), ("address", user.address), ("room", room))
+        waiting = self._opening[opening[0]] + sum(
+            table.status == "open" for table, _ in self.seated_tables(user.id)
+        )
         if waiting >= OPEN_TABLES_PER_PERSON:
             raise ServerError("too_many_open_tables", status=429, limit=OPEN_TABLES_PER_PERSON)
-        in_room = sum(
+        from_address = self._opening[opening[1]] + sum(
+            table.status == "open" and table.opened_from == user.address
+            for table in self.tables.values()
+        )
+        if from_address >= OPEN_TABLES_PER_ADDRESS:
+            raise ServerError("address_tables", status=429, limit=OPEN_TABLES_PER_ADDRESS)
+        in_room = self._opening[opening[2]] + sum(
             table.room == room and table.status == "open" for table in self.tables.values()
         )
         if in_room >= OPEN_TABLES_PER_ROOM:
             raise ServerError("room_full", status=429, limit=OPEN_TABLES_PER_ROOM)
-        self.quotas.take("tables", user.id)
         self.quotas.take("tables_per_address", user.address)
+        self.quotas.take("tables", user.id)
+        self._opening.update(opening)
+        try:
+            yield
+        finally:
+            self._opening.subtract(opening)
+            self._opening += Counter()  # drops the zeros
 
     async def _open_table(
         self,
@@ -1126,16 +1159,17 @@ class Lobby:
             raise ServerError("not_over", status=409)
         async with self._rematching:
             if table.rematch is None:
-                self._may_open_table(user, table.room)
                 seats = [replace(seat, replaced=False) for seat in table.seats]
-                rematch = await self._open_table(
-                    table.room,
-                    table.game.name,
-                    table.options,
-                    table.clock,
-                    seats[-1:] + seats[:-1],
-                    table.rated,
-                )
+                with self._opening_table(user, table.room):
+                    rematch = await self._open_table(
+                        table.room,
+                        table.game.name,
+                        table.options,
+                        table.clock,
+                        seats[-1:] + seats[:-1],
+                        table.rated,
+                    )
+                    rematch.opened_from = user.address
                 table.rematch = rematch.id
                 self.table_changed(rematch)
                 for index, seat in enumerate(rematch.seats):
@@ -1233,7 +1267,7 @@ class Lobby:
         table_id = request.pop("table")
         operation, user = (
             request.pop("operation"),
-            User(**request.pop("user")) if "user" in request else ANYONE,
+            _user_from(request.pop("user")) if "user" in request else ANYONE,
         )
         table = self.tables.get(table_id)
         if table is None:

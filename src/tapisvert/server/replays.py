@@ -102,8 +102,15 @@ class Replays:
                 raise ServerError("replays_busy", status=503)
             building = asyncio.ensure_future(self._build(table_id))
             self._building[table_id] = building
-            building.add_done_callback(lambda _: self._building.pop(table_id, None))
+            building.add_done_callback(lambda _: self._built(table_id, building))
         return await asyncio.shield(building)
+
+    def _built(self, table_id: int, building: asyncio.Future[bytes]) -> None:
+        """A build ended: it is no longer under way, and its failure, if any, was seen
+        (by its waiters, or here when they all left)."""
+        self._building.pop(table_id, None)
+        if not building.cancelled():
+            building.exception()
 
     @property
     def kept_size(self) -> int:
@@ -120,15 +127,17 @@ class Replays:
         loop = asyncio.get_running_loop()
         if self._idle is not None:
             self._idle.cancel()
+        pool = self._executor()
         try:
-            built = await loop.run_in_executor(
-                self._executor(), compressed_replay, record.to_text()
-            )
+            built = await loop.run_in_executor(pool, compressed_replay, record.to_text())
         except BrokenProcessPool:
             log.error("the replay worker died building table %s; it starts again", table_id)
-            self._pool = None
-            raise ServerError("replays_busy", status=503) from None
+            if self._pool is pool:
+                self._pool = None
+            raise ServerError("replay_failed", status=500) from None
         finally:
+            if self._idle is not None:
+                self._idle.cancel()
             self._idle = loop.call_later(self._idle_seconds, self._stop_idle)
         self._keep(table_id, built)
         return built

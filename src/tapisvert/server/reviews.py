@@ -22,6 +22,7 @@ import multiprocessing
 import os
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,30 +84,35 @@ class Reviews:
             record = await self._record(table_id)
             if not 0 <= seat < record.players:
                 raise ServerError("no_such_seat", seat=seat + 1, seats=record.players)
-            await self._may_start(table_id, asker)
-            task = asyncio.get_running_loop().create_task(self._compute(key, record))
-            self._under_way[key] = task
-            self._asked_by[asker.user_id] = key
-            task.add_done_callback(lambda _: self._forget_asker(asker.user_id, key))
-        elif task.done():
-            del self._under_way[key]
+            players = await self._players(table_id)
+            task = self._under_way.get(key)  # asked for again while this request waited
+            if task is None:  # from here to the task's start, nothing is awaited
+                self._may_start(asker, asker.user_id in players)
+                task = asyncio.get_running_loop().create_task(self._compute(key, record))
+                self._under_way[key] = task
+                self._asked_by[asker.user_id] = key
+                task.add_done_callback(lambda _: self._forget_asker(asker.user_id, key))
+                return None
+        if task.done():
+            if self._under_way.get(key) is task:
+                del self._under_way[key]
             if task.exception() is not None:
                 raise ServerError("review_failed", status=500)
             return await self.review(table_id, seat, asker)
         return None
 
-    async def _may_start(self, table_id: int, asker: Asker) -> None:
+    def _may_start(self, asker: Asker, played: bool) -> None:
         """Refuse a review beyond what this person, this address and the worker may take."""
         mine = self._asked_by.get(asker.user_id)
         if mine is not None:
             raise ServerError("review_under_way", status=429, table=mine[0], seat=mine[1] + 1)
         if sum(not task.done() for task in self._under_way.values()) >= REVIEWS_WAITING:
             raise ServerError("reviews_busy", status=503)
-        if asker.user_id not in await self._players(table_id):
-            if asker.guest:
-                raise ServerError("review_not_yours", status=403)
-            self._quotas.take("reviews_of_others", asker.user_id)
+        if not played and asker.guest:
+            raise ServerError("review_not_yours", status=403)
         self._quotas.take("reviews", asker.address)
+        if not played:
+            self._quotas.take("reviews_of_others", asker.user_id)
 
     def _forget_asker(self, user_id: int, key: tuple[int, int]) -> None:
         if self._asked_by.get(user_id) == key:
@@ -115,9 +121,10 @@ class Reviews:
     async def _compute(self, key: tuple[int, int], record: Record) -> None:
         table_id, seat = key
         loop = asyncio.get_running_loop()
+        pool = self._executor()
         try:
             review = await loop.run_in_executor(
-                self._executor(),
+                pool,
                 review_as_json,
                 record.to_text(),
                 seat,
@@ -125,7 +132,13 @@ class Reviews:
                 REVIEW_SEED,
             )
             await self._storage.save_review(table_id, seat, json.dumps(review))
-            del self._under_way[key]
+            if self._under_way.get(key) is asyncio.current_task():
+                del self._under_way[key]
+        except BrokenProcessPool:
+            log.error("the review worker died reviewing table %s; it starts again", table_id)
+            if self._pool is pool:
+                self._pool = None
+            raise
         except Exception:
             log.exception("the review of table %s, seat %s, failed", table_id, seat + 1)
             raise

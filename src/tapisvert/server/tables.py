@@ -92,6 +92,9 @@ class GameTable:
         self.unattended: asyncio.TimerHandle | None = None
         """The countdown that closes this open table while nobody is at it."""
         self.rematch: int | None = None
+        self.opened_from = "?"
+        """The address of whoever opened it, while this node holds it (for the bound on
+        open tables per address)."""
         """The table of this finished game's rematch, once someone asked for it."""
         self.fence: int | None = None
         """The fencing token of this node's lease of the table, carried by every write
