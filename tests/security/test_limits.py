@@ -343,3 +343,23 @@ def test_keys_left_alone_are_forgotten() -> None:
     clock.now += SWEEP_SECONDS
     assert windows.hit(("chat", "0"), 20, 10.0)
     assert len(windows) == 2  # the hour-long window is still counting, and the new hit
+
+
+def test_a_quotas_refusal_says_which_and_how_long_to_wait() -> None:
+    clock = Clock()
+    quotas = Quotas(QuotaSettings(tables="2/hour", chat="3/10 seconds"), clock=clock)
+    for _ in range(2):
+        quotas.take("tables", 1)
+    clock.now += 600
+    with pytest.raises(ServerError) as refused_table:
+        quotas.take("tables", 1)
+    assert refused_table.value.code == "rate_limited"
+    assert refused_table.value.render("en") == (
+        "you have opened many tables lately: you may open another in 50 min"
+    )
+    assert refused_table.value.render("fr").endswith("dans 50 min")
+    for _ in range(3):
+        quotas.take("chat", 1)
+    with pytest.raises(ServerError) as refused_line:
+        quotas.take("chat", 1)
+    assert refused_line.value.render("en") == "you are sending chat lines too fast: wait 10 s"

@@ -16,6 +16,7 @@ keys left alone are dropped once a minute.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable
@@ -95,6 +96,11 @@ class MovingWindows:
         """Count one hit for ``key``, whatever it held."""
         self._window(key, seconds).append(self._clock())
 
+    def wait(self, key: tuple[str, ...], seconds: float) -> float:
+        """Seconds until ``key``'s oldest hit leaves its window."""
+        hits = self._window(key, seconds)
+        return max(0.0, hits[0] + seconds - self._clock()) if hits else 0.0
+
     def count(self, key: tuple[str, ...], seconds: float) -> int:
         """The hits counted for ``key`` in the last ``seconds``."""
         return len(self._window(key, seconds)) if key in self._hits else 0
@@ -140,8 +146,13 @@ class Quotas:
 
     def take(self, quota: str, *keys: object) -> None:
         """Count one ``quota`` (a field of the settings) for ``keys``, or refuse with 429."""
-        if not self._windows.hit((quota, *map(str, keys)), *self._limit(quota)):
-            raise ServerError("rate_limited", status=429)
+        key = (quota, *map(str, keys))
+        amount, seconds = self._limit(quota)
+        if not self._windows.hit(key, amount, seconds):
+            wait = self._windows.wait(key, seconds)
+            raise ServerError(
+                "rate_limited", status=429, key=f"server.quota.{quota}", wait=_duration(wait)
+            )
 
     def note(self, quota: str, *keys: object) -> None:
         """Count one ``quota`` for ``keys`` (a failure, say) without refusing anything."""
@@ -170,3 +181,12 @@ class Quotas:
     def sockets(self) -> int:
         """Connections one person may hold at once."""
         return max(1, round(self.settings.sockets * self.scale))
+
+
+def _duration(seconds: float) -> str:
+    """A wait as people read it: seconds, minutes or hours, rounded up."""
+    if seconds <= 90:
+        return f"{max(1, math.ceil(seconds))} s"
+    if seconds <= 90 * 60:
+        return f"{math.ceil(seconds / 60)} min"
+    return f"{math.ceil(seconds / 3600)} h"
