@@ -842,11 +842,15 @@ class Lobby:
         if len(mine) == 1 and self.peers is not None:
             self.pubsub.subscribe(user_channel(user.id), self._heard_for_user)
             self._announce(user.id, online=True)
-        for table_id, seat in await self._seats_of(user.id):
-            try:
-                await self.follow(connection, table_id, seat, returning=True)
-            except ServerError as refusal:  # its node is away: the table comes back later
-                _log.warning("table %d is out of reach: %s", table_id, refusal.code)
+        try:
+            for table_id, seat in await self._seats_of(user.id):
+                try:
+                    await self.follow(connection, table_id, seat, returning=True)
+                except ServerError as refusal:  # its node is away: the table comes back later
+                    _log.warning("table %d is out of reach: %s", table_id, refusal.code)
+        except BaseException:  # the database failed, say: the connection does not stay
+            self.disconnect(connection)
+            raise
         return connection
 
     async def _seats_of(self, user_id: int) -> list[tuple[int, int]]:
