@@ -148,9 +148,11 @@ RECENT_IDS = 64
 """A request that repeats the id of one of its connection's last this many is refused."""
 LOGINS_AT_ONCE = 2
 """Password hashes computed at once: argon2 costs a core each, the others wait."""
-LOGIN_SLOWDOWN = 2.0
-"""Seconds an attempt waits when its address failed lately and its name is being guessed
-at from many addresses."""
+GUESS_SPACING = 1.0
+"""Seconds between two attempts on a name being guessed at, from addresses its owner has
+not signed in from (see ``Lobby._held_back``)."""
+GUESS_TURNS_KEPT = 1000
+"""Names whose next turn is remembered before the past ones are forgotten."""
 
 
 def signing_key() -> str | None:
@@ -371,6 +373,8 @@ class Lobby:
         self.thinking: Thinking = BotWorkers(self.settings.bot_workers)
         self.quotas = Quotas(self.settings.quotas, self.settings.rate / DEFAULT_RATE)
         self.addresses = Addresses(self.quotas, self.settings.rate)
+        self._guess_turns: dict[str, float] = {}
+        """When the next attempt on each name being guessed at may go (see ``_held_back``)."""
         self._opening: Counter[tuple[str, str]] = Counter()
         """Tables being opened, by person, address and room (see ``_opening_table``)."""
         self.reviews = Reviews(storage, self.record, self.players_of, self.quotas)
@@ -727,21 +731,30 @@ class Lobby:
         if row is None or not matches:
             self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
+        self.quotas.note("signed_in_from", guessed, address)
         self.names[row.id] = row.name
         return await self._open_session(User(row.id, row.name, False))
 
     async def _held_back(self, address: str, name: str) -> None:
-        """Refuse an address that failed too often; slow down one that failed lately while
-        the name is being guessed at."""
+        """Refuse an address that failed too often. While a name is being guessed at, its
+        attempts from addresses its owner has not signed in from take turns, one every
+        ``GUESS_SPACING`` seconds: slowed, never refused."""
         quotas = self.quotas
         if quotas.spent("failures_per_address", address) or quotas.spent(
             "failures_per_address_and_name", address, name
         ):
             raise ServerError("too_many_failures", status=429)
-        if quotas.spent("failures_per_name", name) and quotas.counted(
-            "failures_per_address", address
+        if quotas.spent("failures_per_name", name) and not quotas.counted(
+            "signed_in_from", name, address
         ):
-            await asyncio.sleep(LOGIN_SLOWDOWN)
+            now = time.monotonic()
+            if len(self._guess_turns) > GUESS_TURNS_KEPT:
+                self._guess_turns = {
+                    guessed: turn for guessed, turn in self._guess_turns.items() if turn > now
+                }
+            turn = max(now, self._guess_turns.get(name, now))
+            self._guess_turns[name] = turn + GUESS_SPACING
+            await asyncio.sleep(turn - now)
 
     def _failed(self, address: str, name: str) -> None:
         self.quotas.note("failures_per_address", address)

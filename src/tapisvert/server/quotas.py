@@ -42,9 +42,12 @@ class QuotaSettings:
     """Wrong passwords for one name from one address before that address may not try it
     again; other addresses still may."""
     failures_per_name: str = "10/15 minutes"
-    """Wrong passwords for one name, from anywhere, beyond which each attempt from an
-    address that failed lately is slowed down (never refused: someone else's failures
-    must not lock an account's owner out)."""
+    """Wrong passwords for one name, from anywhere, beyond which attempts from addresses
+    its owner has not signed in from take turns (slowed, never refused: someone else's
+    failures must not lock an account's owner out)."""
+    signed_in_from: str = "1/30 days"
+    """How long an address an account signed in from counts as its owner's (the amount is
+    not used: nothing is refused by it)."""
     accounts: str = "10/hour"
     """Accounts one address may create."""
     tables: str = "30/hour"
