@@ -16,8 +16,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import logging
-import multiprocessing
-import os
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -29,7 +27,7 @@ import orjson
 from tapisvert.core.game import CHANCE, State
 from tapisvert.core.records import Record, actor_label, parse_record
 from tapisvert.server.errors import ServerError
-from tapisvert.server.thinking import follow_the_server
+from tapisvert.server.thinking import worker_processes
 
 KEPT_BYTES = 32 * 2**20
 """Compressed replays kept in memory, the most recently asked for first to stay."""
@@ -152,15 +150,9 @@ class Replays:
             self._kept_size -= len(oldest)
 
     def _executor(self) -> ProcessPoolExecutor:
-        """One process, spawned as the bots' workers are (the server has threads that a
-        fork would copy in whatever state they were)."""
+        """One process, started on the first replay asked for."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=follow_the_server,
-                initargs=(os.getpid(),),
-            )
+            self._pool = worker_processes(1)
         return self._pool
 
     def _stop_idle(self) -> None:

@@ -18,8 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import multiprocessing
-import os
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -31,7 +29,7 @@ from tapisvert.review import review_as_json
 from tapisvert.server.errors import ServerError
 from tapisvert.server.quotas import Quotas
 from tapisvert.server.storage import Storage
-from tapisvert.server.thinking import follow_the_server
+from tapisvert.server.thinking import worker_processes
 
 REVIEW_SAMPLES = 40
 """Worlds drawn at each decision: the command line's default."""
@@ -146,12 +144,7 @@ class Reviews:
     def _executor(self) -> ProcessPoolExecutor:
         """One process, started on the first review; spawned, as the bots' workers are."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=follow_the_server,
-                initargs=(os.getpid(),),
-            )
+            self._pool = worker_processes(1)
         return self._pool
 
     async def close(self) -> None:

@@ -76,13 +76,7 @@ class BotWorkers:
         workers are spawned, not forked: the server has threads (storage) a fork would copy
         in whatever state they were."""
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=context,
-                initializer=follow_the_server,
-                initargs=(os.getpid(),),
-            )
+            self._pool = worker_processes(self.workers)
         return self._pool
 
     async def choose(
@@ -114,6 +108,18 @@ class BotWorkers:
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+
+
+def worker_processes(workers: int) -> ProcessPoolExecutor:
+    """Processes for work that costs CPU, spawned rather than forked (the server has threads,
+    the storage's writer, that a fork would copy in whatever state they were), each ending
+    when the server that started it is gone."""
+    return ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=follow_the_server,
+        initargs=(os.getpid(),),
+    )
 
 
 def follow_the_server(server: int) -> None:
