@@ -250,6 +250,20 @@ def set_up_table(
     return table
 
 
+def one_round_game(server: Server, token: str, seed: int = 5) -> int:
+    """A one-round Wizard game of a person and two easy bots, played to its end."""
+    created = server.call(
+        token, "POST", "/api/tables", game="wizard", players=3, options={"rounds": "1"}
+    )
+    created.raise_for_status()
+    table = int(created.json()["table"])
+    for _ in range(2):
+        server.call(token, "POST", f"/api/tables/{table}/bots", level="easy").raise_for_status()
+    server.call(token, "POST", f"/api/tables/{table}/start").raise_for_status()
+    asyncio.run(asyncio.wait_for(Player(server, token, seed).play({table}), 60))
+    return table
+
+
 @contextmanager
 def serving(folder: Path, **settings: float | str) -> Iterator[Server]:
     """A server on a SQLite file in ``folder``, stopped afterwards."""

@@ -3,7 +3,6 @@ the command line's."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -15,22 +14,13 @@ from tapisvert.core.records import parse_record
 from tapisvert.review import review_as_json
 from tapisvert.server.reviews import REVIEW_SAMPLES, REVIEW_SEED
 
-from server_support import Player, Server, engine_for, migrate, serving
+from server_support import Server, engine_for, migrate, one_round_game, serving
 
 
 def finished_game(server: Server, name: str = "reviewed") -> tuple[int, str]:
-    """A one-round Wizard game of a person and two easy bots, played to its end, and the
-    person's token."""
+    """A short game of a new guest's, played to its end, and the guest's token."""
     token = server.guest(name)
-    created = server.call(
-        token, "POST", "/api/tables", game="wizard", players=3, options={"rounds": "1"}
-    )
-    table = int(created.json()["table"])
-    for _ in range(2):
-        server.call(token, "POST", f"/api/tables/{table}/bots", level="easy").raise_for_status()
-    server.call(token, "POST", f"/api/tables/{table}/start").raise_for_status()
-    asyncio.run(Player(server, token, seed=5).play({table}))
-    return table, token
+    return one_round_game(server, token), token
 
 
 def ask_review(server: Server, token: str | None, table: int, seat: int) -> httpx.Response:

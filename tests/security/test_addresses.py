@@ -28,7 +28,7 @@ from tapisvert.server.lobby import OPEN_TABLES_PER_ADDRESS, Lobby, Settings, Use
 from tapisvert.server.quotas import Quotas, QuotaSettings
 from tapisvert.server.storage import SqlStorage
 
-from server_support import Player, Server, serving, sqlite_url
+from server_support import Server, one_round_game, serving, sqlite_url
 
 
 class Clock:
@@ -235,14 +235,7 @@ def test_a_rematch_counts_as_a_new_table(tmp_path: Path) -> None:
     """Finding 5: rematch tables skipped the quota of tables."""
     with serving(tmp_path, rate=1.0) as slow:  # every quota a thirtieth: one table an hour
         token = slow.guest("rematcher")
-        created = slow.call(
-            token, "POST", "/api/tables", game="wizard", players=3, options={"rounds": "1"}
-        )
-        table = int(created.json()["table"])
-        for _ in range(2):
-            slow.call(token, "POST", f"/api/tables/{table}/bots", level="easy").raise_for_status()
-        slow.call(token, "POST", f"/api/tables/{table}/start").raise_for_status()
-        asyncio.run(asyncio.wait_for(Player(slow, token, seed=3).play({table}), 60))
+        table = one_round_game(slow, token, seed=3)
         rematch = slow.call(token, "POST", f"/api/tables/{table}/rematch")
     assert rematch.status_code == 429 and rematch.json()["code"] == "rate_limited"
 
