@@ -188,6 +188,11 @@ def test_axe_finds_nothing_serious_in_the_lobby_and_at_a_table(
     for _ in range(12):
         play_one_move(page, rng)
     assert serious_violations(page) == []
+    page.click("#rules")  # its Close button was near-white on white (1.06:1)
+    page.wait_for_selector("dialog.rules article h1, dialog.rules article h2")
+    assert serious_violations(page) == []
+    page.click("dialog.rules button.primary")
+    assert not page.is_visible("dialog.rules")
 
 
 @pytest.mark.parametrize("game", GAMES)
