@@ -268,11 +268,13 @@ def create_app(
         return protocol.schemas()
 
     @app.get("/api/rooms")
-    async def list_rooms() -> list[protocol.RoomInfo]:
+    async def list_rooms(request: Request) -> list[protocol.RoomInfo]:
+        lobby.quotas.take("listings", peer(request))
         return [await lobby.room_info(room) for room in rooms()]
 
     @app.get("/api/rooms/{room}")
-    async def room(room: str) -> protocol.RoomInfo:
+    async def room(room: str, request: Request) -> protocol.RoomInfo:
+        lobby.quotas.take("listings", peer(request))
         return await lobby.room_info(room)
 
     @app.post("/api/tables")

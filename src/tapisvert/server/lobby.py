@@ -1015,8 +1015,9 @@ class Lobby:
         here.sort(key=lambda table: (LISTED_FIRST.index(table.status), -table.id))
         tables = [table.info() for table in here[:ROOM_LISTING]]
         if self.peers is not None:
-            for row in await self.storage.tables(["open", "playing"]):
-                if row.room == room and row.id not in self.tables:
+            others = await self.storage.tables(["open", "playing"], ROOM_LISTING, room)
+            for row in others:
+                if row.id not in self.tables:
                     tables.append(self.tables_elsewhere.get(row.id) or self._info_of(row))
             tables.sort(key=lambda info: (LISTED_FIRST.index(info.status), -info.table))
             del tables[ROOM_LISTING:]

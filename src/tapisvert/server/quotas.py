@@ -71,6 +71,9 @@ class QuotaSettings:
     floods: str = "3/minute"
     """Sockets of one address cut for flooding before the address is barred; it stays
     barred until the window holds fewer."""
+    listings: str = "120/minute"
+    """Rooms' listings one address may ask for over HTTP (with several nodes, each is a
+    query of the database)."""
     replays: str = "30/minute"
     """Replays of finished games one address may ask for (those kept cost little; a new
     one costs its worker up to a second)."""

@@ -282,8 +282,11 @@ class Storage(Protocol):
         """The new table's id; with ``node``, its lease for ``seconds`` (fencing token 1)."""
 
     async def save_table(self, row: TableRow, fence: int | None = None) -> None: ...
-    async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
-        """Tables in these states, oldest first; only the ``latest`` ones when given."""
+    async def tables(
+        self, statuses: Sequence[str], latest: int | None = None, room: str | None = None
+    ) -> list[TableRow]:
+        """Tables in these states (in ``room`` when given), oldest first; only the
+        ``latest`` ones when given."""
 
     async def seated(self, user_id: int, statuses: Sequence[str]) -> list[TableRow]:
         """Tables in these states where the user sits, oldest first."""
@@ -570,8 +573,12 @@ class SqlStorage:
     async def save_table(self, row: TableRow, fence: int | None = None) -> None:
         await self._run(_saving(row), groupable=True, fence=_fence(row.id, fence))
 
-    async def tables(self, statuses: Sequence[str], latest: int | None = None) -> list[TableRow]:
+    async def tables(
+        self, statuses: Sequence[str], latest: int | None = None, room: str | None = None
+    ) -> list[TableRow]:
         query = select(tables_table).where(tables_table.c.status.in_(list(statuses)))
+        if room is not None:
+            query = query.where(tables_table.c.room == room)
         query = query.order_by(tables_table.c.id.desc()).limit(latest)
         rows = await self._run(lambda c: c.execute(query).all())
         return [_table_row(row._mapping) for row in reversed(rows)]
