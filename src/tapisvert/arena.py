@@ -73,7 +73,7 @@ def play_job(job: Job) -> GameOutcome:
         [after[by_entry[entry]] - before[by_entry[entry]] for entry in range(entries)]
         for before, after in pairwise(snapshots)
     ]
-    contracts = contracts_made(state)
+    contracts = state.observation(None).contracts()  # per seat, (bids made, bids)
     return GameOutcome(
         scores=[scores[by_entry[entry]] for entry in range(entries)],
         segment_points=points,
@@ -81,22 +81,6 @@ def play_job(job: Job) -> GameOutcome:
         contracts=None if contracts is None else [contracts[by_entry[e]] for e in range(entries)],
         decision_seconds=thinking,
     )
-
-
-def contracts_made(state: State) -> list[tuple[int, int]] | None:
-    """Per seat, (bids made, bids) over the game, for games with bids on tricks."""
-    public = state.observation(None)
-    rounds = getattr(public, "past_rounds", None) or getattr(public, "past_deals", None)
-    if not rounds:
-        return None
-    made = [0] * state.game.players
-    for summary in rounds:
-        # Wizard rounds hold bids; Luz deals hold (bet, safety bead) pairs.
-        bids = getattr(summary, "bids", None) or summary.bets
-        for seat, (bid, took) in enumerate(zip(bids, summary.tricks, strict=True)):
-            bet, safety = bid if isinstance(bid, tuple) else (bid, 0)
-            made[seat] += took == bet or (safety == 1 and took == bet + 1)
-    return [(made[seat], len(rounds)) for seat in range(state.game.players)]
 
 
 @dataclass

@@ -28,6 +28,12 @@ class Observation:
         """
         return dict(self.__dict__)
 
+    def contracts(self) -> list[tuple[int, int]] | None:
+        """Per seat, (contracts made, contracts) in the rounds finished so far, for a game
+        where players bid the tricks they will take (what the arena reports); ``None`` for
+        a game without such bids."""
+        return None
+
     @classmethod
     def assemble(cls, fields: Mapping[str, Any]) -> Self:
         """The observation holding ``fields`` (every field, once), built without ``__init__``.

@@ -82,6 +82,17 @@ class LuzObservation(Observation):
         del data["values"]
         return data
 
+    def contracts(self) -> list[tuple[int, int]]:
+        """A deal's bet is made when the seat takes exactly the tricks it bet, or one more
+        with the safety bead."""
+        made = [0] * self.players
+        for summary in self.past_deals:
+            for seat, ((bet, bead), took) in enumerate(
+                zip(summary.bets, summary.tricks, strict=True)
+            ):
+                made[seat] += took == bet or (bead == 1 and took == bet + 1)
+        return [(made[seat], len(self.past_deals)) for seat in range(self.players)]
+
 
 SLOT_TEXT: dict[int, dict[int | None, str | None]] = {
     PLAYED: {None: None},

@@ -65,6 +65,14 @@ class WizardObservation(Observation):
         data["hand"] = hand_json(self.hand)
         return data
 
+    def contracts(self) -> list[tuple[int, int]]:
+        """A round's bid is made when the seat takes exactly the tricks it bid."""
+        made = [0] * self.players
+        for summary in self.past_rounds:
+            for seat, (bid, took) in enumerate(zip(summary.bids, summary.tricks, strict=True)):
+                made[seat] += took == bid
+        return [(made[seat], len(self.past_rounds)) for seat in range(self.players)]
+
 
 def public_json(fields: dict[str, Any]) -> dict[str, Any]:
     """The fields every seat sees, converted (the bids need none)."""
