@@ -43,7 +43,8 @@ from tapisvert.arena import ArenaReport, run_arena
 from tapisvert.bots import make_bot
 from tapisvert.bots.search import HalvingBot, ISMCTSBot, SearchSettings
 
-GAME_OPTIONS = {"wizard": {"rounds": "10"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
+GAME_OPTIONS = {"wizard": {"rounds": "10"}}
+"""Options other than the defaults, where a whole game would take too long."""
 
 
 def our_iterations_per_second(seconds: float) -> float:
@@ -148,8 +149,8 @@ def hard_decisions(seconds: float) -> dict[str, dict[str, float]]:
     """``hard``'s decisions in each game, about ``seconds`` of them: positions of games the
     ``easy`` bots play (4 players), where ``hard`` weighs every decision with a choice."""
     figures = {}
-    for name, options in GAME_OPTIONS.items():
-        game = tapisvert.load_game(name, players=4, **options)
+    for name in tapisvert.game_names():
+        game = tapisvert.load_game(name, players=4, **GAME_OPTIONS.get(name, {}))
         hard = make_bot("hard", game)
         assert isinstance(hard, (ISMCTSBot, HalvingBot))
         settings = hard.searcher.settings
@@ -208,7 +209,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=100, help="deals per match (x 4 rotations)")
     parser.add_argument("--full-games", type=int, default=10, help="Wizard full-game deals")
-    parser.add_argument("--games", default="wizard,luz,abluxxen,fzzzt", help="'': none")
+    parser.add_argument("--games", default=",".join(tapisvert.game_names()), help="'': none")
     parser.add_argument(
         "--levels", default="hard", help="search levels, each alone against three easy"
     )
@@ -251,7 +252,7 @@ def main() -> None:
                 lineup,
                 arguments.deals,
                 seed=arguments.seed,
-                options=GAME_OPTIONS[game],
+                options=GAME_OPTIONS.get(game, {}),
                 workers=arguments.workers,
             )
             print(
@@ -305,7 +306,7 @@ def search_speed(seconds: float) -> None:
         f"  {'game':<9} {'engine':<9} {'budget':>6} {'decisions':>9} {'ms':>6} {'max ms':>7}"
         f" {'iterations':>10} {'capped':>7}"
     )
-    for name in GAME_OPTIONS:
+    for name in tapisvert.game_names():
         for kind in kinds:
             hard = figures[kind]["hard"][name]
             print(

@@ -23,8 +23,9 @@ KINDS = ("pure", "compiled")
 
 
 def engine() -> str:
-    """``compiled`` where the rules were imported from mypyc's extension modules, else ``pure``."""
-    source = importlib.import_module("tapisvert.games.wizard.rules").__file__ or ""
+    """``compiled`` where the game contract was imported from mypyc's extension modules, else
+    ``pure``."""
+    source = importlib.import_module("tapisvert.core.game").__file__ or ""
     return "pure" if source.endswith(".py") else "compiled"
 
 

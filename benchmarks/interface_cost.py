@@ -26,12 +26,13 @@ from engine_speed import side_by_side
 from tapisvert.envs.openspiel import register
 from tapisvert.envs.pettingzoo import env
 
-GAMES = {"wizard": {"rounds": "first5"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
+OPTIONS = {"wizard": {"rounds": "first5"}}
+"""Options other than the defaults, where a whole game would take too long."""
 PLAYERS = 4
 
 
 def engine_games(name: str) -> Callable[[], int]:
-    game = tapisvert.load_game(name, PLAYERS, **GAMES[name])
+    game = tapisvert.load_game(name, PLAYERS, **OPTIONS.get(name, {}))
     rng = random.Random(1)
 
     def play() -> int:
@@ -48,7 +49,7 @@ def engine_games(name: str) -> Callable[[], int]:
 
 
 def pettingzoo_games(name: str) -> Callable[[], int]:
-    table = env(name, PLAYERS, **GAMES[name])
+    table = env(name, PLAYERS, **OPTIONS.get(name, {}))
     rng = numpy.random.default_rng(1)
 
     def play() -> int:
@@ -65,7 +66,7 @@ def pettingzoo_games(name: str) -> Callable[[], int]:
 
 
 def openspiel_games(name: str) -> Callable[[], int]:
-    game = pyspiel.load_game(register(name, players=PLAYERS, **GAMES[name]))
+    game = pyspiel.load_game(register(name, players=PLAYERS, **OPTIONS.get(name, {})))
     rng = random.Random(1)
 
     def play() -> int:
@@ -88,7 +89,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=6.0, help="per game and interface")
     seconds = parser.parse_args().seconds
     print(f"{'game':10} {'engine':>10} {'pettingzoo':>11} {'openspiel':>10}  decisions/s")
-    for name in GAMES:
+    for name in tapisvert.game_names():
         engine, pettingzoo = side_by_side(engine_games(name), pettingzoo_games(name), seconds)
         openspiel, _ = side_by_side(openspiel_games(name), None, seconds / 2)
         print(f"{name:10} {engine:10,.0f} {pettingzoo or 0:11,.0f} {openspiel:10,.0f}")

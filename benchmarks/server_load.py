@@ -76,6 +76,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from tapisvert.core.registry import game_names  # noqa: E402
 from tapisvert.server.redis_bus import PREFIX_VARIABLE  # noqa: E402
 
 from server_support import (  # noqa: E402
@@ -92,7 +93,7 @@ WAITING = re.compile(
     r'"ack":(?:null|"(?P<ack>[^"]*)"),"to_act":(?P<to_act>\d+)'
 )
 """The head of a view frame, enough to skip views that ask nothing of this seat."""
-GAMES = ("wizard", "luz", "abluxxen", "fzzzt")
+GAMES = tuple(game_names())
 
 
 @dataclass
@@ -428,7 +429,7 @@ def main() -> None:
         nargs="+",
         default=["all"],
         choices=[*GAMES, "all"],
-        help="the games whose tables are measured, one after the other (default: all four)",
+        help="the games whose tables are measured, one after the other (default: all)",
     )
     parser.add_argument(
         "--think",

@@ -29,8 +29,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tapisvert.core.registry import game_names
+
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = ("wizard", "luz", "abluxxen", "fzzzt")
+GAMES = tuple(game_names())
 
 
 def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:

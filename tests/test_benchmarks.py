@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from redis_support import REDIS_URL, redis_answers
+from tapisvert.core.registry import game_names
 
 from server_support import postgres_url
 
@@ -41,7 +42,7 @@ def test_engine_speed_runs_and_prints_its_figures() -> None:
         for line, engine in zip(lines[first:], engines, strict=False):
             assert line[59:].split()[0] == engine
             assert float(line.split()[-1]) > 0  # the ratio against OpenSpiel
-    for game in ("abluxxen", "fzzzt", "luz", "wizard"):
+    for game in game_names():
         first = next(index for index, line in enumerate(lines) if line.startswith(game))
         for line, engine in zip(lines[first:], engines, strict=False):
             kind, *figures = line[25:].split()
@@ -65,7 +66,7 @@ def test_bot_strength_runs_and_prints_its_figures() -> None:
     speed = lines.index(next(line for line in lines if line.startswith("search speed")))
     for line, engine in zip(lines[speed + 2 :], engines, strict=False):
         assert line.split()[0] == engine and "it/s" in line
-    for game in ("wizard", "luz", "abluxxen", "fzzzt"):
+    for game in game_names():
         first = next(index for index, line in enumerate(lines) if line.split()[:1] == [game])
         for line, engine in zip(lines[first:], engines, strict=False):
             kind, budget, decisions, ms, *_ = line.removeprefix(f"  {game}").split()
@@ -148,14 +149,14 @@ def test_view_cost_runs_and_compares_with_an_earlier_version() -> None:
     printed = run_benchmark("view_cost.py", "--games", "1", "--repeats", "1", "--before", "HEAD")
     header, *rows = printed.strip().splitlines()[-5:]
     assert "before" in header and "ratio" in header
-    assert [row.split()[0] for row in rows] == ["wizard", "luz", "abluxxen", "fzzzt"]
+    assert [row.split()[0] for row in rows] == game_names()
     for row in rows:
         assert float(row.split()[-1]) > 0
 
 
 def test_interface_cost_runs_and_prints_its_figures() -> None:
     printed = run_benchmark("interface_cost.py", "--seconds", "0.3")
-    for game in ("abluxxen", "fzzzt", "luz", "wizard"):
+    for game in game_names():
         row = next(line for line in printed.splitlines() if line.startswith(game))
         assert all(float(value.replace(",", "")) > 0 for value in row.split()[1:])
 

@@ -11,11 +11,13 @@ import importlib
 import sys
 from pathlib import Path
 
+from tapisvert.core.registry import plugins
+
 COMPILED_BUILD = Path(__file__).resolve().parent.parent / "build" / "compiled"
 ENGINE_MODULES = (
     "tapisvert.core.game",
     "tapisvert.bots.search",
-    *(f"tapisvert.games.{game}.rules" for game in ("wizard", "luz", "abluxxen", "fzzzt")),
+    *(module for plugin in plugins().values() for module in plugin.compiled),
 )
 
 

@@ -4,22 +4,31 @@ keys it builds at run time, such as a bot level's)."""
 from __future__ import annotations
 
 import re
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
 
+from tapisvert.core.registry import game_names, plugin
 from tapisvert.i18n import LANGUAGES, catalogue
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "tapisvert" / "web"
 LITERAL = re.compile(r"""\b(t|tn)\(\s*["']([a-z_][a-z0-9_.]*)["']""")
 
 
+def scripts() -> list[str]:
+    """The app's own scripts and every game's board."""
+    texts = [script.read_text() for script in WEB.rglob("*.js") if "vendor" not in script.parts]
+    for name in game_names():
+        board = files(plugin(name).web_board).joinpath(f"{name}.js")
+        texts.append(board.read_text("utf-8"))
+    return texts
+
+
 def literal_keys() -> set[tuple[str, str]]:
     found = set()
-    for script in WEB.rglob("*.js"):
-        if "vendor" in script.parts:
-            continue
-        for function, key in LITERAL.findall(script.read_text()):
+    for script in scripts():
+        for function, key in LITERAL.findall(script):
             found.add((function, key))
     return found
 

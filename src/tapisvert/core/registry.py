@@ -15,12 +15,16 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from importlib.metadata import entry_points
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from tapisvert.core.errors import OptionError
 from tapisvert.core.game import Action, Game, Observation, State
 from tapisvert.i18n import add_catalogues
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 ENTRY_POINT_GROUP = "tapisvert.games"
 
@@ -69,13 +73,14 @@ class GamePlugin:
     """What a game package declares: everything the platform needs to offer the game.
 
     The places are import names: ``terminal_view`` a module with ``render`` and ``news``
-    (see ``tapisvert.cli.views``); ``web_board`` a package holding ``<game>.js`` and
+    (a :class:`TerminalView`); ``web_board`` a package holding ``<game>.js`` and
     ``<game>.css``, the board the browser draws (see ``docs/design.md``); ``rules`` a
-    package holding ``rules.<language>.md``, the rules for players; ``texts``, when the
-    game's texts are not in the platform's catalogues, a package whose ``*.<language>.toml``
-    files are added to them; ``encoding``, for a game that offers one, a ``module:Class``
-    whose class, built from a game, turns observations into tensors and actions into a
-    compact index (see ``tapisvert.encoding``).
+    package holding ``rules.<language>.md``, the rules for players; ``texts`` a package
+    whose ``*.<language>.toml`` files are added to the platform's catalogues (the game's
+    own texts); ``encoding``, for a game that offers one, a ``module:Class`` whose class,
+    built from a game, turns observations into tensors and actions into a compact index
+    (see ``tapisvert.encoding``); ``compiled`` the modules worth compiling for speed
+    (``scripts/compile``; the game's rules, sampler and bots).
     """
 
     game: type[Game[Any]]
@@ -87,6 +92,7 @@ class GamePlugin:
     search: SearchProfile = field(default_factory=SearchProfile)
     texts: str | None = None
     encoding: str | None = None
+    compiled: tuple[str, ...] = ()
 
 
 _plugins: dict[str, GamePlugin] | None = None
@@ -122,6 +128,22 @@ def plugin(name: str) -> GamePlugin:
     except KeyError:
         known = ", ".join(game_names())
         raise OptionError("error.unknown_game", name=name, known=known) from None
+
+
+class TerminalView(Protocol):
+    """What a game's ``terminal_view`` module holds: the game drawn as text."""
+
+    def render(self, observation: Observation, language: str) -> RenderableType:
+        """The table as the observation's seat sees it."""
+
+    def news(
+        self, before: Observation | None, after: Observation, language: str
+    ) -> list[RenderableType]:
+        """What that seat learnt between two observations (tricks taken, rounds scored)."""
+
+
+def terminal_view(name: str) -> TerminalView:
+    return cast(TerminalView, import_module(plugin(name).terminal_view))
 
 
 def game_class(name: str) -> type[Game[Any]]:

@@ -9,9 +9,8 @@ import numpy
 from gymnasium import spaces
 from rich.console import Console
 
-from tapisvert.cli.views import render
 from tapisvert.core.game import Action, Game, Seat, State
-from tapisvert.core.registry import load_game
+from tapisvert.core.registry import load_game, terminal_view
 from tapisvert.encoding import Encoding, encoding_for
 
 
@@ -75,6 +74,6 @@ class Table:
         """The table as a spectator sees it, in plain text."""
         out = StringIO()
         Console(file=out, width=100, color_system=None).print(
-            render(self.game.name, self.state.observation(None), "en")
+            terminal_view(self.game.name).render(self.state.observation(None), "en")
         )
         return out.getvalue()

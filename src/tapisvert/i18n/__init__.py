@@ -56,9 +56,13 @@ def _catalogue_files(language: str) -> list[Traversable]:
     """``en.toml``, then the catalogues of single areas, such as ``web.en.toml``, then those
     of the packages added (a key defined twice is an error).
 
-    An area of many texts (the web pages, one game's board) keeps a file of its own, so
-    that its texts are found, reviewed and translated together.
+    An area of many texts (the web pages) keeps a file of its own, so that its texts are
+    found, reviewed and translated together; each game's texts are in its own package,
+    which its plugin adds (so the installed games are looked up first).
     """
+    from tapisvert.core.registry import plugins  # here: the registry imports this module
+
+    plugins()
     folder = files(__package__)
     found = [folder.joinpath(f"{language}.toml")]
     for package in [__package__, *_ADDED]:

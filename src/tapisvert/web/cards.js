@@ -68,7 +68,7 @@ export function Backs({ count }) {
 
 /**
  * A number to choose among the legal ones, then a button: one compact control instead of a
- * button per value. `choices`: [{ value, action }]; `extra` may add a toggle (Luz's bead).
+ * button per value. `choices`: [{ value, action }]; `extra` may add a toggle (a safety bead).
  */
 export function NumberChoice({ id, label, verb, choices, act }) {
   const values = choices.map((choice) => choice.value);
@@ -83,9 +83,9 @@ export function NumberChoice({ id, label, verb, choices, act }) {
 }
 
 /**
- * Stable keys for the cards of a hand: the code, and its rank among equal codes (two Wizards
- * are `W` and `W#2`). A card keeps its element when another leaves the hand, so it is not
- * dealt again.
+ * Stable keys for the cards of a hand: the code, and its rank among equal codes (two cards
+ * coded `W` are `W` and `W#2`). A card keeps its element when another leaves the hand, so it is
+ * not dealt again.
  */
 export function cardKeys(codes) {
   const seen = new Map();

@@ -1,32 +1,16 @@
 """Terminal views: each game renders one seat's observation, and nothing else.
 
 A game's view is the module its plugin names (``GamePlugin.terminal_view``), with two
-functions of the shape of :class:`TerminalView`.
+functions of the shape of :class:`tapisvert.core.registry.TerminalView`; ``common`` holds
+what the games' views share.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Protocol, cast
-
 from rich.console import RenderableType
 
 from tapisvert.core.game import Observation
-from tapisvert.core.registry import plugin
-
-
-class TerminalView(Protocol):
-    def render(self, observation: Observation, language: str) -> RenderableType:
-        """The table as the observation's seat sees it."""
-
-    def news(
-        self, before: Observation | None, after: Observation, language: str
-    ) -> list[RenderableType]:
-        """What that seat learnt between two observations (tricks taken, rounds scored)."""
-
-
-def terminal_view(game: str) -> TerminalView:
-    return cast(TerminalView, import_module(plugin(game).terminal_view))
+from tapisvert.core.registry import terminal_view
 
 
 def render(game: str, observation: Observation, language: str) -> RenderableType:

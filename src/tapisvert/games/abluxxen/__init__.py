@@ -15,10 +15,14 @@ from tapisvert.games.abluxxen.search import heuristic_in_play_out, strongest_set
 PLUGIN = GamePlugin(
     AbluxxenGame,
     heuristic_bot=lambda game: AbluxxenHeuristicBot(),
-    terminal_view="tapisvert.cli.views.abluxxen",
-    web_board="tapisvert.web.games",
+    terminal_view="tapisvert.games.abluxxen.view",
+    web_board="tapisvert.games.abluxxen.web",
     rules="tapisvert.games.abluxxen",
+    texts="tapisvert.games.abluxxen.texts",
     encoding="tapisvert.games.abluxxen.encoding:AbluxxenEncoding",
+    compiled=tuple(
+        f"{__name__}.{module}" for module in ("cards", "rules", "sampler", "bot", "search")
+    ),
     search=SearchProfile(
         medium=60,
         hard=300,

@@ -17,10 +17,14 @@ from tapisvert.games.fzzzt.search import bid_candidates, forecast
 PLUGIN = GamePlugin(
     FzzztGame,
     heuristic_bot=lambda game: FzzztHeuristicBot(),
-    terminal_view="tapisvert.cli.views.fzzzt",
-    web_board="tapisvert.web.games",
+    terminal_view="tapisvert.games.fzzzt.view",
+    web_board="tapisvert.games.fzzzt.web",
     rules="tapisvert.games.fzzzt",
+    texts="tapisvert.games.fzzzt.texts",
     encoding="tapisvert.games.fzzzt.encoding:FzzztEncoding",
+    compiled=tuple(
+        f"{__name__}.{module}" for module in ("cards", "rules", "sampler", "bot", "search")
+    ),
     search=SearchProfile(
         medium=12,
         hard=900,

@@ -14,10 +14,14 @@ from tapisvert.games.luz.rules import LuzGame, LuzObservation, LuzState, bet_act
 PLUGIN = GamePlugin(
     LuzGame,
     heuristic_bot=lambda game: LuzHeuristicBot(),
-    terminal_view="tapisvert.cli.views.luz",
-    web_board="tapisvert.web.games",
+    terminal_view="tapisvert.games.luz.view",
+    web_board="tapisvert.games.luz.web",
     rules="tapisvert.games.luz",
+    texts="tapisvert.games.luz.texts",
     encoding="tapisvert.games.luz.encoding:LuzEncoding",
+    compiled=tuple(
+        f"{__name__}.{module}" for module in ("cards", "knowledge", "rules", "sampler", "bot")
+    ),
     search=SearchProfile(medium=25, hard=400, redeterminize=True),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""

@@ -23,7 +23,13 @@ HAND_SIZE: Final = 10
 SET_ASIDE: Final = 10
 DEALS: Final = 4
 VALUES_BY_PLAYERS = {3: 8, 4: 10, 5: 12}
-COLOUR_NAME_KEYS = ("colour.red", "colour.yellow", "colour.green", "colour.blue", "colour.purple")
+COLOUR_NAME_KEYS = (
+    "luz.colour.red",
+    "luz.colour.yellow",
+    "luz.colour.green",
+    "luz.colour.blue",
+    "luz.colour.purple",
+)
 
 SUCCESS_POINTS: dict[int, tuple[int, int, int, int]] = {0: (10, 20, 30, 40), 1: (5, 10, 15, 20)}
 """Points for a successful bet, by safety bead (0/1) and deal (1..4).

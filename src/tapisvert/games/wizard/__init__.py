@@ -22,10 +22,12 @@ from tapisvert.games.wizard.rules import (
 PLUGIN = GamePlugin(
     WizardGame,
     heuristic_bot=lambda game: WizardHeuristicBot(),
-    terminal_view="tapisvert.cli.views.wizard",
-    web_board="tapisvert.web.games",
+    terminal_view="tapisvert.games.wizard.view",
+    web_board="tapisvert.games.wizard.web",
     rules="tapisvert.games.wizard",
+    texts="tapisvert.games.wizard.texts",
     encoding="tapisvert.games.wizard.encoding:WizardEncoding",
+    compiled=tuple(f"{__name__}.{module}" for module in ("cards", "rules", "sampler", "bot")),
     search=SearchProfile(medium=30, hard=1000),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""

@@ -26,7 +26,12 @@ COPIES_OF_SPECIALS: Final = 4
 DECK_SIZE: Final = 60
 
 SUIT_LETTERS: Final = "BRGY"
-SUIT_NAME_KEYS: Final = ("suit.blue", "suit.red", "suit.green", "suit.yellow")
+SUIT_NAME_KEYS: Final = (
+    "wizard.suit.blue",
+    "wizard.suit.red",
+    "wizard.suit.green",
+    "wizard.suit.yellow",
+)
 
 WIZARD_UNIT: Final = 1 << 52
 JESTER_UNIT: Final = 1 << 55

@@ -14,7 +14,7 @@ function face(code) {
 }
 
 function suitName(letter) {
-  return t(`suit.${SUITS[letter][0]}`);
+  return t(`wizard.suit.${SUITS[letter][0]}`);
 }
 
 /** The trump in words: a suit, no trump ("-"), or not chosen yet (null). */
