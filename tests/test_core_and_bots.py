@@ -267,3 +267,24 @@ def test_hidden_bids_stay_hidden_until_all_are_made() -> None:
     state.apply_string("bid 0")
     state.apply_string("bid 3")
     assert state.observation(2).bids == (2, 1, 0, 3)
+
+
+def test_the_contracts_an_arena_reports() -> None:
+    """A Wizard bid is made with exactly the tricks bid; a Luz bet with one more too, when it
+    carries the safety bead; a game without bids has no contracts."""
+    from tapisvert.games.luz.observation import DealSummary
+    from tapisvert.games.wizard.observation import RoundSummary
+
+    wizard = load_game("wizard", players=3).new_initial_state(1).observation(None)
+    rounds = (
+        RoundSummary(1, 0, 0, bids=(1, 0, 0), tricks=(1, 0, 0), points=(), played=()),
+        RoundSummary(2, 1, 0, bids=(1, 0, 2), tricks=(0, 1, 1), points=(), played=()),
+    )
+    assert dataclasses.replace(wizard, past_rounds=rounds).contracts() == [(1, 2), (1, 2), (1, 2)]
+    luz = load_game("luz", players=3).new_initial_state(1).observation(None)
+    deals = (
+        DealSummary(1, 0, bets=((1, 1), (1, 0), (0, 1)), tricks=(2, 2, 0), points=(), played=()),
+    )
+    assert dataclasses.replace(luz, past_deals=deals).contracts() == [(1, 1), (0, 1), (1, 1)]
+    for name in ("abluxxen", "fzzzt"):
+        assert load_game(name).new_initial_state(1).observation(None).contracts() is None
