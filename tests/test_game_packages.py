@@ -177,3 +177,13 @@ def test_the_scan_finds_a_name_in_code_and_not_in_prose(tmp_path: Path) -> None:
     texts = tmp_path / "texts.en.toml"
     texts.write_text('[cli.fzzzt]\ntitle = "Abluxxen"\n')
     assert named_games(texts) == {"fzzzt"}
+
+
+def test_the_environments_do_not_lean_on_the_command_line() -> None:
+    """The research interfaces reach a game's view through the registry, not the terminal UI."""
+    for path in (PACKAGE / "envs").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("tapisvert.cli"), path
+            elif isinstance(node, ast.Import):
+                assert not any(alias.name.startswith("tapisvert.cli") for alias in node.names)

@@ -143,6 +143,7 @@ class TerminalView(Protocol):
 
 
 def terminal_view(name: str) -> TerminalView:
+    """The game's view as text (the command line's, the environments' ``ansi`` rendering)."""
     return cast(TerminalView, import_module(plugin(name).terminal_view))
 
 
