@@ -81,7 +81,7 @@ def test_clone_is_independent() -> None:
     assert isinstance(twin, WizardState)
 
 
-@pytest.mark.parametrize("name", ["wizard", "luz", "abluxxen", "fzzzt"])
+@pytest.mark.parametrize("name", tapisvert.game_names())
 def test_history_since_an_earlier_position_is_the_tail_of_the_history(name: str) -> None:
     state = load_game(name, players=4).new_initial_state(seed=3)
     assert state.history_since(None) == state.history()
@@ -104,7 +104,7 @@ def test_history_since_an_earlier_position_is_the_tail_of_the_history(name: str)
         state.history_since(stranger)
 
 
-@pytest.mark.parametrize("name", ["wizard", "luz", "abluxxen", "fzzzt"])
+@pytest.mark.parametrize("name", tapisvert.game_names())
 def test_observations_hold_exactly_their_fields(name: str) -> None:
     """Observations built with ``assemble`` equal those built by the dataclass's ``__init__``."""
     state = load_game(name, players=4).new_initial_state(seed=5)
@@ -124,7 +124,7 @@ def test_observations_hold_exactly_their_fields(name: str) -> None:
         state.apply_action(rng.choice(state.legal_actions()))
 
 
-@pytest.mark.parametrize("name", ["wizard", "luz", "abluxxen", "fzzzt"])
+@pytest.mark.parametrize("name", tapisvert.game_names())
 def test_what_a_move_leaves_unchanged_is_the_same_object(name: str) -> None:
     """A field of a seat's observation equal to the one before the move is that object, so
     that its conversion is not made or kept again; the others are what they must be."""

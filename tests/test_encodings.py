@@ -14,6 +14,7 @@ import pytest
 
 import tapisvert
 from tapisvert.core.game import Game, State
+from tapisvert.core.registry import plugin
 from tapisvert.encoding import Encoding, Tensor, encoding_for
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
@@ -110,9 +111,11 @@ def test_tensors_masks_and_views(case: tuple[str, int, dict[str, object]]) -> No
     assert hidden_seen, "what another seat sees never changed in a drawn state"
 
 
-@pytest.mark.parametrize("name", ["wizard", "luz", "abluxxen", "fzzzt"])
+@pytest.mark.parametrize("name", tapisvert.game_names())
 def test_each_field_is_documented(name: str) -> None:
-    module = import_module(f"tapisvert.games.{name}.encoding")
+    place = plugin(name).encoding
+    assert place is not None  # every built-in game offers an encoding
+    module = import_module(place.partition(":")[0])
     game = tapisvert.load_game(name, players=3)
     encoding = encoding_for(game)
     for field in encoding.fields:

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from redis_support import relayed
+from tapisvert.core.registry import game_names
 
 from server_support import Player, Server, assert_frames_leak_nothing, serving, set_up_table
 
-GAMES = ["wizard", "luz", "abluxxen", "fzzzt"]
+GAMES = game_names()
 
 
 @pytest.fixture(scope="module", params=["one-process", "relays"])

@@ -14,6 +14,7 @@ import httpx
 import pytest
 import websockets
 
+from tapisvert.core.registry import game_names
 from tapisvert.games.luz.cards import FAIL_POINTS_PER_TRICK, SUCCESS_POINTS
 from tapisvert.i18n import catalogue
 from tapisvert.server import protocol
@@ -192,10 +193,10 @@ def test_protocol_schemas_and_games_are_published(server: Server) -> None:
     assert set(schemas["server"]) == {model.__name__ for model in protocol.OUTGOING}
     assert schemas["client"]["Act"]["properties"]["action"]["maxLength"] == 64
     games = {game["name"]: game for game in httpx.get(f"{server.url}/api/games").json()}
-    assert set(games) == {"abluxxen", "fzzzt", "luz", "wizard"}
+    assert sorted(games) == game_names()
     assert "hard" in games["luz"]["bots"]
     rooms = httpx.get(f"{server.url}/api/rooms").json()
-    assert [room["room"] for room in rooms] == ["main", "abluxxen", "fzzzt", "luz", "wizard"]
+    assert [room["room"] for room in rooms] == ["main", *game_names()]
 
 
 def test_games_describe_the_controls_of_their_options_and_their_card_faces(

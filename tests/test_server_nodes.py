@@ -25,6 +25,7 @@ import pytest
 import websockets
 
 from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
+from tapisvert.core.registry import game_names
 from tapisvert.server.errors import ServerError, TableMoved
 from tapisvert.server.lobby import Lobby, Settings, User
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
@@ -320,7 +321,7 @@ def test_two_nodes_never_both_accept_moves_for_one_table(two_nodes: list[Server]
     assert "is served by another node now" in first.log.read_text()
 
 
-@pytest.mark.parametrize("game", ["wizard", "luz", "abluxxen", "fzzzt"])
+@pytest.mark.parametrize("game", game_names())
 def test_a_game_across_two_nodes_leaks_nothing(two_nodes: list[Server], game: str) -> None:
     """The leak scan of every frame, with the table on the first node and half the players
     and a spectator on the second; bad moves sent to the second are refused, saying why."""

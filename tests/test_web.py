@@ -14,6 +14,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
+from tapisvert.core.registry import game_names
 from tapisvert.i18n import catalogue
 from web_support import (
     PHONE,
@@ -38,7 +39,7 @@ from server_support import Server
 
 __all__ = ["browser", "page", "phone", "server"]  # fixtures
 pytestmark = needs_chromium
-GAMES = ["wizard", "luz", "abluxxen", "fzzzt"]
+GAMES = game_names()
 
 
 def bots_only_table(server: Server, game: str, players: int) -> int:
