@@ -48,12 +48,18 @@ EXAMPLES = {
 def test_every_folder_of_games_is_a_game_with_its_entry_point() -> None:
     folders = {path.name for path in GAMES.iterdir() if (path / "__init__.py").exists()}
     assert folders and folders == set(BUILT_IN)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = project["entry-points"]["tapisvert.games"]
+    assert declared == {name: f"tapisvert.games.{name}:PLUGIN" for name in BUILT_IN}
 
 
 def places(plugin: GamePlugin) -> list[str]:
     """Every import name the plugin declares."""
     declared = [plugin.terminal_view, plugin.web_board, plugin.rules, *plugin.compiled]
-    declared += [plugin.game.__module__, plugin.game.sampler]
+    declared += [plugin.game.__module__, plugin.game.sampler, plugin.heuristic_bot.__module__]
+    search = plugin.search
+    helpers = (search.candidates, search.value, search.shortlist, search.rollout_policy)
+    declared += [helper.__module__ for helper in helpers if helper is not None]
     declared += [place for place in (plugin.texts, plugin.encoding) if place is not None]
     return [place.partition(":")[0] for place in declared]
 
