@@ -356,7 +356,7 @@ def test_a_text_that_the_game_names_but_no_catalogue_has(
         view_py=source.replace('"duel.view"', '"duel.table"'),
     )  # fmt: skip
     detail = failure(duel_with(monkeypatch, terminal_view=f"{view}.view"), "texts")
-    assert f"'duel.table' (the terminal view {view}.view): missing in en" in detail
+    assert f"'duel.table' ({view}.view): missing in en" in detail
 
 
 def test_a_terminal_view_without_news(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

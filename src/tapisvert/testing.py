@@ -613,22 +613,37 @@ def _keys_used(subject: Subject) -> dict[str, str]:
     }
     for spec in game.option_specs:
         used[spec.description_key] = f"the option {spec.name}"
-    package = import_module(type(game).__module__).__package__ or type(game).__module__
-    for source in files(package).iterdir():
-        if source.name.endswith(".py"):
-            for key in _python_keys(source.read_text("utf-8")):
-                used.setdefault(key, f"{package}/{source.name}")
-    view = find_spec(declared.terminal_view)
-    if view is not None and view.origin is not None:
-        with open(view.origin, encoding="utf-8") as module:
-            for key in _python_keys(module.read()):
-                used.setdefault(key, f"the terminal view {declared.terminal_view}")
+    for place, source in [*_game_sources(game), *_sources(declared.terminal_view)]:
+        for key in _python_keys(source):
+            used.setdefault(key, place)
     board = files(declared.web_board).joinpath(f"{game.name}.js")
     if board.is_file():
         for function, key in BOARD_KEY.findall(board.read_text("utf-8")):
             for each in [key] if function == "t" else [f"{key}.one", f"{key}.other"]:
                 used.setdefault(each, f"the web board {game.name}.js")
     return used
+
+
+def _game_sources(game: Game[Any]) -> list[tuple[str, str]]:
+    """The Python sources of the game's package (of its module, outside a package), each
+    with its name."""
+    package = import_module(type(game).__module__).__package__
+    if not package:
+        return _sources(type(game).__module__)
+    return [
+        (f"{package}/{source.name}", source.read_text("utf-8"))
+        for source in files(package).iterdir()
+        if source.name.endswith(".py")
+    ]
+
+
+def _sources(module: str) -> list[tuple[str, str]]:
+    """The source of ``module`` with its name; none for a module without one (compiled)."""
+    spec = find_spec(module)
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return []
+    with open(spec.origin, encoding="utf-8") as source:
+        return [(module, source.read())]
 
 
 def _python_keys(source: str) -> set[str]:
