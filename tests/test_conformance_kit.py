@@ -21,7 +21,7 @@ from typing import Any, cast
 import pytest
 from typer.testing import CliRunner
 
-from tapisvert import Action, Game, Observation, Seat, i18n
+from tapisvert import CHANCE, Action, Game, Observation, Seat, i18n
 from tapisvert.cli.main import app
 from tapisvert.core import registry
 from tapisvert.core.registry import GamePlugin
@@ -120,6 +120,19 @@ def reversed_strings(self: DuelState) -> list[str]:
     return [self.action_to_string(action) for action in reversed(self.legal_actions())]
 
 
+def pointless_clone(self: DuelState) -> DuelState:
+    twin = DuelState.clone(self)
+    twin.points = [0, 0]
+    return twin
+
+
+def undealt_history(self: DuelState, action: Action) -> None:
+    before, dealing = self._history, self.to_act == CHANCE
+    DuelState.apply_action(self, action)
+    if dealing:
+        self._history = before
+
+
 @pytest.mark.parametrize(
     ("method", "replacement", "complaint"),
     [
@@ -132,6 +145,8 @@ def reversed_strings(self: DuelState) -> list[str]:
         ("_end_trick", endless, "no end after"),
         ("view", stale_view, r"view\(0\) differs from observation\(0\)"),
         ("legal_strings", reversed_strings, "not the notation of legal_actions"),
+        ("clone", pointless_clone, r"step \d+: a clone differs from its original"),
+        ("apply_action", undealt_history, r"records: .*\(seed 0\): the record replays to another"),
     ],
 )
 def test_each_broken_rule_is_named(method: str, replacement: Any, complaint: str) -> None:
@@ -281,7 +296,8 @@ def failure(game: Game[Any], check: str) -> str:
 
 def test_a_tensor_that_reads_what_the_seat_cannot_see(monkeypatch: pytest.MonkeyPatch) -> None:
     game = duel_with(monkeypatch, NotingDuel, encoding=f"{__name__}:DuelEncoding")
-    (hidden,) = (check for check in CHECKS if check.name == "hidden")  # the duel's own tensor
+    (hidden,) = (check for check in CHECKS if check.name == "hidden")
+    # the duel's own encoding reads only what the observation compares and shows
     assert [result.status for result in run_checks(game, checks=(hidden,))] == ["ok"]
     game = duel_with(monkeypatch, NotingDuel, encoding=f"{__name__}:LeakyDuelEncoding")
     detail = failure(game, "hidden")
@@ -420,6 +436,7 @@ def test_the_check_command_prints_each_check(monkeypatch: pytest.MonkeyPatch) ->
     for check in CHECKS:
         status = "skipped" if check.name == "encoding" else "ok"
         assert re.search(rf"{check.name}\s+{status}\s", result.output), check.name
+    assert "the game declares no encoding" in result.output
     assert result.output.rstrip().endswith("Every check passed.")
 
 
@@ -432,6 +449,7 @@ def test_the_check_command_fails_with_the_broken_checks(
     assert result.exit_code == 1, result.output
     assert re.search(r"✗\s+rules\s+échec\s+Les règles", result.output)
     assert "rules.fr.md" in result.output
+    assert "le jeu ne déclare pas d'encodage" in result.output  # why encoding is skipped
     assert re.search(r"✓\s+contract\s+ok", result.output)
     assert "1 vérification(s) en échec." in result.output
 

@@ -68,7 +68,7 @@ from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import CHANCE, Action, Game, Observation, Seat, State
 from tapisvert.core.records import parse_record, record_of
 from tapisvert.core.registry import GamePlugin, load_game, plugin
-from tapisvert.i18n import LANGUAGES, catalogue
+from tapisvert.i18n import LANGUAGES, Message, catalogue, message
 from tapisvert.rules_pages import render_markdown, rules_markdown
 
 MAX_STEPS = 100_000
@@ -101,7 +101,11 @@ class ConformanceError(AssertionError):
 
 
 class NotApplicable(Exception):
-    """A check that does not apply to this game (no encoding declared); the message says why."""
+    """A check that does not apply to this game (no encoding declared), and why."""
+
+    def __init__(self, key: str) -> None:
+        self.reason = message(f"check.skipped.{key}")
+        super().__init__(self.reason.render())
 
 
 @dataclass
@@ -121,7 +125,7 @@ class Subject:
     def installed(self) -> GamePlugin:
         """The plugin, for the checks of what it declares."""
         if self.plugin is None:
-            raise NotApplicable("the game is checked without its plugin")
+            raise NotApplicable("no_plugin")
         return self.plugin
 
     def runs(
@@ -159,7 +163,9 @@ class CheckResult:
     check: Check
     status: Literal["ok", "failed", "skipped"]
     detail: str = ""
-    """Why it failed or was skipped."""
+    """Why it failed or was skipped (a failure is told for the game's author, in English)."""
+    reason: Message | None = None
+    """Why it was skipped, in the reader's language."""
 
 
 def check_game(
@@ -200,8 +206,8 @@ def run_checks(
             _run(check, subject)
         except ConformanceError as error:
             yield CheckResult(check, "failed", str(error))
-        except NotApplicable as reason:
-            yield CheckResult(check, "skipped", str(reason))
+        except NotApplicable as skipped:
+            yield CheckResult(check, "skipped", str(skipped), skipped.reason)
         else:
             yield CheckResult(check, "ok")
 
@@ -505,11 +511,11 @@ def _check_replays(positions: list[State], where: str) -> None:
 
 def _check_encoding(subject: Subject) -> None:
     if subject.installed().encoding is None:
-        raise NotApplicable("the game declares no encoding")
+        raise NotApplicable("no_encoding")
     try:
         import numpy
     except ImportError:
-        raise NotApplicable("tensors need numpy (the research extra)") from None
+        raise NotApplicable("no_numpy") from None
     from tapisvert.encoding import encoding_for
 
     encoding = encoding_for(subject.game)

@@ -513,9 +513,10 @@ def print_check(result: CheckResult, language: str) -> None:
         translate(result.check.description_key, language),
     )
     console.print(row)
-    if result.detail:
+    detail = result.detail if result.reason is None else result.reason.render(language)
+    if detail:
         style = "red" if result.status == "failed" else "dim"
-        console.print(Padding(Text(result.detail, style), (0, 0, 0, 6)))
+        console.print(Padding(Text(detail, style), (0, 0, 0, 6)))
 
 
 @app.command(help=help_text("serve"))
