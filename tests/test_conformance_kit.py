@@ -420,8 +420,8 @@ def test_check_plugin_names_every_failed_check(
     duel_with(monkeypatch, rules=rules, heuristic_bot=lambda game: HandFirstBot())
     with pytest.raises(ConformanceError) as raised:
         check_plugin("duel", games=2)
-    named = [line.split("]")[0] + "]" for line in str(raised.value).splitlines()]
-    assert named == ["[bot]", "[rules]"]
+    named = [line.split(":")[0] for line in str(raised.value).splitlines()]
+    assert named == ["bot", "rules"]
 
 
 # The command line.

@@ -224,7 +224,7 @@ def check_plugin(
     ``players`` is given); raises :class:`ConformanceError` naming every check that failed."""
     game = load_game(name, players, **(options or {}))
     failures = [
-        f"[{result.check.name}] {result.detail}"
+        result.detail
         for result in run_checks(game, games=games, seed=seed)
         if result.status == "failed"
     ]
