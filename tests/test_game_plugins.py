@@ -71,9 +71,10 @@ def test_the_library_finds_checks_and_plays_it(installed: dict[str, str]) -> Non
 import json, tapisvert
 from tapisvert.bots import make_bot
 from tapisvert.bots.match import play_match
-from tapisvert.testing import check_game
+from tapisvert.testing import check_game, check_plugin
 game = tapisvert.load_game("duel")
 check_game(game, games=6)
+check_plugin("duel", games=2)
 final = play_match(game, [make_bot("hard", game), make_bot("easy", game)], 7)
 print(json.dumps({"games": tapisvert.game_names(), "points": final.returns()}))
 """
@@ -84,6 +85,8 @@ print(json.dumps({"games": tapisvert.game_names(), "points": final.returns()}))
 
 def test_the_command_line_lists_simulates_and_plays_it(installed: dict[str, str]) -> None:
     assert "duel" in run(installed, "-m", "tapisvert", "games").split()
+    checked = run(installed, "-m", "tapisvert", "check", "duel", "--games", "2", "--lang", "en")
+    assert "Every check passed." in checked and "web_board" in checked
     report = json.loads(
         run(installed, "-m", "tapisvert", "simulate", "duel", "--games", "6", "--bots",
             "easy,random", "--json")

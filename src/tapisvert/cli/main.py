@@ -16,8 +16,10 @@ from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
+from rich.padding import Padding
 from rich.progress import Progress
 from rich.table import Table
+from rich.text import Text
 
 from tapisvert.arena import run_arena, save_plots
 from tapisvert.bots import Bot, make_bot
@@ -31,6 +33,7 @@ from tapisvert.core.registry import game_names, load_game
 from tapisvert.core.stats import mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
 from tapisvert.review import review_game
+from tapisvert.testing import CheckResult, run_checks
 
 
 def help_text(key: str, **arguments: object) -> str:
@@ -69,7 +72,9 @@ def parse_options(pairs: list[str] | None) -> dict[str, str]:
     return options
 
 
-def make_game(name: str, players: int, options: list[str] | None, language: str) -> Game[Any]:
+def make_game(
+    name: str, players: int | None, options: list[str] | None, language: str
+) -> Game[Any]:
     try:
         return load_game(name, players, **parse_options(options))
     except TapisvertError as error:
@@ -449,6 +454,69 @@ SERVER_GC_THRESHOLDS = (10_000, 10, 10)
 The default 700 collects ten times as often for nothing. The hub's collections are its
 event loop's (``tapisvert.server.collector``).
 """
+
+
+CHECK_MARKS = {"ok": "[green]✓[/]", "failed": "[bold red]✗[/]", "skipped": "[dim]–[/]"}
+
+
+@app.command(help=help_text("check"))
+def check(
+    game_name: Annotated[
+        str | None, typer.Argument(metavar="GAME", help=help_text("check_game"))
+    ] = None,
+    every_game: Annotated[bool, typer.Option("--all", help=help_text("check_all"))] = False,
+    players: Annotated[int | None, typer.Option(help=help_text("check_players"))] = None,
+    games_count: Annotated[int, typer.Option("--games", min=1, help=help_text("check_games"))] = 3,
+    seed: Annotated[int, typer.Option(help=help_text("check_seed"))] = 0,
+    option: OptionsOption = None,
+    language: LanguageOption = "",
+) -> None:
+    language = language or default_language()
+    if every_game == (game_name is not None) or (every_game and (players or option)):
+        raise fail(OptionError("cli.check.game_or_all"), language)
+    chosen = [make_game(game_name, players, option, language)] if game_name else []
+    chosen = chosen or [make_game(name, None, None, language) for name in game_names()]
+    failed = 0
+    for game in chosen:
+        console.print(
+            "[bold]"
+            + translate(
+                "cli.check.title",
+                language,
+                game=game.name,
+                players=game.players,
+                games=games_count,
+                seed=seed,
+            )
+            + "[/]"
+        )
+        for result in run_checks(game, games=games_count, seed=seed):
+            print_check(result, language)
+            failed += result.status == "failed"
+    verdict = "cli.check.failed_total" if failed else "cli.check.passed"
+    console.print(translate(verdict, language, failed=failed))
+    if failed:
+        raise typer.Exit(code=1)
+
+
+def print_check(result: CheckResult, language: str) -> None:
+    """One row per check, what it verifies in words; below, why it failed or was skipped."""
+    row = Table.grid(padding=(0, 1))
+    row.add_column(width=3, justify="right")
+    row.add_column(width=14)
+    row.add_column(width=10)
+    row.add_column()
+    row.add_row(
+        CHECK_MARKS[result.status],
+        result.check.name,
+        translate(f"cli.check.{result.status}", language),
+        translate(result.check.description_key, language),
+    )
+    console.print(row)
+    detail = result.detail if result.reason is None else result.reason.render(language)
+    if detail:
+        style = "red" if result.status == "failed" else "dim"
+        console.print(Padding(Text(detail, style), (0, 0, 0, 6)))
 
 
 @app.command(help=help_text("serve"))
