@@ -173,7 +173,7 @@ def make_batch(episodes: Sequence[Episode], length: int, lambda_: float) -> Batc
 
 @dataclass(frozen=True)
 class Settings:
-    """What a training run is made of (the defaults are the README's run)."""
+    """What a training run is made of (the defaults are the documented run)."""
 
     updates: int = 600
     envs: int = 16

@@ -365,21 +365,25 @@ def test_a_game_across_two_nodes_leaks_nothing(two_nodes: list[Server], game: st
     assert_frames_leak_nothing(views, record, str(seed), game)
 
 
-def readme_nginx_block() -> str:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    return readme.split("```nginx\n", 1)[1].split("```", 1)[0]
+DEPLOYMENT = Path(__file__).resolve().parent.parent / "docs" / "platform" / "deployment.md"
 
 
-def test_the_readmes_nginx_spreads_a_game_over_two_nodes(
+def documented_nginx_block() -> str:
+    """The nginx configuration that the deployment page shows."""
+    page = DEPLOYMENT.read_text()
+    return page.split("```nginx\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_documented_nginx_spreads_a_game_over_two_nodes(
     two_nodes: list[Server], tmp_path: Path
 ) -> None:
-    """The load balancer the README shows, as it is written there (only its addresses
+    """The load balancer the deployment page shows, as it is written there (only its addresses
     changed), in front of two nodes: each request goes to either node, each socket to either
     first node's relay or the second node, and a whole game is played through it."""
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
         pytest.skip("nginx is not installed (scripts/setup --test installs Debian's nginx-light)")
-    block = readme_nginx_block()
+    block = documented_nginx_block()
     for name, ports in (
         ("tapisvert", [node.port for node in two_nodes]),
         ("tapisvert_sockets", [node.ws_port for node in two_nodes]),
