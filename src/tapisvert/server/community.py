@@ -96,23 +96,23 @@ def community_routes(lobby: Lobby) -> APIRouter:
         if game not in game_names():
             raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
         minimum = lobby.settings.leaderboard_min_games
-        rows = await lobby.storage.leaderboard(game, minimum, limit)
+        rows = await lobby.storage.ratings.leaderboard(game, minimum, limit)
         return Leaderboard(game=game, minimum=minimum, players=[_rating(row) for row in rows])
 
     @routes.get("/api/players/{name}")
     async def profile(name: str) -> Profile:
-        user = await lobby.storage.user_by_name(name) if len(name) <= 32 else None
+        user = await lobby.storage.accounts.named(name) if len(name) <= 32 else None
         if user is None:
             raise ServerError("no_such_player", status=404, name=name[:32])
         storage = lobby.storage
-        history = await storage.history(user.id, HISTORY_LENGTH)
+        history = await storage.ratings.history(user.id, HISTORY_LENGTH)
         return Profile(
             name=user.name,
             guest=user.guest,
             bot=user.id in lobby.bot_accounts.values(),
             online=lobby.is_online(user.id),
-            ratings=[_rating(row) for row in await storage.ratings(user.id)],
-            games=[Counts(**vars(counts)) for counts in await storage.game_counts(user.id)],
+            ratings=[_rating(row) for row in await storage.ratings.of(user.id)],
+            games=[Counts(**vars(counts)) for counts in await storage.ratings.game_counts(user.id)],
             history=[
                 PastGame(
                     table=played.table,
