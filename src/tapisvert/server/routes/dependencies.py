@@ -12,8 +12,9 @@ from tapisvert.server.links import address_key
 from tapisvert.server.lobby import MAX_TABLE_ID, Lobby, User
 
 
-def lobby_of(request: Request) -> Lobby:
-    """The lobby ``create_app`` made for this application."""
+async def lobby_of(request: Request) -> Lobby:
+    """The lobby ``create_app`` made for this application (a coroutine: FastAPI would run a
+    plain function in a worker thread, a thread hop for every request)."""
     lobby: Lobby = request.app.state.lobby
     return lobby
 
@@ -26,12 +27,14 @@ def peer(request: Request) -> str:
     return address_key(request.client.host if request.client is not None else "")
 
 
-async def current_user(request: Request, authorization: Annotated[str, Header()] = "") -> User:
+async def current_user(
+    request: Request, lobby: TheLobby, authorization: Annotated[str, Header()] = ""
+) -> User:
     """The user named by the request's ``Authorization: Bearer`` session token."""
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise ServerError("bad_token", status=401)
-    return replace(await lobby_of(request).authenticate(token), address=peer(request))
+    return replace(await lobby.authenticate(token), address=peer(request))
 
 
 Me = Annotated[User, Depends(current_user)]

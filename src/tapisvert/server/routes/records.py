@@ -18,7 +18,7 @@ DECOMPRESSED_AT_ONCE = 2
 router = APIRouter()
 
 
-def decompressing(request: Request) -> asyncio.Semaphore:
+async def decompressing(request: Request) -> asyncio.Semaphore:
     """The application's bound on replays decompressed at once (``DECOMPRESSED_AT_ONCE``)."""
     bound: asyncio.Semaphore = request.app.state.decompressing
     return bound
