@@ -51,29 +51,29 @@ def test_a_lease_fences_off_the_node_that_lost_it(database_url: str) -> None:
         await first.start()
         await second.start()
         try:
-            table = await first.create_table(new_row(), "a", LEASE)
-            assert await second.take_leases("b", 10, [table]) == {}  # a's lease runs
-            await first.append(table, [LoggedAction(0, -1, 7)], fence=1)
+            table = await first.tables.create(new_row(), "a", LEASE)
+            assert await second.leases.take("b", 10, [table]) == {}  # a's lease runs
+            await first.tables.append(table, [LoggedAction(0, -1, 7)], fence=1)
             await asyncio.sleep(LEASE + 0.2)
-            assert await second.take_leases("b", 10) == {table: 2}
+            assert await second.leases.take("b", 10) == {table: 2}
             with pytest.raises(TableMoved) as refused:
-                await first.append(table, [LoggedAction(1, 0, 3)], fence=1)
+                await first.tables.append(table, [LoggedAction(1, 0, 3)], fence=1)
             assert refused.value.code == "table_moved"
             row = replace(new_row(), id=table, status="finished")
             with pytest.raises(TableMoved):
-                await first.save_table(row, fence=1)
-            assert await first.renew_leases("a", 10) == set()
-            assert await second.renew_leases("b", 10) == {table}
-            await second.append(table, [LoggedAction(1, 0, 4)], fence=2)
-            assert await second.actions(table) == [
+                await first.tables.save(row, fence=1)
+            assert await first.leases.renew("a", 10) == set()
+            assert await second.leases.renew("b", 10) == {table}
+            await second.tables.append(table, [LoggedAction(1, 0, 4)], fence=2)
+            assert await second.tables.actions(table) == [
                 LoggedAction(0, -1, 7),
                 LoggedAction(1, 0, 4),
             ]
-            stored = await second.table(table)
+            stored = await second.tables.load(table)
             assert stored is not None and stored.status == "playing"
-            assert await first.take_leases("a", 10, [table], force=True) == {table: 3}
+            assert await first.leases.take("a", 10, [table], force=True) == {table: 3}
             with pytest.raises(TableMoved):
-                await second.append(table, [LoggedAction(2, 1, 5)], fence=2)
+                await second.tables.append(table, [LoggedAction(2, 1, 5)], fence=2)
         finally:
             await first.close()
             await second.close()
@@ -129,7 +129,7 @@ def test_a_paused_node_can_store_nothing_of_a_table_taken_over(database_url: str
             assert table.id not in paused.tables and table.moved
             played = await play_moves(other, users, table.id, 10_000)
             assert taken.status == "finished" and played > 0
-            logged = await other.storage.actions(table.id)
+            logged = await other.storage.tables.actions(table.id)
             assert [entry.seq for entry in logged] == list(range(taken.seq))
         finally:
             await other.stop()

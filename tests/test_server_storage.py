@@ -46,53 +46,53 @@ def test_storage_contract(database_url: str) -> None:
         await storage.start()
         secret = await storage.secret()
         assert len(secret) == 64 and await storage.secret() == secret
-        ana = await storage.create_user("ana", "ana", None, True)
+        ana = await storage.accounts.create("ana", "ana", None, True)
         assert ana is not None
-        assert await storage.create_user("ana", "other", "hash", False) is None
-        assert await storage.create_user("Ana", "ana", "hash", False) is None
-        found = await storage.user_by_name("ana")
+        assert await storage.accounts.create("ana", "other", "hash", False) is None
+        assert await storage.accounts.create("Ana", "ana", "hash", False) is None
+        found = await storage.accounts.named("ana")
         assert found is not None and found.id == ana and found.guest
-        assert await storage.user(ana + 1000) is None
+        assert await storage.accounts.load(ana + 1000) is None
 
-        table = await storage.create_table(new_row())
-        row = await storage.table(table)
+        table = await storage.tables.create(new_row())
+        row = await storage.tables.load(table)
         assert row is not None and row.seed == 2**61 + 12345 and row.options == {"deals": "2"}
         row.status, row.result = "finished", [1.0, -2.5, 0.0]
-        await storage.save_table(row)
-        other = await storage.create_table(new_row("playing"))
-        assert [item.id for item in await storage.tables(["playing"])] == [other]
+        await storage.tables.save(row)
+        other = await storage.tables.create(new_row("playing"))
+        assert [item.id for item in await storage.tables.listed(["playing"])] == [other]
         for user_id, status in [(5, "open"), (51, "open"), (5, "playing"), (5, "finished")]:
             seated = new_row(status)
             seated.seats = [{"kind": "empty"}, {"kind": "human", "user_id": user_id, "name": "x"}]
-            await storage.create_table(seated)
-        found = await storage.seated(5, ["open", "playing"])
+            await storage.tables.create(seated)
+        found = await storage.tables.seated(5, ["open", "playing"])
         assert [(item.status, item.seats[1]["user_id"]) for item in found] == [
             ("open", 5),
             ("playing", 5),
         ]
-        assert await storage.seated(6, ["open", "playing"]) == []
-        assert (await storage.table(table)) == row
+        assert await storage.tables.seated(6, ["open", "playing"]) == []
+        assert (await storage.tables.load(table)) == row
 
         async def append(start: int) -> None:
             entries = [LoggedAction(seq, seq % 3 - 1, seq * 7) for seq in range(start, start + 5)]
-            await storage.append(other, entries)
+            await storage.tables.append(other, entries)
 
         await asyncio.gather(*(append(start) for start in range(0, 200, 5)))
-        logged = await storage.actions(other)
+        logged = await storage.tables.actions(other)
         assert [entry.seq for entry in logged] == list(range(200))
         assert all(entry.action == entry.seq * 7 for entry in logged)
         # A second entry at a logged seq is refused; appends committed with it are not.
         outcomes = await asyncio.gather(
-            storage.append(table, [LoggedAction(0, 0, 1)]),
-            storage.append(other, [LoggedAction(0, 0, 0)]),
-            storage.append(table, [LoggedAction(1, 1, 2)]),
+            storage.tables.append(table, [LoggedAction(0, 0, 1)]),
+            storage.tables.append(other, [LoggedAction(0, 0, 0)]),
+            storage.tables.append(table, [LoggedAction(1, 1, 2)]),
             return_exceptions=True,
         )
         assert outcomes[0] is None and outcomes[2] is None
         assert isinstance(outcomes[1], StorageError)  # what the driver said is its cause
         assert any(word in str(outcomes[1].__cause__).lower() for word in ("actions", "unique"))
-        assert len(await storage.actions(other)) == 200
-        assert [entry.action for entry in await storage.actions(table)] == [1, 2]
+        assert len(await storage.tables.actions(other)) == 200
+        assert [entry.action for entry in await storage.tables.actions(table)] == [1, 2]
         await storage.close()
         if database_url.startswith("sqlite"):  # the last checkpoint emptied the log file
             log = Path(database_url.removeprefix("sqlite:///") + "-wal")
@@ -101,7 +101,7 @@ def test_storage_contract(database_url: str) -> None:
         reopened = SqlStorage(database_url)
         await reopened.start()
         assert await reopened.secret() == secret
-        assert len(await reopened.actions(other)) == 200
+        assert len(await reopened.tables.actions(other)) == 200
         await reopened.close()
 
     asyncio.run(run())
@@ -128,10 +128,10 @@ def test_the_log_holds_actions_of_64_bits(database_url: str) -> None:
         storage = SqlStorage(database_url)
         await storage.start()
         try:
-            table = await storage.create_table(new_row("playing"))
+            table = await storage.tables.create(new_row("playing"))
             bid = (1 << 56) + 0b1011
-            await storage.append(table, [LoggedAction(0, 1, bid)])
-            assert await storage.actions(table) == [LoggedAction(0, 1, bid)]
+            await storage.tables.append(table, [LoggedAction(0, 1, bid)])
+            assert await storage.tables.actions(table) == [LoggedAction(0, 1, bid)]
         finally:
             await storage.close()
 

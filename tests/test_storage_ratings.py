@@ -69,39 +69,41 @@ def test_a_game_is_finished_and_rated_once(database_url: str) -> None:
     async def run() -> None:
         storage = SqlStorage(database_url)
         await storage.start()
-        bots = await storage.bot_accounts(["easy", "hard"])
-        assert await storage.bot_accounts(["easy", "hard"]) == bots  # made once
-        ann = await storage.create_user("ann", "ann", "hash", False)
-        guest = await storage.create_user("gus", "gus", None, True)
+        bots = await storage.accounts.bots(["easy", "hard"])
+        assert await storage.accounts.bots(["easy", "hard"]) == bots  # made once
+        ann = await storage.accounts.create("ann", "ann", "hash", False)
+        guest = await storage.accounts.create("gus", "gus", None, True)
         assert ann is not None and guest is not None
-        table = await storage.create_table(replace(finished_row(0), status="playing"))
+        table = await storage.tables.create(replace(finished_row(0), status="playing"))
         standings = [
             Standing(0, ann, 30.0, True, False, True),
             Standing(1, bots["easy"], -10.0, False, False, True),
             Standing(2, guest, 20.0, False, False, True),
         ]
         entries = [LoggedAction(0, 0, 3), LoggedAction(1, 1, 4, stand_in=True)]
-        results = await storage.finish(table, entries, finished_row(table), standings)
+        results = await storage.tables.finish(table, entries, finished_row(table), standings)
         assert [result.place for result in results] == [1, 3, 2]
         assert results[2].after is None  # a guest is not rated
         ann_after, bot_after = results[0].after, results[1].after
         assert results[0].before == Skill() and ann_after is not None and bot_after is not None
         assert ann_after.mu > Skill().mu > bot_after.mu
-        assert await storage.results(table) == results
-        assert [entry.stand_in for entry in await storage.actions(table)] == [False, True]
+        assert await storage.ratings.results(table) == results
+        assert [entry.stand_in for entry in await storage.tables.actions(table)] == [False, True]
 
         with pytest.raises(StorageError):  # a second end of the same game: nothing changes
-            await storage.finish(table, [LoggedAction(2, 0, 1)], finished_row(table), standings)
-        assert len(await storage.actions(table)) == 2
-        [rating] = await storage.ratings(ann)
+            await storage.tables.finish(
+                table, [LoggedAction(2, 0, 1)], finished_row(table), standings
+            )
+        assert len(await storage.tables.actions(table)) == 2
+        [rating] = await storage.ratings.of(ann)
         assert (rating.game, rating.games, rating.wins) == ("wizard", 1, 1)
         assert rating.skill == results[0].after
-        board = await storage.leaderboard("wizard", 1, 10)
+        board = await storage.ratings.leaderboard("wizard", 1, 10)
         assert [row.name for row in board] == ["ann", "bot easy"]
-        assert await storage.leaderboard("wizard", 2, 10) == []
-        [played] = await storage.history(ann, 10)
+        assert await storage.ratings.leaderboard("wizard", 2, 10) == []
+        [played] = await storage.ratings.history(ann, 10)
         assert (played.table, played.game, played.result.won) == (table, "wizard", True)
-        [counts] = await storage.game_counts(guest)
+        [counts] = await storage.ratings.game_counts(guest)
         assert (counts.game, counts.played, counts.won) == ("wizard", 1, 0)
         await storage.close()
 

@@ -377,7 +377,7 @@ class Lobby:
         """When the next attempt on each name being guessed at may go (see ``_held_back``)."""
         self._opening: Counter[tuple[str, str]] = Counter()
         """Tables being opened, by person, address and room (see ``_opening_table``)."""
-        self.reviews = Reviews(storage, self.record, self.players_of, self.quotas)
+        self.reviews = Reviews(storage.reviews, self.record, self.players_of, self.quotas)
         self.replays = Replays(self.record)
         self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
         self.tokens: Tokens | None = None
@@ -424,13 +424,13 @@ class Lobby:
         # made once here, not by two sign-ins' threads at once
         await asyncio.to_thread(_unknown_hash)
         self.tokens = Tokens(signing_key() or await self.storage.secret())
-        self.bot_accounts = await self.storage.bot_accounts(LEVELS)
-        leases = await self.storage.take_leases(
+        self.bot_accounts = await self.storage.accounts.bots(LEVELS)
+        leases = await self.storage.leases.take(
             self.node, self.settings.lease_seconds, force=self.sole
         )
-        rows = await self.storage.tables(["open", "playing"])
+        rows = await self.storage.tables.listed(["open", "playing"])
         rows = [row for row in rows if row.id in leases]
-        rows += await self.storage.tables(["finished"], latest=RESTORED_FINISHED)
+        rows += await self.storage.tables.listed(["finished"], latest=RESTORED_FINISHED)
         for row in rows:
             await self._bring_back(row, leases.get(row.id))
         if not self.sole:
@@ -446,7 +446,7 @@ class Lobby:
         table = GameTable(row, self)
         table.fence = fence
         if row.status != "open":
-            await table.restore(await self.storage.actions(row.id))
+            await table.restore(await self.storage.tables.actions(row.id))
         self._hold(table)
         for seat in table.seats:
             if seat.user_id is not None:
@@ -517,7 +517,7 @@ class Lobby:
         if self._let_go(table):
             for user_id in followers | table.spectators.keys():
                 self._unfollow_all(user_id, table.id)
-            self.spawn(self.storage.release_lease(self.node, table.id))
+            self.spawn(self.storage.leases.release(self.node, table.id))
 
     async def _keep_leases(self) -> None:
         """Renew this node's leases; let go of the tables another node took; take over
@@ -530,12 +530,12 @@ class Lobby:
                 self._expire_presence(seconds)
             leased = [table for table in self.tables.values() if table.fence is not None]
             try:
-                held = await self.storage.renew_leases(self.node, seconds)
+                held = await self.storage.leases.renew(self.node, seconds)
                 for table in leased:
                     if table.id not in held:
                         self.lost(table)
                 if not self.sole:
-                    await self._take_over(await self.storage.take_leases(self.node, seconds))
+                    await self._take_over(await self.storage.leases.take(self.node, seconds))
             except StorageError:
                 continue  # the database is away: the leases are renewed when it is back
             except Exception:
@@ -545,7 +545,7 @@ class Lobby:
         """Serve the tables of a node that stopped: their players, wherever they are
         connected, hear the position as it is now."""
         for table_id, fence in leases.items():
-            row = await self.storage.table(table_id)
+            row = await self.storage.tables.load(table_id)
             if row is None or row.status not in ("open", "playing"):
                 continue
             _log.warning("table %d was left by its node: it is served here now", table_id)
@@ -704,7 +704,7 @@ class Lobby:
 
     async def _new_user(self, text: str, password_hash: str | None) -> tuple[str, User]:
         name = valid_name(text)
-        user_id = await self.storage.create_user(
+        user_id = await self.storage.accounts.create(
             name, name_key(name), password_hash, password_hash is None
         )
         if user_id is None:
@@ -724,7 +724,7 @@ class Lobby:
         guessed = name.casefold()
         self.quotas.take("logins_per_address", address)
         await self._held_back(address, guessed)
-        row = await self.storage.user_by_name(name)
+        row = await self.storage.accounts.named(name)
         async with self._hashing:
             known = None if row is None else row.password_hash
             matches = await asyncio.to_thread(_password_checks, known, password)
@@ -769,7 +769,7 @@ class Lobby:
         guessed = user.name.casefold()
         self.quotas.take("logins_per_address", address)
         await self._held_back(address, guessed)
-        row = await self.storage.user(user.id)
+        row = await self.storage.accounts.load(user.id)
         known = None if row is None else row.password_hash
         async with self._hashing:
             matches = await asyncio.to_thread(_password_checks, known, old)
@@ -778,7 +778,7 @@ class Lobby:
             raise ServerError("bad_login", status=401)
         async with self._hashing:
             password_hash = await asyncio.to_thread(hash_password, new)
-        await self.storage.set_password(user.id, password_hash, _session_key(user.session))
+        await self.storage.accounts.set_password(user.id, password_hash, _session_key(user.session))
         self._end_sessions(user.id, lambda session: session != user.session)
         if self.peers is not None:
             self._instruct(user.id, sessions=user.session, others=True)
@@ -786,7 +786,7 @@ class Lobby:
     async def sign_out(self, user: User) -> None:
         """End this session: its token authenticates no one any more, and the connections
         it opened are closed."""
-        await self.storage.close_session(user.id, _session_key(user.session))
+        await self.storage.sessions.close(user.id, _session_key(user.session))
         self._end_sessions(user.id, lambda session: session == user.session)
         if self.peers is not None:
             self._instruct(user.id, sessions=user.session, others=False)
@@ -803,15 +803,15 @@ class Lobby:
     async def _open_session(self, user: User) -> tuple[str, User]:
         assert self.tokens is not None
         session = secrets.token_urlsafe(24)
-        await self.storage.open_session(_session_key(session), user.id)
+        await self.storage.sessions.open(_session_key(session), user.id)
         return self.tokens.issue(user.id, session), replace(user, session=session)
 
     async def authenticate(self, token: str) -> User:
         assert self.tokens is not None
         named = self.tokens.read(token)
-        if named is None or await self.storage.session_user(_session_key(named[1])) != named[0]:
+        if named is None or await self.storage.sessions.owner(_session_key(named[1])) != named[0]:
             raise ServerError("bad_token", status=401)
-        row = await self.storage.user(named[0])
+        row = await self.storage.accounts.load(named[0])
         if row is None:
             raise ServerError("bad_token", status=401)
         self.names[row.id] = row.name
@@ -871,7 +871,7 @@ class Lobby:
         open and playing ones they serve."""
         seats = [(table.id, seat) for table, seat in self.seated_tables(user_id)]
         if self.peers is not None:
-            for row in await self.storage.seated(user_id, ["open", "playing"]):
+            for row in await self.storage.tables.seated(user_id, ["open", "playing"]):
                 if row.id not in self.tables:
                     seats.extend(
                         (row.id, index)
@@ -1015,7 +1015,7 @@ class Lobby:
         here.sort(key=lambda table: (LISTED_FIRST.index(table.status), -table.id))
         tables = [table.info() for table in here[:ROOM_LISTING]]
         if self.peers is not None:
-            others = await self.storage.tables(["open", "playing"], ROOM_LISTING, room)
+            others = await self.storage.tables.listed(["open", "playing"], ROOM_LISTING, room)
             for row in others:
                 if row.id not in self.tables:
                     tables.append(self.tables_elsewhere.get(row.id) or self._info_of(row))
@@ -1066,7 +1066,7 @@ class Lobby:
         if self.peers is not None and await self._node_of(table_id, fresh=True) is not None:
             return TableInfo.model_validate(await self.on_table(table_id, "info", ANYONE))
         row = await self._finished_row(table_id)
-        results = await self.storage.results(table_id)
+        results = await self.storage.ratings.results(table_id)
         info = self._info_of(row, present=False)
         return info.model_copy(update={"ratings": seat_ratings(results) if results else None})
 
@@ -1074,7 +1074,7 @@ class Lobby:
         """A finished game's row; nothing of a running one (its deal is secret)."""
         if not 1 <= table_id <= MAX_TABLE_ID:  # the database's integers stop there
             raise ServerError("no_such_table", status=404, table=table_id)
-        row = await self.storage.table(table_id)
+        row = await self.storage.tables.load(table_id)
         if row is None or row.status == "closed":
             raise ServerError("no_such_table", status=404, table=table_id)
         if row.status != "finished":
@@ -1157,7 +1157,7 @@ class Lobby:
             seats=[seat.stored() for seat in seats],
             rated=rated,
         )
-        row.id = await self.storage.create_table(row, self.node, self.settings.lease_seconds)
+        row.id = await self.storage.tables.create(row, self.node, self.settings.lease_seconds)
         table = GameTable(row, self)
         table.fence = 1
         self._hold(table)
@@ -1274,7 +1274,7 @@ class Lobby:
     async def _node_of(self, table_id: int, fresh: bool) -> str | None:
         """The node that serves a table, as last found in the database."""
         if fresh or table_id not in self.nodes_of:
-            node = await self.storage.lease_holder(table_id)
+            node = await self.storage.leases.holder(table_id)
             if node is None:
                 return None
             self.nodes_of[table_id] = node
@@ -1394,7 +1394,7 @@ class Lobby:
         table.status = "closed"
         self.table_changed(table)
         await table.save_until_stored()
-        await self.storage.release_lease(self.node, table.id)
+        await self.storage.leases.release(self.node, table.id)
 
     def tell(
         self, table: GameTable, key: str, rematch: int | None = None, **arguments: Any
@@ -1442,7 +1442,7 @@ class Lobby:
         """The record of a finished game; nothing of a running one (its deal is secret)."""
         row = await self._finished_row(table_id)
         state = load_game(row.game, row.players, **row.options).new_initial_state()
-        for entry in await self.storage.actions(table_id):
+        for entry in await self.storage.tables.actions(table_id):
             state.apply_action(entry.action)
         return record_of(state, [seat.get("name") or "?" for seat in row.seats])
 

@@ -28,7 +28,7 @@ from tapisvert.core.records import Record
 from tapisvert.review import review_as_json
 from tapisvert.server.errors import ServerError
 from tapisvert.server.quotas import Quotas
-from tapisvert.server.storage import Storage
+from tapisvert.server.storage.reviews import ReviewStore
 from tapisvert.server.thinking import worker_processes
 
 REVIEW_SAMPLES = 40
@@ -53,14 +53,14 @@ class Asker:
 class Reviews:
     def __init__(
         self,
-        storage: Storage,
+        store: ReviewStore,
         record: Callable[[int], Awaitable[Record]],
         players: Callable[[int], Awaitable[set[int]]],
         quotas: Quotas,
     ) -> None:
         """``record(table)`` gives a finished game's record, or refuses (not finished);
         ``players(table)``, the accounts that sat at it."""
-        self._storage = storage
+        self._store = store
         self._record = record
         self._players = players
         self._quotas = quotas
@@ -73,7 +73,7 @@ class Reviews:
         """The review of ``seat`` at the finished table, or ``None`` while it is computed
         (the first request starts it, within the bounds above). A review that failed is
         refused once, with its reason in the log, and computed again on the next request."""
-        stored = await self._storage.review(table_id, seat)
+        stored = await self._store.load(table_id, seat)
         if stored is not None:
             return dict(json.loads(stored))
         key = (table_id, seat)
@@ -129,7 +129,7 @@ class Reviews:
                 REVIEW_SAMPLES,
                 REVIEW_SEED,
             )
-            await self._storage.save_review(table_id, seat, json.dumps(review))
+            await self._store.save(table_id, seat, json.dumps(review))
             if self._under_way.get(key) is asyncio.current_task():
                 del self._under_way[key]
         except BrokenProcessPool:

@@ -331,7 +331,7 @@ class GameTable:
         wait = RETRY_FIRST
         while not self.moved:
             try:
-                await self.lobby.storage.save_table(self.row(), self.write_fence())
+                await self.lobby.storage.tables.save(self.row(), self.write_fence())
                 return
             except TableMoved:
                 self.lobby.lost(self)
@@ -356,7 +356,7 @@ class GameTable:
             yield
             if self.moved:
                 raise TableMoved(self.id)
-            await self.lobby.storage.save_table(self.row(), self.write_fence())
+            await self.lobby.storage.tables.save(self.row(), self.write_fence())
         except BaseException as error:
             self.seats, self.options, self.game, self.status, self.result = before
             if isinstance(error, TableMoved):
@@ -437,10 +437,10 @@ class GameTable:
                 )
                 standings = self._standings(state, entries)
                 fence = self.write_fence()
-                results = await storage.finish(self.id, entries, row, standings, fence)
+                results = await storage.tables.finish(self.id, entries, row, standings, fence)
                 return _Stored(state, moves, entries, row.finished_at, results)
             changed = None if status is None else replace(self.row(), status=status)
-            await storage.append(self.id, entries, changed, self.write_fence())
+            await storage.tables.append(self.id, entries, changed, self.write_fence())
         except TableMoved:
             self.lobby.lost(self)
             raise
@@ -637,7 +637,7 @@ class GameTable:
             self.status, self.result, self.fence = "finished", state.returns(), None
             self.finished_at, self.results = stored.finished_at, stored.results
         elif self.status == "finished":
-            self.results = await self.lobby.storage.results(self.id) or None
+            self.results = await self.lobby.storage.ratings.results(self.id) or None
 
 
 def seat_ratings(results: list[SeatResult]) -> list[SeatRating | None]:

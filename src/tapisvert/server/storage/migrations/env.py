@@ -1,8 +1,8 @@
-"""Alembic runs here with the server's own connection (see ``storage._migrate``)."""
+"""Alembic runs here with the server's own connection (see ``schema.migrate``)."""
 
 from alembic import context
 
-from tapisvert.server.storage import metadata
+from tapisvert.server.storage.schema import metadata
 
 connection = context.config.attributes["connection"]
 context.configure(connection=connection, target_metadata=metadata)

@@ -1,7 +1,7 @@
 """Ratings, each seat's result, bot accounts, unrated tables and moves played by a stand-in.
 
 A game's end writes its table's status, its results and the ratings they change in one
-transaction (see ``SqlStorage.finish``).
+transaction (see ``TableStore.finish``).
 """
 
 import sqlalchemy as sa

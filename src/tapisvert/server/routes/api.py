@@ -1,0 +1,46 @@
+"""What the server knows that is the same for everyone: its games, the protocol's schemas,
+the pages' texts, the games' rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from tapisvert.core.registry import game_names
+from tapisvert.i18n import LANGUAGES, accepted_language, catalogue
+from tapisvert.rules_pages import rules_html
+from tapisvert.server import protocol
+from tapisvert.server.errors import ServerError
+from tapisvert.server.routes.dependencies import TheLobby
+
+router = APIRouter()
+
+
+@router.get("/api/games")
+async def list_games(lobby: TheLobby) -> list[dict[str, Any]]:
+    return lobby.games()
+
+
+@router.get("/api/protocol")
+async def schemas() -> dict[str, Any]:
+    return protocol.schemas()
+
+
+@router.get("/api/catalogue/{language}")
+async def texts(language: str) -> dict[str, str]:
+    """Every text of the web pages, in one language."""
+    if language not in LANGUAGES:
+        raise ServerError("no_such_language", status=404, languages=", ".join(LANGUAGES))
+    return dict(catalogue(language))
+
+
+@router.get("/api/rules/{game}")
+async def rules(game: str, request: Request, language: str | None = None) -> dict[str, str]:
+    """A game's rules for players, as HTML, in ``language`` (else the Accept-Language)."""
+    chosen = language or accepted_language(request.headers.get("accept-language"))
+    if chosen not in LANGUAGES:
+        raise ServerError("no_such_language", status=404, languages=", ".join(LANGUAGES))
+    if game not in game_names():
+        raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+    return {"game": game, "language": chosen, "html": rules_html(game, chosen)}

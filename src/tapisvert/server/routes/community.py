@@ -1,0 +1,177 @@
+"""What brings players back, over HTTP: leaderboards, profiles with past games, presence.
+
+Everything here is public, as on BrettspielWelt: a name, its ratings and finished games
+(whose every hand may be shown, the games being over), and who is online at which table.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel
+
+from tapisvert.core.registry import game_names
+from tapisvert.server.errors import ServerError
+from tapisvert.server.ratings import Skill
+from tapisvert.server.routes.dependencies import TheLobby
+from tapisvert.server.storage import RatingRow
+from tapisvert.server.tables import GameTable
+
+LEADERBOARD_LENGTH = 100
+HISTORY_LENGTH = 50
+
+router = APIRouter()
+
+
+class Rating(BaseModel):
+    game: str
+    name: str
+    rating: float
+    """OpenSkill's μ − 3σ, to one decimal: 0 to start with."""
+    mu: float
+    sigma: float
+    games: int
+    """Rated games."""
+    wins: int
+    bot: bool
+
+
+class Leaderboard(BaseModel):
+    game: str
+    minimum: int
+    """Rated games an account needs to be listed."""
+    players: list[Rating]
+
+
+class Counts(BaseModel):
+    game: str
+    played: int
+    won: int
+
+
+class PastGame(BaseModel):
+    table: int
+    game: str
+    finished_at: float
+    seats: list[str]
+    seat: int
+    place: int
+    score: float
+    won: bool
+    absent: bool
+    """A bot played most of this person's moves (see the README: they count as last)."""
+    rating_before: float | None
+    rating_after: float | None
+
+
+class Profile(BaseModel):
+    name: str
+    guest: bool
+    bot: bool
+    online: bool
+    ratings: list[Rating]
+    games: list[Counts]
+    history: list[PastGame]
+
+
+class PresentTable(BaseModel):
+    table: int
+    game: str
+    status: str
+    seat: int | None
+    """``None``: watching."""
+
+
+class Present(BaseModel):
+    name: str
+    tables: list[PresentTable]
+
+
+@router.get("/api/leaderboards/{game}")
+async def leaderboard(
+    game: str,
+    lobby: TheLobby,
+    limit: Annotated[int, Query(ge=1, le=LEADERBOARD_LENGTH)] = LEADERBOARD_LENGTH,
+) -> Leaderboard:
+    if game not in game_names():
+        raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+    minimum = lobby.settings.leaderboard_min_games
+    rows = await lobby.storage.ratings.leaderboard(game, minimum, limit)
+    return Leaderboard(game=game, minimum=minimum, players=[_rating(row) for row in rows])
+
+
+@router.get("/api/players/{name}")
+async def profile(name: str, lobby: TheLobby) -> Profile:
+    user = await lobby.storage.accounts.named(name) if len(name) <= 32 else None
+    if user is None:
+        raise ServerError("no_such_player", status=404, name=name[:32])
+    storage = lobby.storage
+    history = await storage.ratings.history(user.id, HISTORY_LENGTH)
+    return Profile(
+        name=user.name,
+        guest=user.guest,
+        bot=user.id in lobby.bot_accounts.values(),
+        online=lobby.is_online(user.id),
+        ratings=[_rating(row) for row in await storage.ratings.of(user.id)],
+        games=[Counts(**vars(counts)) for counts in await storage.ratings.game_counts(user.id)],
+        history=[
+            PastGame(
+                table=played.table,
+                game=played.game,
+                finished_at=played.finished_at,
+                seats=played.seats,
+                seat=played.result.seat,
+                place=played.result.place,
+                score=played.result.score,
+                won=played.result.won,
+                absent=played.result.absent,
+                rating_before=_shown(played.result.before),
+                rating_after=_shown(played.result.after),
+            )
+            for played in history
+        ],
+    )
+
+
+@router.get("/api/presence")
+async def presence(lobby: TheLobby) -> list[Present]:
+    """Everyone online (on any node), by name, with the tables they sit or watch at
+    (open or playing) among those this node serves."""
+    live = {"open", "playing"}
+    watched: dict[int, list[GameTable]] = {}  # one look at the tables, not one per person
+    for table in lobby.tables.values():
+        if table.status in live:
+            for user_id in table.spectators:
+                watched.setdefault(user_id, []).append(table)
+    online = []
+    for user_id in lobby.online_users():
+        places: dict[int, tuple[GameTable, int | None]] = {
+            table.id: (table, None) for table in watched.get(user_id, ())
+        }
+        for table, seat in lobby.seated_tables(user_id):
+            if table.status in live:
+                places[table.id] = (table, seat)
+        tables = [
+            PresentTable(table=table.id, game=table.game.name, status=table.status, seat=seat)
+            for _, (table, seat) in sorted(places.items())
+        ]
+        online.append(Present(name=lobby.user_name(user_id), tables=tables))
+    return sorted(online, key=lambda present: present.name.casefold())
+
+
+def _shown(skill: Skill | None) -> float | None:
+    return None if skill is None else skill.shown
+
+
+def _rating(row: RatingRow) -> Rating:
+    return Rating(
+        game=row.game,
+        name=row.name,
+        rating=row.skill.shown,
+        mu=round(row.skill.mu, 3),
+        sigma=round(row.skill.sigma, 3),
+        games=row.games,
+        wins=row.wins,
+        bot=row.bot,
+    )

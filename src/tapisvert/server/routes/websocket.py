@@ -1,0 +1,196 @@
+"""The WebSocket endpoint ``/ws``: one client's socket, from its ``hello`` until it leaves.
+
+It is an ASGI middleware ahead of the routing rather than a router's route: every move
+sends a frame to each seat, and here they go straight to the server's socket, without the
+layers that HTTP routes need (exception handlers, routing, dependencies).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from tapisvert.i18n import DEFAULT_LANGUAGE
+from tapisvert.server import protocol
+from tapisvert.server.addresses import TokenBucket
+from tapisvert.server.commands import Place, run_command
+from tapisvert.server.errors import ServerError, malformed
+from tapisvert.server.links import AsgiLink, Link, accept, client_address
+from tapisvert.server.lobby import Connection, Lobby, rooms
+from tapisvert.server.protocol import PROTOCOL_VERSION, Ack, Error, Hello, ServerMessage, Welcome
+from tapisvert.server.routes.chat import say
+
+HELLO_SECONDS = 10.0
+
+
+class SocketEndpoint:
+    """The WebSocket endpoint ``/ws``, ahead of the routing (see above)."""
+
+    def __init__(self, app: ASGIApp, lobby: Lobby) -> None:
+        self.app = app
+        self.lobby = lobby
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket" or scope["path"] != "/ws":
+            await self.app(scope, receive, send)
+            return
+        if await accept(receive, send):
+            link = AsgiLink(receive, send, client_address(scope))
+            await serve_link(self.lobby, link)
+            await link.wait_closed()
+
+
+async def serve_link(lobby: Lobby, link: Link) -> None:
+    """One client, from its ``hello`` until it leaves; refused at once when its address
+    holds too many sockets or is barred."""
+    try:
+        bucket = lobby.addresses.open(link.address)
+    except ServerError as refusal:
+        link.push(
+            Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE)).model_dump_json()
+        )
+        link.drop()
+        return
+    try:
+        connection = await _greet(lobby, link, bucket)
+        if connection is not None:
+            try:
+                await _listen(lobby, link, connection)
+            finally:
+                lobby.disconnect(connection)
+    finally:
+        lobby.addresses.close(link.address)
+    link.close()
+
+
+async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | None:
+    """Wait for a valid ``hello``; anything else is refused and the link closed."""
+    try:
+        text = await asyncio.wait_for(link.receive(), HELLO_SECONDS)
+        if text is None:
+            return None
+        hello = Hello.model_validate_json(text)
+        if hello.version != PROTOCOL_VERSION:
+            raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
+        user = replace(await lobby.authenticate(hello.token), address=link.address)
+        if lobby.addresses.barred(link.address):  # barred while this socket said nothing
+            raise ServerError("address_barred", status=429)
+        lobby.may_connect(user)
+    except (ValidationError, ServerError, TimeoutError) as error:
+        refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
+        frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
+        link.push(frame.model_dump_json())
+        link.drop()  # whatever else it sends is not read
+        return None
+    language = hello.language or DEFAULT_LANGUAGE
+    link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())
+    return await lobby.connect(user, language, link, bucket)
+
+
+async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:
+    while not connection.closed:
+        text = await link.receive()
+        if text is None:
+            return
+        answer = await _answer(lobby, connection, text)
+        if answer is not None:
+            connection.send(answer)
+
+
+async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMessage | None:
+    """Handle one message; a refusal comes back as an ``Error`` and changes nothing."""
+    language = connection.language
+    request_id: str | None = None
+    try:
+        if not connection.within_rate():  # before any work: a flood costs next to nothing
+            request_id = _request_id(text)
+            raise ServerError("rate_limited", status=429)
+        if len(text.encode()) > protocol.MAX_MESSAGE_BYTES:
+            raise ServerError("too_long", limit=protocol.MAX_MESSAGE_BYTES)
+        try:
+            message = protocol.incoming.validate_json(text)
+        except ValidationError as error:
+            request_id = _request_id(text)
+            raise malformed(error.errors(include_url=False)) from None
+        request_id = message.id
+        if connection.repeated(request_id):
+            raise ServerError("duplicate", id=request_id)
+        answer = await _dispatch(lobby, connection, message)
+        if answer is not None and getattr(answer, "id", request_id) != request_id:
+            answer = answer.model_copy(update={"id": request_id})
+        return answer
+    except ServerError as error:
+        return Error(id=request_id, code=error.code, message=error.render(language))
+
+
+def _request_id(text: str) -> str | None:
+    """The ``id`` of a message that is refused before it is read, if it has a readable one,
+    so that its sender knows which request the refusal answers."""
+    if len(text) > protocol.MAX_MESSAGE_BYTES:
+        return None
+    try:
+        message = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    found = message.get("id") if isinstance(message, dict) else None
+    return found if isinstance(found, str) and len(found) <= protocol.MAX_ID_LENGTH else None
+
+
+async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> ServerMessage | None:
+    user = connection.user
+    request_id = message.id
+    match message:
+        case protocol.Hello():
+            raise ServerError("already_greeted")
+        case protocol.Act(table=table, seq=seq, action=action):
+            new_seq = await lobby.act(user, table, action, seq, request_id)
+            if connection.follows_seat(table):
+                return None  # the mover's view of the new position carries the id
+            return Ack(id=request_id, table=table, seq=new_seq)
+        case protocol.EnterRoom(room=room):
+            entered = await lobby.enter(connection, room)
+            connection.send(entered.model_copy(update={"id": request_id}))
+            connection.recall(lobby.room_history[room])
+            return None
+        case protocol.Chat(text=text, room=room, table=table):
+            answer = await say(lobby, user, connection.language, text, room, table)
+            return (
+                answer.model_copy(update={"id": request_id}) if isinstance(answer, Ack) else answer
+            )
+        case protocol.CreateTable():
+            created = await lobby.create_table(
+                user,
+                message.room,
+                message.game,
+                message.players,
+                message.options,
+                message.clock,
+                message.rated,
+            )
+            return Ack(id=request_id, table=created.id)
+        case protocol.Join(table=table, seat=seat):
+            await lobby.join(user, table, seat)
+        case protocol.TableRequest(type="leave", table=table):
+            await lobby.leave(user, table)
+        case protocol.TableRequest(type="watch", table=table):
+            await lobby.watch(connection, table)
+        case protocol.TableRequest(type="start", table=table):
+            await lobby.start_game(user, table)
+        case protocol.TableRequest(type="rematch", table=table):
+            return Ack(id=request_id, table=await lobby.rematch(user, table))
+        case protocol.SetOption(table=table, name=name, value=value):
+            await lobby.set_option(user, table, name, value)
+        case protocol.AddBot(table=table, level=level, seat=seat):
+            await lobby.add_bot(user, table, level, seat)
+        case protocol.Who(room=room, table=table):
+            return await lobby.who(room, table, user)
+        case protocol.Ping(type="help"):
+            return await run_command(lobby, user, connection.language, "/help", Place(None, None))
+        case protocol.Ping(type="ping"):
+            return Ack(id=request_id)
+    return Ack(id=request_id, table=getattr(message, "table", None))

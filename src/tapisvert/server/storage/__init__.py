@@ -1,0 +1,111 @@
+"""The storage port and its SQL adapter (SQLite embedded by default, PostgreSQL by URL).
+
+The server reaches each area through an attribute: ``storage.accounts``,
+``storage.sessions``, ``storage.tables`` (rows and action logs), ``storage.ratings``
+(results, ratings and what is read of them), ``storage.reviews`` and ``storage.leases``.
+Every one of them runs its statements in one writer thread, committed in groups (see
+``writer``); ``schema`` holds the tables and runs the migrations, ``engine`` opens the
+database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Protocol
+
+from sqlalchemy import Connection, insert, select
+
+from tapisvert.server.storage.accounts import AccountStore, SessionStore
+from tapisvert.server.storage.engine import Checkpointer, default_database_url, make_engine
+from tapisvert.server.storage.leases import LeaseStore
+from tapisvert.server.storage.ratings import RatingStore
+from tapisvert.server.storage.reviews import ReviewStore
+from tapisvert.server.storage.rows import (
+    GameCounts,
+    LoggedAction,
+    PlayedGame,
+    RatingRow,
+    SeatResult,
+    TableRow,
+    UserRow,
+)
+from tapisvert.server.storage.schema import MIGRATIONS, migrate, settings_table
+from tapisvert.server.storage.tables import TableStore
+from tapisvert.server.storage.writer import Writer
+
+__all__ = [
+    "MIGRATIONS",
+    "GameCounts",
+    "LoggedAction",
+    "PlayedGame",
+    "RatingRow",
+    "SeatResult",
+    "SqlStorage",
+    "Storage",
+    "TableRow",
+    "UserRow",
+    "default_database_url",
+    "open_storage",
+]
+
+
+class Storage(Protocol):
+    """What the server needs from a database; every call is safe from the event loop."""
+
+    accounts: AccountStore
+    sessions: SessionStore
+    tables: TableStore
+    ratings: RatingStore
+    reviews: ReviewStore
+    leases: LeaseStore
+
+    async def start(self) -> None: ...
+    async def close(self) -> None: ...
+    async def secret(self) -> str:
+        """The server's own secret (its tokens' signing key), made the first time."""
+
+
+class SqlStorage:
+    """The SQLAlchemy adapter; the URL's dialect picks SQLite or PostgreSQL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self._writer = Writer(self.engine)
+        sqlite = self.engine.dialect.name == "sqlite"
+        self._checkpointer = Checkpointer(self.engine) if sqlite else None
+        self.accounts = AccountStore(self._writer)
+        self.sessions = SessionStore(self._writer)
+        self.tables = TableStore(self._writer)
+        self.ratings = RatingStore(self._writer)
+        self.reviews = ReviewStore(self._writer)
+        self.leases = LeaseStore(self._writer)
+
+    async def start(self) -> None:
+        self._writer.start()
+        await self._writer.run(migrate)
+        if self._checkpointer is not None:
+            self._checkpointer.start()
+
+    async def close(self) -> None:
+        await self._writer.close()
+        if self._checkpointer is not None:
+            await asyncio.to_thread(self._checkpointer.stop)
+        self.engine.dispose()
+
+    async def secret(self) -> str:
+        return await self._writer.run(_secret)
+
+
+def _secret(connection: Connection) -> str:
+    query = select(settings_table.c.value).where(settings_table.c.name == "secret")
+    value = connection.execute(query).scalar()
+    if value is None:
+        value = os.urandom(32).hex()
+        connection.execute(insert(settings_table).values(name="secret", value=value))
+    return str(value)
+
+
+def open_storage(url: str) -> Storage:
+    return SqlStorage(url)

@@ -1,0 +1,232 @@
+"""Each seat's result of a finished game, the ratings they change, and what is read of them:
+leaderboards, an account's ratings, counts and history."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Connection, Integer, cast, func, insert, select, update
+
+from tapisvert.server.ratings import Skill, Standing, places, rate
+from tapisvert.server.storage.rows import GameCounts, PlayedGame, RatingRow, SeatResult, TableRow
+from tapisvert.server.storage.schema import (
+    ratings_table,
+    results_table,
+    tables_table,
+    users_table,
+)
+from tapisvert.server.storage.writer import Writer
+
+
+class RatingStore:
+    def __init__(self, writer: Writer) -> None:
+        self._writer = writer
+
+    async def results(self, table_id: int) -> list[SeatResult]:
+        """A finished game's results, by seat."""
+        query = (
+            select(results_table)
+            .where(results_table.c.table_id == table_id)
+            .order_by(results_table.c.seat)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [_seat_result(row._mapping) for row in rows]
+
+    async def leaderboard(self, game: str, minimum: int, limit: int) -> list[RatingRow]:
+        """The best ratings of a game among accounts with ``minimum`` rated games or more."""
+        ordinal = ratings_table.c.mu - 3 * ratings_table.c.sigma
+        query = (
+            _ratings_query()
+            .where(ratings_table.c.game == game, ratings_table.c.games >= minimum)
+            .order_by(ordinal.desc(), users_table.c.name)
+            .limit(limit)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [_rating_row(row._mapping) for row in rows]
+
+    async def of(self, user_id: int) -> list[RatingRow]:
+        """The account's rating in each game it was rated in."""
+        query = (
+            _ratings_query()
+            .where(ratings_table.c.user_id == user_id)
+            .order_by(ratings_table.c.game)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [_rating_row(row._mapping) for row in rows]
+
+    async def game_counts(self, user_id: int) -> list[GameCounts]:
+        won = func.sum(cast(results_table.c.won, Integer))
+        query = (
+            select(results_table.c.game, func.count(), won)
+            .where(results_table.c.user_id == user_id)
+            .group_by(results_table.c.game)
+            .order_by(results_table.c.game)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [GameCounts(game, int(played), int(wins or 0)) for game, played, wins in rows]
+
+    async def history(self, user_id: int, limit: int) -> list[PlayedGame]:
+        """The account's latest finished games, latest first."""
+        query = (
+            select(results_table, tables_table.c.seats)
+            .join(tables_table, tables_table.c.id == results_table.c.table_id)
+            .where(results_table.c.user_id == user_id)
+            .order_by(results_table.c.id.desc())
+            .limit(limit)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [
+            PlayedGame(
+                table=row.table_id,
+                game=row.game,
+                finished_at=row.finished_at,
+                seats=[seat.get("name") or "?" for seat in json.loads(row.seats)],
+                result=_seat_result(row._mapping),
+            )
+            for row in rows
+        ]
+
+
+def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], list[SeatResult]]:
+    """The work that writes each seat's result of a game that ends, and the ratings they
+    change (the game's row is the caller's to save, in the same transaction).
+
+    The ratings are read inside the transaction: games that end in the same group are rated
+    one after the other, each from the ratings the previous one left.
+    """
+    ranks = places(
+        [standing.score for standing in standings],
+        [standing.seat for standing in standings if standing.won],
+        [standing.absent for standing in standings],
+    )
+
+    def work(connection: Connection) -> list[SeatResult]:
+        accounts = [standing.account for standing in standings if standing.account is not None]
+        guests = set(
+            connection.execute(
+                select(users_table.c.id).where(users_table.c.id.in_(accounts), users_table.c.guest)
+            ).scalars()
+        )
+        rated = [
+            standing
+            for standing in standings
+            if standing.rated and standing.account is not None and standing.account not in guests
+        ]
+        if len(rated) < 2:  # nobody to be measured against
+            rated = []
+        known = {
+            user_id: (Skill(mu, sigma), games, wins)
+            for user_id, mu, sigma, games, wins in connection.execute(
+                select(
+                    ratings_table.c.user_id,
+                    ratings_table.c.mu,
+                    ratings_table.c.sigma,
+                    ratings_table.c.games,
+                    ratings_table.c.wins,
+                ).where(
+                    ratings_table.c.game == row.game,
+                    ratings_table.c.user_id.in_([standing.account for standing in rated]),
+                )
+            ).all()
+        }
+        befores = [known.get(standing.account, (Skill(), 0, 0))[0] for standing in rated]
+        afters = rate(befores, [ranks[standing.seat] for standing in rated])
+        changes: dict[int, tuple[Skill, Skill]] = {}
+        for standing, before, after in zip(rated, befores, afters, strict=True):
+            assert standing.account is not None
+            changes[standing.seat] = (before, after)
+            won = int(standing.won and not standing.absent)
+            values = {"mu": after.mu, "sigma": after.sigma}
+            if standing.account in known:
+                _, games, wins = known[standing.account]
+                connection.execute(
+                    update(ratings_table)
+                    .where(
+                        ratings_table.c.user_id == standing.account,
+                        ratings_table.c.game == row.game,
+                    )
+                    .values(**values, games=games + 1, wins=wins + won)
+                )
+            else:
+                connection.execute(
+                    insert(ratings_table).values(
+                        user_id=standing.account, game=row.game, **values, games=1, wins=won
+                    )
+                )
+        results = []
+        for standing in standings:
+            before_after = changes.get(standing.seat)
+            result = SeatResult(
+                seat=standing.seat,
+                account=standing.account,
+                place=ranks[standing.seat],
+                score=standing.score,
+                won=standing.won and not standing.absent,
+                absent=standing.absent,
+                before=None if before_after is None else before_after[0],
+                after=None if before_after is None else before_after[1],
+            )
+            results.append(result)
+            connection.execute(insert(results_table).values(_result_values(row, result)))
+        return results
+
+    return work
+
+
+def _result_values(row: TableRow, result: SeatResult) -> dict[str, Any]:
+    before, after = result.before, result.after
+    return {
+        "table_id": row.id,
+        "seat": result.seat,
+        "user_id": result.account,
+        "game": row.game,
+        "place": result.place,
+        "score": result.score,
+        "won": result.won,
+        "absent": result.absent,
+        "rated": after is not None,
+        "mu_before": None if before is None else before.mu,
+        "sigma_before": None if before is None else before.sigma,
+        "mu_after": None if after is None else after.mu,
+        "sigma_after": None if after is None else after.sigma,
+        "finished_at": row.finished_at or 0.0,
+    }
+
+
+def _seat_result(values: Any) -> SeatResult:
+    rated = bool(values["rated"])
+    return SeatResult(
+        seat=values["seat"],
+        account=values["user_id"],
+        place=values["place"],
+        score=values["score"],
+        won=bool(values["won"]),
+        absent=bool(values["absent"]),
+        before=Skill(values["mu_before"], values["sigma_before"]) if rated else None,
+        after=Skill(values["mu_after"], values["sigma_after"]) if rated else None,
+    )
+
+
+def _ratings_query() -> Any:
+    return select(
+        users_table.c.name,
+        users_table.c.bot,
+        ratings_table.c.game,
+        ratings_table.c.mu,
+        ratings_table.c.sigma,
+        ratings_table.c.games,
+        ratings_table.c.wins,
+    ).join(users_table, users_table.c.id == ratings_table.c.user_id)
+
+
+def _rating_row(values: Any) -> RatingRow:
+    return RatingRow(
+        name=values["name"],
+        game=values["game"],
+        skill=Skill(values["mu"], values["sigma"]),
+        games=values["games"],
+        wins=values["wins"],
+        bot=bool(values["bot"]),
+    )

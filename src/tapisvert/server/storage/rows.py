@@ -1,0 +1,87 @@
+"""What the stores read and write, as plain values: none of them holds a connection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tapisvert.server.ratings import Skill
+
+
+@dataclass
+class UserRow:
+    id: int
+    name: str
+    password_hash: str | None
+    guest: bool
+
+
+@dataclass
+class TableRow:
+    """A table as stored: the seats and options as JSON-ready values."""
+
+    room: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: int
+    clock: float | None
+    status: str
+    seats: list[dict[str, Any]]
+    result: list[float] | None = None
+    id: int = 0
+    rated: bool = True
+    finished_at: float | None = None
+
+
+@dataclass(frozen=True)
+class LoggedAction:
+    seq: int
+    actor: int
+    action: int
+    stand_in: bool = False
+    """Played by a bot for the seat's absent person."""
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """A seat's end of a game, and the rating it changed (``None`` when unrated)."""
+
+    seat: int
+    account: int | None
+    place: int
+    score: float
+    won: bool
+    absent: bool
+    before: Skill | None
+    after: Skill | None
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """An account's rating in one game."""
+
+    name: str
+    game: str
+    skill: Skill
+    games: int
+    wins: int
+    bot: bool
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A finished game as one account's history shows it."""
+
+    table: int
+    game: str
+    finished_at: float
+    seats: list[str]
+    result: SeatResult
+
+
+@dataclass(frozen=True)
+class GameCounts:
+    game: str
+    played: int
+    won: int

@@ -1,0 +1,136 @@
+"""The database's tables, as the latest migration leaves them, and the migrations' runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Connection,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    false,
+    true,
+)
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+metadata = MetaData()
+
+settings_table = Table(
+    "settings",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+users_table = Table(
+    "users",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(32), nullable=False, unique=True),
+    Column("name_key", String(64), nullable=True, index=True),
+    Column("password_hash", String(200), nullable=True),
+    Column("guest", Boolean, nullable=False),
+    Column("bot", Boolean, nullable=False, server_default=false()),
+)
+sessions_table = Table(
+    "sessions",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("opened_at", Float, nullable=False),
+)
+reviews_table = Table(
+    "reviews",
+    metadata,
+    Column("table_id", Integer, ForeignKey("game_tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("review", Text, nullable=False),
+    Column("made_at", Float, nullable=False),
+)
+tables_table = Table(
+    "game_tables",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("room", String(32), nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("options", Text, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("clock", Float, nullable=True),
+    Column("status", String(16), nullable=False, index=True),
+    Column("seats", Text, nullable=False),
+    Column("result", Text, nullable=True),
+    Column("rated", Boolean, nullable=False, server_default=true()),
+    Column("finished_at", Float, nullable=True),
+)
+actions_table = Table(
+    "actions",
+    metadata,
+    Column("table_id", Integer, primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("actor", Integer, nullable=False),
+    Column("action", BigInteger, nullable=False),
+    Column("stand_in", Boolean, nullable=False, server_default=false()),
+)
+leases_table = Table(
+    "table_leases",
+    metadata,
+    Column("table_id", Integer, ForeignKey("game_tables.id"), primary_key=True),
+    Column("node", String(64), nullable=False, index=True),
+    Column("fence", BigInteger, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+"""Which node serves a table that is open or being played, until when (the database's
+clock, in seconds since 1970), and the fencing token of that node's tenure: it grows each
+time the table changes hands, and a write carrying an older one is refused."""
+ratings_table = Table(
+    "ratings",
+    metadata,
+    Column("user_id", Integer, primary_key=True),
+    Column("game", String(32), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+)
+results_table = Table(
+    "results",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("table_id", Integer, nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("user_id", Integer, nullable=True, index=True),
+    Column("game", String(32), nullable=False),
+    Column("place", Integer, nullable=False),
+    Column("score", Float, nullable=False),
+    Column("won", Boolean, nullable=False),
+    Column("absent", Boolean, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("mu_before", Float, nullable=True),
+    Column("sigma_before", Float, nullable=True),
+    Column("mu_after", Float, nullable=True),
+    Column("sigma_after", Float, nullable=True),
+    Column("finished_at", Float, nullable=False),
+    UniqueConstraint("table_id", "seat", name="uq_results_table_seat"),
+)
+
+ACTION_COLUMNS = tuple(column.name for column in actions_table.columns)
+
+
+def migrate(connection: Connection) -> None:
+    """Bring the database to the latest migration, in the caller's transaction."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")

@@ -1,0 +1,185 @@
+"""Tables and their action logs: a table's row, saved as it changes, and every move it
+accepted, appended before anyone hears of it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, insert, select, update
+
+from tapisvert.server.ratings import Standing
+from tapisvert.server.storage.leases import first_lease
+from tapisvert.server.storage.ratings import rating
+from tapisvert.server.storage.rows import LoggedAction, SeatResult, TableRow
+from tapisvert.server.storage.schema import actions_table, tables_table
+from tapisvert.server.storage.writer import LogRow, Writer, fence_of
+
+_CREATE_TABLE = insert(tables_table)
+_SAVE_TABLE = update(tables_table).where(tables_table.c.id == bindparam("saved_id"))
+"""Statements of a table's life, built once and their values bound at each use: built each
+time, with SQLAlchemy's constructs and their cache keys worked out anew, the saves alone took
+about a twelfth of the event loop at 250 tables of Luz (py-spy), most of it as games begin."""
+
+
+class TableStore:
+    """With a ``fence``, a write stores nothing unless the table's lease still carries that
+    fencing token: :class:`TableMoved` says another node holds it now."""
+
+    def __init__(self, writer: Writer) -> None:
+        self._writer = writer
+
+    async def create(self, row: TableRow, node: str | None = None, seconds: float = 0) -> int:
+        """The new table's id; with ``node``, its lease for ``seconds`` (fencing token 1)."""
+        values = _table_values(row)  # here: the writer thread reads no live table's state
+
+        def work(connection: Connection) -> int:
+            key = connection.execute(_CREATE_TABLE, values).inserted_primary_key
+            assert key is not None
+            if node is not None:
+                first_lease(connection, key[0], node, seconds)
+            return int(key[0])
+
+        return await self._writer.run(work)
+
+    async def save(self, row: TableRow, fence: int | None = None) -> None:
+        await self._writer.run(_saving(row), groupable=True, fence=fence_of(row.id, fence))
+
+    async def listed(
+        self, statuses: Sequence[str], latest: int | None = None, room: str | None = None
+    ) -> list[TableRow]:
+        """Tables in these states (in ``room`` when given), oldest first; only the
+        ``latest`` ones when given."""
+        query = select(tables_table).where(tables_table.c.status.in_(list(statuses)))
+        if room is not None:
+            query = query.where(tables_table.c.room == room)
+        query = query.order_by(tables_table.c.id.desc()).limit(latest)
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [_table_row(row._mapping) for row in reversed(rows)]
+
+    async def seated(self, user_id: int, statuses: Sequence[str]) -> list[TableRow]:
+        """Tables in these states where the user sits, oldest first."""
+        # the database narrows by the seats' text as _table_values writes it ("user_id": 5
+        # also finds 51); the rows' seats tell exactly
+        written = f'%"user_id": {int(user_id)}%'
+        query = (
+            select(tables_table)
+            .where(tables_table.c.status.in_(list(statuses)), tables_table.c.seats.like(written))
+            .order_by(tables_table.c.id)
+        )
+        rows = [
+            _table_row(row._mapping)
+            for row in await self._writer.run(lambda c: c.execute(query).all())
+        ]
+        return [row for row in rows if any(seat.get("user_id") == user_id for seat in row.seats)]
+
+    async def load(self, table_id: int) -> TableRow | None:
+        query = select(tables_table).where(tables_table.c.id == table_id)
+        row = await self._writer.run(lambda c: c.execute(query).first())
+        return None if row is None else _table_row(row._mapping)
+
+    async def append(
+        self,
+        table_id: int,
+        entries: Sequence[LoggedAction],
+        table: TableRow | None = None,
+        fence: int | None = None,
+    ) -> None:
+        """Committed when it returns; entries of one table arrive in ``seq`` order.
+
+        With ``table``, that table's row is saved in the same transaction: a game that
+        starts or ends is never stored without its moves, nor its moves without it.
+        """
+        if not entries and table is None:
+            return
+        work = None if table is None else _saving(table)
+        rows = _log_rows(table_id, entries)
+        await self._writer.run(work, groupable=True, rows=rows, fence=fence_of(table_id, fence))
+
+    async def actions(self, table_id: int) -> list[LoggedAction]:
+        """The table's log, in ``seq`` order."""
+        query = (
+            select(
+                actions_table.c.seq,
+                actions_table.c.actor,
+                actions_table.c.action,
+                actions_table.c.stand_in,
+            )
+            .where(actions_table.c.table_id == table_id)
+            .order_by(actions_table.c.seq)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [
+            LoggedAction(seq, actor, action, bool(stand_in))
+            for seq, actor, action, stand_in in rows
+        ]
+
+    async def finish(
+        self,
+        table_id: int,
+        entries: Sequence[LoggedAction],
+        table: TableRow,
+        standings: Sequence[Standing],
+        fence: int | None = None,
+    ) -> list[SeatResult]:
+        """Append the game's last moves, save its finished row, write each seat's result and
+        update the ratings, in one transaction: a game is never finished and unrated, nor
+        rated twice (a table's results are unique per seat)."""
+        save = _saving(table)
+        rate = rating(table, list(standings))
+
+        def work(connection: Connection) -> list[SeatResult]:
+            save(connection)
+            return rate(connection)
+
+        result: list[SeatResult] = await self._writer.run(
+            work,
+            groupable=True,
+            rows=_log_rows(table_id, entries),
+            fence=fence_of(table_id, fence),
+        )
+        return result
+
+
+def _saving(row: TableRow) -> Callable[[Connection], Any]:
+    """The work that saves ``row``, as it is now."""
+    values = {"saved_id": row.id, **_table_values(row)}
+    return lambda connection: connection.execute(_SAVE_TABLE, values)
+
+
+def _log_rows(table_id: int, entries: Sequence[LoggedAction]) -> list[LogRow]:
+    return [(table_id, entry.seq, entry.actor, entry.action, entry.stand_in) for entry in entries]
+
+
+def _table_values(row: TableRow) -> dict[str, Any]:
+    return {
+        "room": row.room,
+        "game": row.game,
+        "players": row.players,
+        "options": json.dumps(row.options),
+        "seed": row.seed,
+        "clock": row.clock,
+        "status": row.status,
+        "seats": json.dumps(row.seats),
+        "result": None if row.result is None else json.dumps(row.result),
+        "rated": row.rated,
+        "finished_at": row.finished_at,
+    }
+
+
+def _table_row(values: Any) -> TableRow:
+    return TableRow(
+        id=values["id"],
+        room=values["room"],
+        game=values["game"],
+        players=values["players"],
+        options=json.loads(values["options"]),
+        seed=values["seed"],
+        clock=values["clock"],
+        status=values["status"],
+        seats=json.loads(values["seats"]),
+        result=None if values["result"] is None else json.loads(values["result"]),
+        rated=bool(values["rated"]),
+        finished_at=values["finished_at"],
+    )
