@@ -13,7 +13,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from server_support import Server, serving
+from server_support import Server, entered, serving
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +55,8 @@ def test_the_chat_keeps_repeated_lines(server: Server) -> None:
             link = stack.enter_context(connect(server.ws_url))
             link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
             link.recv(timeout=5)
-            link.send(json.dumps({"type": "enter", "room": "main"}))
+            entered(link)
             links.append(link)
-        time.sleep(0.5)
         for _ in range(3):
             links[0].send(json.dumps({"type": "chat", "room": "main", "text": "gg"}))
         heard = 0

@@ -24,7 +24,7 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import GUESS_SPACING
 from tapisvert.server.quotas import SWEEP_SECONDS, MovingWindows, Quotas, QuotaSettings
 
-from server_support import Server, masked_frame, raw_websocket, serving
+from server_support import Server, entered, masked_frame, raw_websocket, serving
 
 
 @pytest.fixture(scope="module")
@@ -151,15 +151,12 @@ def test_a_client_that_does_not_read_is_cut_off(
 def test_chat_is_limited_per_person_across_connections(server: Server) -> None:
     """Finding 6: 10 sockets of one person delivered 600 lines at once."""
     talker, listener = server.guest("talker"), server.guest("listener")
-    enter = {"type": "enter", "room": "main"}
     with contextlib.ExitStack() as stack:
         heard = stack.enter_context(greeted(server, listener))
-        heard.send(json.dumps({**enter, "id": "in"}))
+        entered(heard)
         sockets = [stack.enter_context(greeted(server, talker)) for _ in range(6)]
         for link in sockets:
-            link.send(json.dumps(enter))
-        time.sleep(0.5)
-        frames(heard, 0.5)
+            entered(link)
         for line in range(10):
             for link in sockets:
                 link.send(json.dumps({"type": "chat", "room": "main", "text": f"spam {line}"}))
