@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from tapisvert.cli.main import app
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("ray", reason="Ray (the ray extra) is not installed")
 
 runner = CliRunner()

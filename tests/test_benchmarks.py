@@ -15,6 +15,8 @@ from redis_support import REDIS_URL, redis_answers
 
 from server_support import postgres_url
 
+pytestmark = pytest.mark.slow
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 

@@ -125,6 +125,7 @@ def test_two_workers_share_the_jobs(small_searches: None) -> None:
     assert len({fields[b"worker"] for fields in given}) == 2
 
 
+@pytest.mark.slow
 def test_a_job_whose_worker_dies_is_taken_over(workers: list[BaseProcess]) -> None:
     """Full-size searches (a second), so that the first worker is killed mid-job."""
     ((observation, legal, seed),) = decisions("wizard", 1)
@@ -241,6 +242,7 @@ def server_on_redis(small_searches: None, tmp_path: Path) -> Iterator[Server]:
         yield running
 
 
+@pytest.mark.slow
 def test_a_server_on_redis_plays_search_bots_through_the_queue(server_on_redis: Server) -> None:
     server = server_on_redis
     table = play_with_medium_bots(server, "queued", "wizard")

@@ -157,6 +157,7 @@ def spectator_views(frames: list[dict[str, Any]], table: int) -> list[dict[str, 
     return [f for f in frames if f["type"] == "view" and f["table"] == table and f["seat"] is None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bus", [False, True], ids=["in-process", "redis"])
 def test_a_whole_game_through_a_server_on_redis(tmp_path: Path, bus: bool) -> None:
     """The same game plays the same way with the bus; with it, another node following the

@@ -378,6 +378,7 @@ def test_the_table_is_told_who_sits_leaves_and_which_bot_comes(server: Server) -
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_an_open_table_nobody_is_at_is_closed_for_good(tmp_path: Path) -> None:
     with serving(tmp_path, **{"abandoned-after": 1.0}) as server:
         ana, bob = server.guest("gone-ana"), server.guest("gone-bob")

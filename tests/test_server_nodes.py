@@ -37,6 +37,8 @@ from server_support import (
     set_up_table,
 )
 
+pytestmark = pytest.mark.slow
+
 LEASE = 1.0
 
 

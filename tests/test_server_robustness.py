@@ -153,6 +153,7 @@ def current_seq(arena: Arena) -> int:
     return int(json.loads(arena.views["ana"])["seq"])
 
 
+@pytest.mark.slow
 @settings(
     max_examples=250,
     deadline=None,

@@ -89,6 +89,7 @@ def test_option_values_set_from_the_chat_are_limited_as_in_messages(server: Serv
     assert options["rounds"] != long_value
 
 
+@pytest.mark.slow
 def test_slow_and_half_sent_requests_are_cut_off(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Finding 12: half-sent HTTP requests were held open indefinitely (300 for 30 s). Now a
     request's head must come within 10 s, and then its body within 10 s."""

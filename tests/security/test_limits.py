@@ -256,6 +256,7 @@ def test_an_address_that_guessed_at_many_names_is_refused_for_all() -> None:
     assert not quotas.spent("failures_per_address", "x")
 
 
+@pytest.mark.slow
 def test_a_login_takes_as_long_whether_or_not_the_name_exists(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
