@@ -180,7 +180,10 @@ async def play_watched(server: Server, bus: bool) -> None:
         seated = [Player(server, token, seed) for seed, token in enumerate(players, 1)]
         games = [player.play({table}) for player in [*seated, spectator]]
         await asyncio.wait_for(asyncio.gather(*games), 120)
-        await asyncio.sleep(0.3)
+        if bus:  # the end reaches the other node too
+            await until(lambda: any(ended(frame) for frame in heard), 30)
+        else:
+            await asyncio.sleep(0.3)  # nothing to hear meanwhile, what is tested
     finally:
         await elsewhere.close()
     record = server.record(table)
@@ -201,6 +204,11 @@ async def play_watched(server: Server, bus: bool) -> None:
             assert {**frame, "view": view} == seen
     else:
         assert heard == []
+
+
+def ended(frame: object) -> bool:
+    """Whether ``frame`` is a view of a table with its result."""
+    return isinstance(frame, str) and json.loads(frame).get("result") is not None
 
 
 def shown_result(player: Player, table: int) -> list[float]:

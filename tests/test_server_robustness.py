@@ -264,7 +264,7 @@ def flood(link: ClientConnection) -> None:
     refused = [answer for answer in answers if answer["type"] == "error"]
     assert len(refused) > 200
     assert {answer["code"] for answer in refused} == {"rate_limited"}
-    time.sleep(1.5)
+    time.sleep(1.5)  # the rate's allowance comes back with time: what is tested
     link.send(json.dumps({"type": "ping", "id": "after"}))
     assert json.loads(link.recv(timeout=5)) == {
         "type": "ack",
