@@ -398,8 +398,10 @@ def test_nothing_animates_twice_while_bots_play(server: Server, page: Page, game
         "window.__first = Number(document.querySelector('#board').dataset.seq);"
         "document.addEventListener('animationstart', () => window.__animations++)"
     )
-    page.wait_for_function(  # ten moves of the bots, however long they take
-        "Number(document.querySelector('#board').dataset.seq) - window.__first >= 10",
+    # forty moves, however long the bots take: the bound of one animation a move holds over
+    # many moves, not over a handful (ten moves of Luz may start more)
+    page.wait_for_function(
+        "Number(document.querySelector('#board').dataset.seq) - window.__first >= 40",
         timeout=60_000,
     )
     moves, animations = page.evaluate(  # at one instant: no move between the two counts
