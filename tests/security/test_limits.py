@@ -135,9 +135,11 @@ def test_a_client_that_does_not_read_is_cut_off(
         )
         help_request = masked_frame(json.dumps({"type": "help"}).encode())
         with raw, greeted(server, server.guest("listening")) as other:
-            for _ in range(8000):  # 600 B of answer each, within the rate: ~5 MB to read
-                raw.sendall(help_request)
-                time.sleep(0.0002)
+            # it may be cut off while still asking (it was, with the tests in parallel)
+            with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+                for _ in range(8000):  # 600 B of answer each, within the rate: ~5 MB to read
+                    raw.sendall(help_request)
+                    time.sleep(0.0002)
             other.send(json.dumps({"type": "ping", "id": "still there"}))
             assert json.loads(other.recv(timeout=5))["type"] == "ack"
             received = bytearray()
