@@ -80,3 +80,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield sqlite_url(tmp_path)
     else:
         yield from postgres_database()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives the browser is slow (it starts chromium and plays through the pages):
+    ``pytest -m "not slow"`` leaves them all out, those to come too."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ import redis
 from tapisvert.server.redis_bus import PREFIX_VARIABLE
 
 from server_support import Server, serving
+from server_support import until as until  # the tests on Redis wait with it
 
 REDIS_URL = os.environ.get("TAPISVERT_TEST_REDIS", "redis://127.0.0.1:6379")
 
@@ -55,12 +54,3 @@ def relayed(folder: Path, **settings: Any) -> Iterator[Server]:
         patch.setenv(PREFIX_VARIABLE, f"test-{uuid.uuid4().hex[:12]}:")
         with serving(folder, relays=2, bus=REDIS_URL, **settings) as server:
             yield server
-
-
-async def until(test: Callable[[], bool], seconds: float = 5.0) -> None:
-    """Wait for ``test`` to hold, failing after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while not test():
-        if time.monotonic() > deadline:
-            raise AssertionError("it did not happen in time")
-        await asyncio.sleep(0.01)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +28,7 @@ import websockets
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine
+from websockets.sync.client import ClientConnection
 
 from tapisvert.core.records import Record, parse_record
 from tapisvert.server.storage import MIGRATIONS
@@ -44,10 +45,25 @@ def merged_view(previous: dict[str, Any], frame: dict[str, Any]) -> dict[str, An
     return view
 
 
+async def until(test: Callable[[], bool], seconds: float = 5.0) -> None:
+    """Wait for ``test`` to hold, failing after ``seconds``: wait for the event itself,
+    not for a time that is long enough on an idle machine."""
+    deadline = time.monotonic() + seconds
+    while not test():
+        if time.monotonic() > deadline:
+            raise AssertionError("it did not happen in time")
+        await asyncio.sleep(0.01)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+STARTING_SECONDS = 120
+"""How long a server may take to answer: a few seconds alone, far longer when the tests run
+in parallel on a machine that is busy with more (its imports are most of it)."""
 
 
 class Server:
@@ -87,7 +103,7 @@ class Server:
             command += [f"--{name}", str(value)]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=log)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + STARTING_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server stopped: {self.log.read_text()[-2000:]}")
@@ -98,7 +114,7 @@ class Server:
                 return self
             except (httpx.HTTPError, OSError):
                 time.sleep(0.05)
-        raise RuntimeError("the server did not start within 30 s")
+        raise RuntimeError(f"the server did not start within {STARTING_SECONDS} s")
 
     def relays(self) -> list[int]:
         """The process ids of the server's relays."""
@@ -350,6 +366,14 @@ def raw_websocket(
     hello = {"type": "hello", "version": 1, "token": token}
     raw.sendall(masked_frame(json.dumps(hello).encode()))
     return raw
+
+
+def entered(link: ClientConnection, room: str = "main") -> None:
+    """Enter ``room`` on a greeted socket and wait for the answer: from then on the socket
+    hears what is said there."""
+    link.send(json.dumps({"type": "enter", "room": room, "id": "entered"}))
+    while json.loads(link.recv(timeout=10)).get("id") != "entered":
+        pass
 
 
 def sqlite_url(folder: Path) -> str:

@@ -289,6 +289,7 @@ def game_states(
     return random_playthrough(game.new_initial_state(seed), random.Random(seed))  # type: ignore[arg-type, return-value]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(players=players_st, seed=seed_st, duel=st.booleans(), series=st.booleans())
 def test_abluxxen_conforms(players: int, seed: int, duel: bool, series: bool) -> None:

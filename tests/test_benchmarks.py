@@ -16,6 +16,8 @@ from tapisvert.core.registry import game_names
 
 from server_support import postgres_url
 
+pytestmark = pytest.mark.slow
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 

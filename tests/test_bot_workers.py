@@ -124,6 +124,7 @@ def play_with_medium_bots(server: Server, name: str, game: str) -> int:
     return table
 
 
+@pytest.mark.slow
 def test_a_table_of_search_bots_plays_to_the_end(server_with_workers: Server) -> None:
     table = play_with_medium_bots(server_with_workers, "thinker", "wizard")
     record = server_with_workers.record(table, "text")
@@ -131,6 +132,7 @@ def test_a_table_of_search_bots_plays_to_the_end(server_with_workers: Server) ->
     assert {"P2", "P3"} <= set(record.actors or [])  # the two bots played
 
 
+@pytest.mark.slow
 def test_workers_end_when_their_server_is_killed(server_with_workers: Server) -> None:
     server = server_with_workers
     play_with_medium_bots(server, "orphan", "luz")

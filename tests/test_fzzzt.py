@@ -262,6 +262,7 @@ def game_states(players: int, seed: int, versus: bool = False) -> list[FzzztStat
     return random_playthrough(game.new_initial_state(seed), random.Random(seed))  # type: ignore[arg-type, return-value]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(players=players_st, seed=seed_st, versus=st.booleans())
 def test_fzzzt_conforms(players: int, seed: int, versus: bool) -> None:

@@ -188,6 +188,7 @@ def brute_force_possible(
     return possible
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_knowledge_matches_brute_force_on_small_decks(data: st.DataObject) -> None:
@@ -250,6 +251,7 @@ def game_states(players: int, seed: int) -> list[LuzState]:
     return random_playthrough(state, random.Random(seed))  # type: ignore[arg-type, return-value]
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=players_st, seed=seed_st, rotates=st.booleans())
 def test_luz_conforms(players: int, seed: int, rotates: bool) -> None:

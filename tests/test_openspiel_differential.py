@@ -79,6 +79,7 @@ def compare_hand(rng: random.Random) -> None:
     assert expected == other.returns()
 
 
+@pytest.mark.slow
 def test_same_moves_winners_and_scores_as_openspiel_oh_hell() -> None:
     rng = random.Random(2026)
     for _ in range(HANDS):

@@ -50,6 +50,7 @@ def decision_points(game_name: str, count: int) -> list[tuple[State, int]]:
     return points
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_name", sorted(GAMES))
 def test_no_bot_sees_what_its_seat_cannot(game_name: str) -> None:
     """Two states that differ only in what the seat cannot see: every bot picks alike."""

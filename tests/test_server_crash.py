@@ -12,10 +12,14 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tapisvert.core.game import CHANCE
 from tapisvert.core.records import Record
 
 from server_support import Player, Server, set_up_table, sqlite_url
+
+pytestmark = pytest.mark.slow
 
 KILLS = 20
 ROUND_GAMES = [("wizard", 4), ("wizard", 3), ("luz", 4), ("abluxxen", 4), ("fzzzt", 4)]

@@ -39,6 +39,7 @@ def stored_seed(server: Server, table: int) -> int:
     return int(seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_whole_game_between_people_bots_and_a_spectator_leaks_nothing(
     server: Server, game: str

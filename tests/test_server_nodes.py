@@ -38,6 +38,8 @@ from server_support import (
     set_up_table,
 )
 
+pytestmark = pytest.mark.slow
+
 LEASE = 1.0
 
 
@@ -54,7 +56,7 @@ def test_a_lease_fences_off_the_node_that_lost_it(database_url: str) -> None:
             table = await first.tables.create(new_row(), "a", LEASE)
             assert await second.leases.take("b", 10, [table]) == {}  # a's lease runs
             await first.tables.append(table, [LoggedAction(0, -1, 7)], fence=1)
-            await asyncio.sleep(LEASE + 0.2)
+            await asyncio.sleep(LEASE + 0.2)  # the lease runs out: the clock is what is tested
             assert await second.leases.take("b", 10) == {table: 2}
             with pytest.raises(TableMoved) as refused:
                 await first.tables.append(table, [LoggedAction(1, 0, 3)], fence=1)
@@ -113,7 +115,7 @@ def test_a_paused_node_can_store_nothing_of_a_table_taken_over(database_url: str
         assert await play_moves(paused, users, table.id, 5) == 5
         assert paused.keeper is not None
         paused.keeper.cancel()  # no more renewals, as from a stopped process
-        await asyncio.sleep(LEASE + 0.2)
+        await asyncio.sleep(LEASE + 0.2)  # the lease runs out: the clock is what is tested
         other = Lobby(SqlStorage(database_url), settings=settings, sole=False)
         await other.start()
         try:

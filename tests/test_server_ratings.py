@@ -294,6 +294,7 @@ def test_a_game_that_cannot_be_rated_does_not_end(tmp_path: Path) -> None:
         assert len(results_of(database, table)) == 3 and rated_games(database, "bot easy") == 1
 
 
+@pytest.mark.slow
 def test_a_server_killed_as_a_game_ends_rates_it_exactly_once(tmp_path: Path) -> None:
     """kill -9 while the last move's transaction waits for the database (held locked here),
     then again just after the game ended: each game is rated once, never half."""

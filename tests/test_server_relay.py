@@ -73,6 +73,7 @@ def relayed_server(tmp_path: Path) -> Server:
     return Server(sqlite_url(tmp_path), tmp_path / "server.log", relays=2, bus=REDIS_URL)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("redis_share")
 def test_a_game_played_through_relays_keeps_every_acknowledged_move(tmp_path: Path) -> None:
     server = relayed_server(tmp_path).start()

@@ -49,6 +49,7 @@ class Finished:
         return self.records[table_id]
 
 
+@pytest.mark.slow
 def test_a_replay_is_every_step_built_once_then_kept_and_its_worker_stops_when_idle() -> None:
     finished = Finished(2)
 
@@ -75,6 +76,7 @@ def test_a_replay_is_every_step_built_once_then_kept_and_its_worker_stops_when_i
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_kept_replays_stay_within_their_bytes() -> None:
     finished = Finished(4)
 
@@ -125,6 +127,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
+@pytest.mark.slow
 def test_replays_asked_in_a_loop_while_a_game_is_played_leave_the_game_unharmed(
     server: Server, tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 from sqlalchemy import inspect
 
 from tapisvert.core.records import parse_record
@@ -41,6 +42,7 @@ def review_when_ready(server: Server, token: str, table: int, seat: int) -> dict
     raise AssertionError("no review within 120 s")
 
 
+@pytest.mark.slow
 def test_a_finished_game_is_reviewed_once_and_as_on_the_command_line(tmp_path: Path) -> None:
     with serving(tmp_path) as server:
         table, token = finished_game(server)

@@ -153,6 +153,7 @@ def current_seq(arena: Arena) -> int:
     return int(json.loads(arena.views["ana"])["seq"])
 
 
+@pytest.mark.slow
 @settings(
     max_examples=250,
     deadline=None,
@@ -263,7 +264,7 @@ def flood(link: ClientConnection) -> None:
     refused = [answer for answer in answers if answer["type"] == "error"]
     assert len(refused) > 200
     assert {answer["code"] for answer in refused} == {"rate_limited"}
-    time.sleep(1.5)
+    time.sleep(1.5)  # the rate's allowance comes back with time: what is tested
     link.send(json.dumps({"type": "ping", "id": "after"}))
     assert json.loads(link.recv(timeout=5)) == {
         "type": "ack",

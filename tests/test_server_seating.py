@@ -14,7 +14,7 @@ from tapisvert.server.lobby import Lobby, Settings, User
 from tapisvert.server.pubsub import LocalPubSub
 from tapisvert.server.storage import SqlStorage
 
-from server_support import sqlite_url
+from server_support import sqlite_url, until
 
 
 def every_table_looked_at(lobby: Lobby, user: User) -> set[tuple[int, int]]:
@@ -129,8 +129,7 @@ def test_a_finished_table_leaving_memory_is_no_longer_followed_by_its_players_or
             assert table.id in lobby.tables  # the end stays in sight a while
             for connection in (player, spectator):
                 assert any(channel.startswith(prefix) for channel in connection.channels)
-            await asyncio.sleep(0.5)
-            assert table.id not in lobby.tables
+            await until(lambda: table.id not in lobby.tables)
             for connection in (player, spectator):
                 assert not any(channel.startswith(prefix) for channel in connection.channels)
             assert isinstance(lobby.pubsub, LocalPubSub)

@@ -107,6 +107,7 @@ def test_storage_contract(database_url: str) -> None:
     asyncio.run(run())
 
 
+@pytest.mark.slow
 def test_a_whole_game_on_postgresql(tmp_path: Path) -> None:
     for url in postgres_database():
         server = Server(url, tmp_path / "server.log").start()

@@ -12,6 +12,8 @@ from types import ModuleType
 import numpy
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("jax", reason="the train extra (jax, optax, rlax) is not installed")
 pytest.importorskip("rlax", reason="the train extra (jax, optax, rlax) is not installed")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -78,6 +79,7 @@ def test_sixty_cards_at_every_step_and_scores_follow_the_formula(players: int, s
     assert final.returns() == [float(total) for total in totals]
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=players_st, seed=seed_st, canadian=st.booleans(), hidden_bids=st.booleans())
 def test_wizard_conforms(players: int, seed: int, canadian: bool, hidden_bids: bool) -> None:

@@ -7,6 +7,7 @@ and on any text missing from the catalogues.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 from collections.abc import Iterator
@@ -191,7 +192,13 @@ def no_horizontal_overflow(page: Page) -> int:
 
 
 def screenshot(page: Page, name: str, full_page: bool = False) -> None:
-    """A picture for the README, once the cards just dealt have faded in."""
+    """A picture for the README, once the cards just dealt have faded in.
+
+    Tests run in parallel: each picture has a name of its own, and is written under a name
+    of this process's own, then renamed, so that a picture is never seen half written."""
     page.wait_for_timeout(400)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
+    picture = SCREENSHOTS / f"{name}.png"
+    partial = picture.with_name(f".{name}.{os.getpid()}.png")
+    page.screenshot(path=str(partial), full_page=full_page)
+    partial.replace(picture)

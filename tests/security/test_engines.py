@@ -126,6 +126,7 @@ def test_apply_action_refuses_any_integer_cleanly(game_name: str, data: st.DataO
     check_action(state, data.draw(numbers))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_name", GAMES)
 @SETTINGS
 @given(data=st.data())

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from server_support import Server, serving
+from server_support import Server, entered, serving
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +55,8 @@ def test_the_chat_keeps_repeated_lines(server: Server) -> None:
             link = stack.enter_context(connect(server.ws_url))
             link.send(json.dumps({"type": "hello", "version": 1, "token": token}))
             link.recv(timeout=5)
-            link.send(json.dumps({"type": "enter", "room": "main"}))
+            entered(link)
             links.append(link)
-        time.sleep(0.5)
         for _ in range(3):
             links[0].send(json.dumps({"type": "chat", "room": "main", "text": "gg"}))
         heard = 0
@@ -90,6 +89,7 @@ def test_option_values_set_from_the_chat_are_limited_as_in_messages(server: Serv
     assert options["rounds"] != long_value
 
 
+@pytest.mark.slow
 def test_slow_and_half_sent_requests_are_cut_off(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Finding 12: half-sent HTTP requests were held open indefinitely (300 for 30 s). Now a
     request's head must come within 10 s, and then its body within 10 s."""

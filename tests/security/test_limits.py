@@ -24,7 +24,7 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import GUESS_SPACING
 from tapisvert.server.quotas import SWEEP_SECONDS, MovingWindows, Quotas, QuotaSettings
 
-from server_support import Server, masked_frame, raw_websocket, serving
+from server_support import Server, entered, masked_frame, raw_websocket, serving
 
 
 @pytest.fixture(scope="module")
@@ -135,9 +135,11 @@ def test_a_client_that_does_not_read_is_cut_off(
         )
         help_request = masked_frame(json.dumps({"type": "help"}).encode())
         with raw, greeted(server, server.guest("listening")) as other:
-            for _ in range(8000):  # 600 B of answer each, within the rate: ~5 MB to read
-                raw.sendall(help_request)
-                time.sleep(0.0002)
+            # it may be cut off while still asking (it was, with the tests in parallel)
+            with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+                for _ in range(8000):  # 600 B of answer each, within the rate: ~5 MB to read
+                    raw.sendall(help_request)
+                    time.sleep(0.0002)
             other.send(json.dumps({"type": "ping", "id": "still there"}))
             assert json.loads(other.recv(timeout=5))["type"] == "ack"
             received = bytearray()
@@ -151,15 +153,12 @@ def test_a_client_that_does_not_read_is_cut_off(
 def test_chat_is_limited_per_person_across_connections(server: Server) -> None:
     """Finding 6: 10 sockets of one person delivered 600 lines at once."""
     talker, listener = server.guest("talker"), server.guest("listener")
-    enter = {"type": "enter", "room": "main"}
     with contextlib.ExitStack() as stack:
         heard = stack.enter_context(greeted(server, listener))
-        heard.send(json.dumps({**enter, "id": "in"}))
+        entered(heard)
         sockets = [stack.enter_context(greeted(server, talker)) for _ in range(6)]
         for link in sockets:
-            link.send(json.dumps(enter))
-        time.sleep(0.5)
-        frames(heard, 0.5)
+            entered(link)
         for line in range(10):
             for link in sockets:
                 link.send(json.dumps({"type": "chat", "room": "main", "text": f"spam {line}"}))
@@ -259,6 +258,7 @@ def test_an_address_that_guessed_at_many_names_is_refused_for_all() -> None:
     assert not quotas.spent("failures_per_address", "x")
 
 
+@pytest.mark.slow
 def test_a_login_takes_as_long_whether_or_not_the_name_exists(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
