@@ -45,7 +45,7 @@ def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
         positions = sent = 0
         for seed in range(games):
             row = TableRow("main", game_name, 4, {}, seed, None, "playing", [{}] * 4)
-            table = GameTable(row, lobby=None)  # type: ignore[arg-type]  # views need none
+            table = GameTable(row, host=None)  # type: ignore[arg-type]  # views need none
             state = table.game.new_initial_state()
             state.resolve_chance(random.Random(f"{seed}:0"))
             choices = random.Random(seed)

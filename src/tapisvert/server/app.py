@@ -42,16 +42,7 @@ from tapisvert.server.links import (
     read_body,
     refuse_body,
 )
-from tapisvert.server.lobby import (
-    ANYONE,
-    MAIN_ROOM,
-    MAX_TABLE_ID,
-    Connection,
-    Lobby,
-    Settings,
-    User,
-    rooms,
-)
+from tapisvert.server.lobby import ANYONE, Connection, Lobby, Settings, User
 from tapisvert.server.protocol import (
     PROTOCOL_VERSION,
     Ack,
@@ -61,9 +52,11 @@ from tapisvert.server.protocol import (
     Welcome,
 )
 from tapisvert.server.pubsub import PubSub, is_seat_channel
+from tapisvert.server.records import MAX_TABLE_ID, games
 from tapisvert.server.redis_bus import RedisPubSub
 from tapisvert.server.relay import RelayedSockets
 from tapisvert.server.reviews import Asker
+from tapisvert.server.rooms import MAIN_ROOM, rooms
 from tapisvert.server.storage import open_storage
 
 HELLO_SECONDS = 10.0
@@ -133,7 +126,7 @@ async def current_user(request: Request, authorization: Annotated[str, Header()]
     if scheme.lower() != "bearer" or not token:
         raise ServerError("bad_token", status=401)
     lobby: Lobby = request.app.state.lobby
-    return replace(await lobby.authenticate(token), address=peer(request))
+    return replace(await lobby.accounts.authenticate(token), address=peer(request))
 
 
 Me = Annotated[User, Depends(current_user)]
@@ -188,10 +181,11 @@ def create_app(
     shared = None if redis_url is None else RedisPubSub(redis_url, asked_first=is_seat_channel)
     if relays is not None and shared is None:
         raise ValueError("relays talk to their node over a Redis bus")
-    lobby = Lobby(open_storage(database_url), shared or pubsub, settings, sole=shared is None)
-    queue = None if redis_url is None else BotQueue(redis_url, lobby.settings.bot_workers)
-    if queue is not None:
-        lobby.thinking = queue
+    settings = settings or Settings()
+    queue = None if redis_url is None else BotQueue(redis_url, settings.bot_workers)
+    lobby = Lobby(
+        open_storage(database_url), shared or pubsub, settings, shared is None, thinking=queue
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -236,32 +230,32 @@ def create_app(
 
     @app.post("/api/guest")
     async def guest(body: Credentials, request: Request) -> Session:
-        token, user = await lobby.guest(body.name, peer(request))
+        token, user = await lobby.accounts.guest(body.name, peer(request))
         return Session(token=token, user=user.name, guest=True)
 
     @app.post("/api/register")
     async def register(body: Credentials, request: Request) -> Session:
-        token, user = await lobby.register(body.name, body.password, peer(request))
+        token, user = await lobby.accounts.register(body.name, body.password, peer(request))
         return Session(token=token, user=user.name, guest=False)
 
     @app.post("/api/login")
     async def login(body: Credentials, request: Request) -> Session:
-        token, user = await lobby.login(body.name, body.password, peer(request))
+        token, user = await lobby.accounts.login(body.name, body.password, peer(request))
         return Session(token=token, user=user.name, guest=False)
 
     @app.post("/api/logout", status_code=204)
     async def logout(user: Me) -> None:
-        await lobby.sign_out(user)
+        await lobby.accounts.sign_out(user)
 
     @app.post("/api/password", status_code=204)
     async def change_password(body: NewPassword, user: Me, request: Request) -> None:
         if user.guest:
             raise ServerError("guest_password", status=403)
-        await lobby.change_password(user, body.old, body.new, peer(request))
+        await lobby.accounts.change_password(user, body.old, body.new, peer(request))
 
     @app.get("/api/games")
     async def list_games() -> list[dict[str, Any]]:
-        return lobby.games()
+        return games()
 
     @app.get("/api/protocol")
     async def schemas() -> dict[str, Any]:
@@ -270,64 +264,64 @@ def create_app(
     @app.get("/api/rooms")
     async def list_rooms(request: Request) -> list[protocol.RoomInfo]:
         lobby.quotas.take("listings", peer(request))
-        return [await lobby.room_info(room) for room in rooms()]
+        return [await lobby.rooms.room_info(room) for room in rooms()]
 
     @app.get("/api/rooms/{room}")
     async def room(room: str, request: Request) -> protocol.RoomInfo:
         lobby.quotas.take("listings", peer(request))
-        return await lobby.room_info(room)
+        return await lobby.rooms.room_info(room)
 
     @app.post("/api/tables")
     async def create_table(body: NewTable, user: Me) -> protocol.TableInfo:
-        table = await lobby.create_table(
+        table = await lobby.tables.create_table(
             user, body.room, body.game, body.players, body.options, body.clock, body.rated
         )
         return table.info()
 
     @app.get("/api/tables/{table_id}")
     async def table_info(table_id: TableId) -> protocol.TableInfo:
-        return await lobby.table_info(table_id)
+        return await lobby.records.table_info(table_id)
 
     @app.get("/api/tables/{table_id}/view")
     async def table_view(table_id: TableId, user: Me) -> Response:
-        return Response(await lobby.view(user, table_id), media_type="application/json")
+        return Response(await lobby.tables.view(user, table_id), media_type="application/json")
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: TableId, body: SeatChoice, user: Me) -> Ack:
-        await lobby.join(user, table_id, body.seat)
+        await lobby.tables.join(user, table_id, body.seat)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/leave")
     async def leave(table_id: TableId, user: Me) -> Ack:
-        await lobby.leave(user, table_id)
+        await lobby.tables.leave(user, table_id)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/start")
     async def start(table_id: TableId, user: Me) -> Ack:
-        await lobby.start_game(user, table_id)
+        await lobby.tables.start_game(user, table_id)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/rematch")
     async def rematch(table_id: TableId, user: Me) -> Ack:
-        return Ack(table=await lobby.rematch(user, table_id))
+        return Ack(table=await lobby.tables.rematch(user, table_id))
 
     @app.post("/api/tables/{table_id}/options")
     async def set_option(table_id: TableId, body: OptionChoice, user: Me) -> Ack:
-        await lobby.set_option(user, table_id, body.name, body.value)
+        await lobby.tables.set_option(user, table_id, body.name, body.value)
         return Ack(table=table_id)
 
     @app.post("/api/tables/{table_id}/bots")
     async def add_bot(table_id: TableId, body: BotChoice, user: Me) -> Ack:
-        await lobby.add_bot(user, table_id, body.level, body.seat)
+        await lobby.tables.add_bot(user, table_id, body.level, body.seat)
         return Ack(table=table_id)
 
     @app.get("/api/tables/{table_id}/who")
     async def who(table_id: TableId) -> protocol.People:
-        return await lobby.who(None, table_id, ANYONE)
+        return await lobby.rooms.who(None, table_id, ANYONE)
 
     @app.post("/api/tables/{table_id}/actions")
     async def act(table_id: TableId, body: Move, user: Me) -> Ack:
-        seq = await lobby.act(user, table_id, body.action, body.seq)
+        seq = await lobby.tables.act(user, table_id, body.action, body.seq)
         return Ack(table=table_id, seq=seq)
 
     @app.post("/api/chat")
@@ -337,7 +331,7 @@ def create_app(
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: TableId, format: Literal["json", "text"] = "json") -> Response:
-        game_record = await lobby.record(table_id)
+        game_record = await lobby.records.record(table_id)
         if format == "text":
             return PlainTextResponse(game_record.to_text())
         return Response(game_record.to_json(), media_type="application/json")
@@ -513,7 +507,7 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
             try:
                 await _listen(lobby, link, connection)
             finally:
-                lobby.disconnect(connection)
+                lobby.connections.disconnect(connection)
     finally:
         lobby.addresses.close(link.address)
     link.close()
@@ -528,10 +522,10 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
         hello = Hello.model_validate_json(text)
         if hello.version != PROTOCOL_VERSION:
             raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
-        user = replace(await lobby.authenticate(hello.token), address=link.address)
+        user = replace(await lobby.accounts.authenticate(hello.token), address=link.address)
         if lobby.addresses.barred(link.address):  # barred while this socket said nothing
             raise ServerError("address_barred", status=429)
-        lobby.may_connect(user)
+        lobby.connections.may_connect(user)
     except (ValidationError, ServerError, TimeoutError) as error:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
         frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
@@ -540,7 +534,7 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
         return None
     language = hello.language or DEFAULT_LANGUAGE
     link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())
-    return await lobby.connect(user, language, link, bucket)
+    return await lobby.connections.connect(user, language, link, bucket)
 
 
 async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:
@@ -599,14 +593,14 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
         case protocol.Hello():
             raise ServerError("already_greeted")
         case protocol.Act(table=table, seq=seq, action=action):
-            new_seq = await lobby.act(user, table, action, seq, request_id)
+            new_seq = await lobby.tables.act(user, table, action, seq, request_id)
             if connection.follows_seat(table):
                 return None  # the mover's view of the new position carries the id
             return Ack(id=request_id, table=table, seq=new_seq)
         case protocol.EnterRoom(room=room):
-            entered = await lobby.enter(connection, room)
+            entered = await lobby.rooms.enter(connection, room)
             connection.send(entered.model_copy(update={"id": request_id}))
-            connection.recall(lobby.room_history[room])
+            connection.recall(lobby.rooms.history[room])
             return None
         case protocol.Chat(text=text, room=room, table=table):
             answer = await _chat(lobby, user, connection.language, text, room, table)
@@ -614,7 +608,7 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
                 answer.model_copy(update={"id": request_id}) if isinstance(answer, Ack) else answer
             )
         case protocol.CreateTable():
-            created = await lobby.create_table(
+            created = await lobby.tables.create_table(
                 user,
                 message.room,
                 message.game,
@@ -625,21 +619,21 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
             )
             return Ack(id=request_id, table=created.id)
         case protocol.Join(table=table, seat=seat):
-            await lobby.join(user, table, seat)
+            await lobby.tables.join(user, table, seat)
         case protocol.TableRequest(type="leave", table=table):
-            await lobby.leave(user, table)
+            await lobby.tables.leave(user, table)
         case protocol.TableRequest(type="watch", table=table):
-            await lobby.watch(connection, table)
+            await lobby.tables.watch(connection, table)
         case protocol.TableRequest(type="start", table=table):
-            await lobby.start_game(user, table)
+            await lobby.tables.start_game(user, table)
         case protocol.TableRequest(type="rematch", table=table):
-            return Ack(id=request_id, table=await lobby.rematch(user, table))
+            return Ack(id=request_id, table=await lobby.tables.rematch(user, table))
         case protocol.SetOption(table=table, name=name, value=value):
-            await lobby.set_option(user, table, name, value)
+            await lobby.tables.set_option(user, table, name, value)
         case protocol.AddBot(table=table, level=level, seat=seat):
-            await lobby.add_bot(user, table, level, seat)
+            await lobby.tables.add_bot(user, table, level, seat)
         case protocol.Who(room=room, table=table):
-            return await lobby.who(room, table, user)
+            return await lobby.rooms.who(room, table, user)
         case protocol.Ping(type="help"):
             return await run_command(lobby, user, connection.language, "/help", Place(None, None))
         case protocol.Ping(type="ping"):
@@ -653,5 +647,5 @@ async def _chat(
     lobby.quotas.take("chat", user.id)
     if text.startswith("/") and len(text) > 1:
         return await run_command(lobby, user, language, text, Place(room, table))
-    await lobby.chat(user, text, room, table)
+    await lobby.rooms.chat(user, text, room, table)
     return Ack(table=table)

@@ -15,9 +15,9 @@ import contextlib
 import random
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import orjson
 
@@ -26,23 +26,44 @@ from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
 from tapisvert.server.errors import ServerError, StorageError, TableMoved
-from tapisvert.server.protocol import ChatLine, SeatRating, SeatView, TableInfo
-from tapisvert.server.pubsub import seat_channel
+from tapisvert.server.notices import CHAT_HISTORY, Said
+from tapisvert.server.protocol import SeatRating, SeatView, TableInfo
+from tapisvert.server.pubsub import PubSub, seat_channel
 from tapisvert.server.ratings import Standing, places
-from tapisvert.server.storage import LoggedAction, SeatResult, TableRow
+from tapisvert.server.settings import Settings
+from tapisvert.server.storage import LoggedAction, SeatResult, Storage, TableRow
+from tapisvert.server.thinking import Thinking
 
-if TYPE_CHECKING:
-    from tapisvert.server.lobby import Lobby
-
-CHAT_HISTORY = 50
 RETRY_FIRST = 0.25
 RETRY_LONGEST = 10.0
 """Seconds before a bot's move or a seat's change the database did not take is stored
 again, doubling each time up to the longest."""
-"""Chat lines and notices a room or a table keeps for those who come later or reconnect."""
 
-Said = ChatLine | dict[str, Any]
-"""A chat line, or a notice (rendered in each reader's language when it is sent)."""
+
+class TableHost(Protocol):
+    """What a table needs of the node that serves it (see ``table_life.TableLife``)."""
+
+    storage: Storage
+    pubsub: PubSub
+    settings: Settings
+    thinking: Thinking
+    sole: bool
+    """No other node: a write carries no fencing token (see ``GameTable.write_fence``)."""
+    bot_accounts: dict[str, int]
+
+    def is_online(self, user_id: int | None) -> bool: ...
+
+    def user_name(self, user_id: int) -> str: ...
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> None: ...
+
+    def lost(self, table: GameTable) -> None: ...
+
+    def tell(
+        self, table: GameTable, key: str, rematch: int | None = None, **arguments: Any
+    ) -> None: ...
+
+    def table_changed(self, table: GameTable) -> None: ...
 
 
 @dataclass
@@ -60,10 +81,10 @@ class Seat:
 
 
 class GameTable:
-    def __init__(self, row: TableRow, lobby: Lobby) -> None:
+    def __init__(self, row: TableRow, host: TableHost) -> None:
         self.id = row.id
         self.room = row.room
-        self.lobby = lobby
+        self.host = host
         self.seed = row.seed
         self.clock = row.clock
         self.status = row.status
@@ -134,7 +155,7 @@ class GameTable:
                     name=seat.name,
                     kind=seat.kind,
                     level=seat.level,
-                    present=seat.kind == "bot" or self.lobby.is_online(seat.user_id),
+                    present=seat.kind == "bot" or self.host.is_online(seat.user_id),
                     replaced=seat.replaced,
                 )
                 for seat in self.seats
@@ -199,7 +220,7 @@ class GameTable:
     def write_fence(self) -> int | None:
         """The token a write carries: none on a node alone, which took every table at start
         and which no other node can reach (the check costs a read of the lease per commit)."""
-        return None if self.lobby.sole else self.fence
+        return None if self.host.sole else self.fence
 
     def seat_of(self, user_id: int) -> int | None:
         for index, seat in enumerate(self.seats):
@@ -210,12 +231,12 @@ class GameTable:
     def attended(self) -> bool:
         """Someone is at the table: a seated person who is connected, or a spectator."""
         return bool(self.spectators) or any(
-            seat.kind == "human" and self.lobby.is_online(seat.user_id) for seat in self.seats
+            seat.kind == "human" and self.host.is_online(seat.user_id) for seat in self.seats
         )
 
     def people(self) -> list[str]:
         seated = [f"P{index + 1} {seat.name}" for index, seat in enumerate(self.seats) if seat.name]
-        watching = [self.lobby.user_name(user) for user in self.spectators]
+        watching = [self.host.user_name(user) for user in self.spectators]
         return seated + [f"({name})" for name in watching]
 
     # -- before the start -------------------------------------------------------------
@@ -234,7 +255,7 @@ class GameTable:
         index = self._free_seat(seat)
         async with self._changing():
             self.seats[index] = Seat("human", user_id, name)
-        self.lobby.tell(self, "server.notice.sat", name=name, seat=index + 1)
+        self.host.tell(self, "server.notice.sat", name=name, seat=index + 1)
         return index
 
     async def add_bot(self, user_id: int, level: str, seat: int | None) -> int:
@@ -248,8 +269,8 @@ class GameTable:
         bot = Seat("bot", name=self._bot_name(level), level=level)
         async with self._changing():
             self.seats[index] = bot
-        name = self.lobby.user_name(user_id)
-        self.lobby.tell(self, "server.notice.bot_added", name=name, bot=bot.name, seat=index + 1)
+        name = self.host.user_name(user_id)
+        self.host.tell(self, "server.notice.bot_added", name=name, bot=bot.name, seat=index + 1)
         return index
 
     def _bot_name(self, level: str) -> str:
@@ -285,10 +306,10 @@ class GameTable:
             elif self.status == "playing":
                 self.seats[seat].replaced = True
         if self.status == "open":
-            self.lobby.tell(self, "server.notice.left", name=name)
+            self.host.tell(self, "server.notice.left", name=name)
         elif self.status == "playing":
-            self.lobby.tell(self, "server.notice.left_game", name=name)
-            self._next_turn()
+            self.host.tell(self, "server.notice.left_game", name=name)
+            self.next_turn()
 
     async def start(self, user_id: int) -> None:
         self._require_open(user_id)
@@ -298,8 +319,8 @@ class GameTable:
             # the table says "playing" only once its first chance outcomes are stored with it
             entries = await self._store(self.game.new_initial_state(), [], "playing")
             self.status = "playing"
-            self.lobby.tell(self, "server.notice.started")
-            self.lobby.table_changed(self)
+            self.host.tell(self, "server.notice.started")
+            self.host.table_changed(self)
             self._adopt(entries)
 
     def _require_open(self, user_id: int) -> None:
@@ -323,18 +344,18 @@ class GameTable:
     def _changed(self) -> None:
         """A change that stands whatever the database says (a bot takes over a seat, a
         person comes back): told now, stored as soon as the database takes it."""
-        self.lobby.table_changed(self)
-        self.lobby.spawn(self.save_until_stored())
+        self.host.table_changed(self)
+        self.host.spawn(self.save_until_stored())
 
     async def save_until_stored(self) -> None:
         """Store the table's row as it is at each attempt, until the database takes it."""
         wait = RETRY_FIRST
         while not self.moved:
             try:
-                await self.lobby.storage.save_table(self.row(), self.write_fence())
+                await self.host.storage.save_table(self.row(), self.write_fence())
                 return
             except TableMoved:
-                self.lobby.lost(self)
+                self.host.lost(self)
                 return
             except StorageError:
                 await asyncio.sleep(wait)
@@ -356,13 +377,13 @@ class GameTable:
             yield
             if self.moved:
                 raise TableMoved(self.id)
-            await self.lobby.storage.save_table(self.row(), self.write_fence())
+            await self.host.storage.save_table(self.row(), self.write_fence())
         except BaseException as error:
             self.seats, self.options, self.game, self.status, self.result = before
             if isinstance(error, TableMoved):
-                self.lobby.lost(self)
+                self.host.lost(self)
             raise
-        self.lobby.table_changed(self)
+        self.host.table_changed(self)
 
     # -- play -------------------------------------------------------------------------
 
@@ -429,7 +450,7 @@ class GameTable:
         ]
         if self.moved:
             raise TableMoved(self.id)
-        storage = self.lobby.storage
+        storage = self.host.storage
         try:
             if state.is_terminal():
                 row = replace(
@@ -442,7 +463,7 @@ class GameTable:
             changed = None if status is None else replace(self.row(), status=status)
             await storage.append(self.id, entries, changed, self.write_fence())
         except TableMoved:
-            self.lobby.lost(self)
+            self.host.lost(self)
             raise
         return _Stored(state, moves, entries)
 
@@ -476,7 +497,7 @@ class GameTable:
 
     def _account(self, seat: Seat) -> int | None:
         if seat.kind == "bot" and seat.level is not None:
-            return self.lobby.bot_accounts.get(seat.level)
+            return self.host.bot_accounts.get(seat.level)
         return seat.user_id
 
     def _counted(self, entries: list[LoggedAction]) -> tuple[list[int], list[int]]:
@@ -500,13 +521,13 @@ class GameTable:
             self.result = state.returns()
             self.finished_at = stored.finished_at
             self.results = stored.results
-            self.lobby.table_changed(self)
-        self._next_turn()
+            self.host.table_changed(self)
+        self.next_turn()
         self.publish_views(moves[0][0] if request is not None else None, request)
         if state.is_terminal():
             # after the last views, so that a log tells the last move before the end
             results, winners = self._final_words(state)
-            self.lobby.tell(self, "server.notice.finished", results=results, winners=winners)
+            self.host.tell(self, "server.notice.finished", results=results, winners=winners)
 
     def _final_words(self, state: State) -> tuple[str, str]:
         """The final scores by name ("Ana 80, Bob 60") and the winners as the game decides
@@ -523,7 +544,7 @@ class GameTable:
 
         The mover's view carries ``request``, the id of the move it answers.
         """
-        pubsub = self.lobby.pubsub
+        pubsub = self.host.pubsub
         for seat in [*range(len(self.seats)), None]:
             channel = seat_channel(self.id, seat)
             if pubsub.has_subscribers(channel):
@@ -539,7 +560,7 @@ class GameTable:
                 timer.cancel()
         self._timer = self.unattended = None
 
-    def _next_turn(self) -> None:
+    def next_turn(self) -> None:
         """Start the clock of the seat to act, or let a bot play for it."""
         if self._timer is not None:
             self._timer.cancel()
@@ -552,7 +573,7 @@ class GameTable:
         seat = self.seats[to_act]
         if seat.kind == "bot" or seat.replaced:
             asyncio.get_running_loop().call_later(
-                self.lobby.settings.bot_delay, self.lobby.spawn, self._bot_turn(to_act, self.seq)
+                self.host.settings.bot_delay, self.host.spawn, self._bot_turn(to_act, self.seq)
             )
         elif self.clock is not None:
             self.deadline = time.time() + self.clock
@@ -564,9 +585,9 @@ class GameTable:
         if self.seq != seq or self.status != "playing":
             return
         self.seats[seat].replaced = True
-        self.lobby.tell(self, "server.notice.timeout", name=self.seats[seat].name)
+        self.host.tell(self, "server.notice.timeout", name=self.seats[seat].name)
         self._changed()
-        self._next_turn()
+        self.next_turn()
 
     async def _bot_turn(self, seat: int, seq: int, wait: float = RETRY_FIRST) -> None:
         """Choose and play the bot's move; if the database does not take it, play again
@@ -574,8 +595,8 @@ class GameTable:
         state = self.state
         if state is None or self.moved or self.seq != seq or state.current_player() != seat:
             return
-        level = self.seats[seat].level or self.lobby.settings.replacement_level
-        action = await self.lobby.thinking.choose(
+        level = self.seats[seat].level or self.host.settings.replacement_level
+        action = await self.host.thinking.choose(
             self.game.name,
             self.game.players,
             self.options,
@@ -590,7 +611,7 @@ class GameTable:
                 await self._play(seat, action, seq, stand_in=seat_info.kind == "human")
             except StorageError:
                 again = self._bot_turn(seat, seq, min(2 * wait, RETRY_LONGEST))
-                asyncio.get_running_loop().call_later(wait, self.lobby.spawn, again)
+                asyncio.get_running_loop().call_later(wait, self.host.spawn, again)
             except ServerError:  # the person came back and played first
                 return
 
@@ -601,9 +622,9 @@ class GameTable:
         if seat is None or not self.seats[seat].replaced or self.status != "playing":
             return
         self.seats[seat].replaced = False
-        self.lobby.tell(self, "server.notice.back", name=self.seats[seat].name)
+        self.host.tell(self, "server.notice.back", name=self.seats[seat].name)
         self._changed()
-        self._next_turn()
+        self.next_turn()
         self.publish_views()
 
     def went_away(self, user_id: int) -> None:
@@ -612,10 +633,10 @@ class GameTable:
         if seat is None or self.status != "playing" or self.seats[seat].replaced:
             return
         self.seats[seat].replaced = True
-        self.lobby.tell(self, "server.notice.replaced", name=self.seats[seat].name)
+        self.host.tell(self, "server.notice.replaced", name=self.seats[seat].name)
         self._changed()
         if self.state is not None and self.state.current_player() == seat:
-            self._next_turn()
+            self.next_turn()
 
     # -- restore ----------------------------------------------------------------------
 
@@ -637,7 +658,7 @@ class GameTable:
             self.status, self.result, self.fence = "finished", state.returns(), None
             self.finished_at, self.results = stored.finished_at, stored.results
         elif self.status == "finished":
-            self.results = await self.lobby.storage.results(self.id) or None
+            self.results = await self.host.storage.results(self.id) or None
 
 
 def seat_ratings(results: list[SeatResult]) -> list[SeatRating | None]:
