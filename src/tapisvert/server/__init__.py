@@ -1,6 +1,7 @@
 """The platform: lobby, tables, chat commands, play over WebSocket, persistence.
 
 Layers: ``protocol`` (messages), ``storage`` (database port and adapter), ``pubsub``
-(frame delivery), ``tables`` (one game table's actor), ``lobby`` (people, rooms,
-tables), ``commands`` (chat commands), ``app`` (HTTP and WebSocket).
+(frame delivery), ``tables`` (one game table's actor), ``lobby`` (the composition root of
+accounts, presence, connections, cluster, rooms, tables and records), ``commands`` (chat
+commands), ``app`` (HTTP and WebSocket).
 """

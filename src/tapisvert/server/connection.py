@@ -17,7 +17,7 @@ from tapisvert.server.settings import Settings
 from tapisvert.server.users import User
 
 VIEW_HEAD = re.compile(r'\{"type":"view","table":(?P<table>\d+),"seq":(?P<seq>\d+),')
-"""The head of a view frame (see ``GameTable.view_frame``)."""
+"""The head of a view frame (see ``Views.frame``)."""
 FLOOD_SECONDS = 10
 """A connection whose refused messages outrun its rate by this many seconds' worth is
 dropped: a client that backs off when refused never comes near it."""

@@ -12,9 +12,9 @@ from tapisvert.server.cluster import Cluster
 from tapisvert.server.errors import ServerError
 from tapisvert.server.presence import Presence
 from tapisvert.server.protocol import TableInfo
+from tapisvert.server.results import seat_ratings
 from tapisvert.server.rooms import described
 from tapisvert.server.storage import TableRow
-from tapisvert.server.tables import seat_ratings
 from tapisvert.server.users import ANYONE
 
 MAX_TABLE_ID = 2**31 - 1

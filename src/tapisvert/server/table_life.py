@@ -155,7 +155,7 @@ class TableLife:
                 grace = self.settings.absence_grace
                 self.background.later(grace, self._check_absent, seat.user_id)
         if table.status == "playing":
-            table.next_turn()
+            table.turns.next()
         elif table.status == "finished":
             self.background.later(FINISHED_KEPT_SECONDS, self._forget, table)
         else:

@@ -24,9 +24,10 @@ from tapisvert.server.protocol import ChatLine
 from tapisvert.server.pubsub import seat_channel, table_channel
 from tapisvert.server.quotas import Quotas
 from tapisvert.server.rooms import no_such_room
+from tapisvert.server.seats import Seat
 from tapisvert.server.storage import TableRow
 from tapisvert.server.table_life import TableLife
-from tapisvert.server.tables import GameTable, Seat
+from tapisvert.server.tables import GameTable
 from tapisvert.server.users import User
 
 OPEN_TABLES_PER_ROOM = 100
@@ -259,7 +260,7 @@ class TableService:
             case "info":
                 return table.info().model_dump(mode="json")
             case "view":
-                return table.view_frame(table.seat_of(user.id))
+                return table.views.frame(table.seat_of(user.id))
             case "snapshot":
                 return await self._snapshot(table, user, **arguments)
             case _:
@@ -276,7 +277,7 @@ class TableService:
             "seq": table.seq,
             "info": table.info().model_dump(mode="json"),
             "history": [said_to(said) for said in table.history] if history else [],
-            "view": None if table.state is None else table.view_frame(seat),
+            "view": None if table.state is None else table.views.frame(seat),
         }
         if returning:
             self.life.review_attendance(table)
@@ -289,7 +290,7 @@ class TableService:
         table = await self.life.bring_back(row, fence)
         self.life.table_changed(table)
         if table.state is not None:
-            table.publish_views()
+            table.views.publish()
         for index, seat in enumerate(table.seats):
             if seat.user_id is not None:
                 await self.connections.follow_all(seat.user_id, table.id, index)

@@ -15,11 +15,9 @@ import contextlib
 import random
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
-
-import orjson
+from typing import Any, Protocol
 
 from tapisvert.bots import make_bot
 from tapisvert.core.errors import IllegalActionError, OptionError
@@ -27,26 +25,21 @@ from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
 from tapisvert.server.errors import ServerError, StorageError, TableMoved
 from tapisvert.server.notices import CHAT_HISTORY, Said
-from tapisvert.server.protocol import SeatRating, SeatView, TableInfo
-from tapisvert.server.pubsub import PubSub, seat_channel
-from tapisvert.server.ratings import Standing, places
-from tapisvert.server.settings import Settings
+from tapisvert.server.protocol import SeatView, TableInfo
+from tapisvert.server.pubsub import PubSub
+from tapisvert.server.results import counted, final_standings, final_words, seat_ratings
+from tapisvert.server.retrying import retrying_async
+from tapisvert.server.seats import Seat, bot_name, free_seat
 from tapisvert.server.storage import LoggedAction, SeatResult, Storage, TableRow
-from tapisvert.server.thinking import Thinking
-
-RETRY_FIRST = 0.25
-RETRY_LONGEST = 10.0
-"""Seconds before a bot's move or a seat's change the database did not take is stored
-again, doubling each time up to the longest."""
+from tapisvert.server.turns import RETRY_FIRST, RETRY_LONGEST, TurnHost, Turns
+from tapisvert.server.views import Views
 
 
-class TableHost(Protocol):
+class TableHost(TurnHost, Protocol):
     """What a table needs of the node that serves it (see ``table_life.TableLife``)."""
 
     storage: Storage
     pubsub: PubSub
-    settings: Settings
-    thinking: Thinking
     sole: bool
     """No other node: a write carries no fencing token (see ``GameTable.write_fence``)."""
     bot_accounts: dict[str, int]
@@ -55,8 +48,6 @@ class TableHost(Protocol):
 
     def user_name(self, user_id: int) -> str: ...
 
-    def spawn(self, work: Coroutine[Any, Any, Any]) -> None: ...
-
     def lost(self, table: GameTable) -> None: ...
 
     def tell(
@@ -64,20 +55,6 @@ class TableHost(Protocol):
     ) -> None: ...
 
     def table_changed(self, table: GameTable) -> None: ...
-
-
-@dataclass
-class Seat:
-    kind: Literal["empty", "human", "bot"] = "empty"
-    user_id: int | None = None
-    name: str | None = None
-    level: str | None = None
-    replaced: bool = False
-    """An absent person's seat, played by a bot until they come back."""
-
-    def stored(self) -> dict[str, Any]:
-        """The seat as its table's row keeps it (``asdict`` copies deeply, and slowly)."""
-        return dict(vars(self))
 
 
 class GameTable:
@@ -101,13 +78,11 @@ class GameTable:
         """Each seat's moves, and those a bot played for its absent person."""
         self.state: State | None = None
         self.seq = 0
-        self.deadline: float | None = None
         self.spectators: dict[int, int] = {}
         """Watching user id → number of their connections watching."""
         self._lock = asyncio.Lock()
-        self._timer: asyncio.TimerHandle | None = None
-        self._sent: dict[int | None, dict[str, Any]] = {}
-        """The observation last sent to each seat's channel: the next frame sends the changes."""
+        self.turns = Turns(self, host)
+        self.views = Views(self, host)
         self.history: deque[Said] = deque(maxlen=CHAT_HISTORY)
         """The latest chat lines and notices, for those who come later or reconnect."""
         self.unattended: asyncio.TimerHandle | None = None
@@ -166,57 +141,6 @@ class GameTable:
             ratings=None if self.results is None else seat_ratings(self.results),
         )
 
-    def view_frame(
-        self, seat: int | None, since: dict[str, Any] | None = None, ack: str | None = None
-    ) -> str:
-        """The view of ``seat`` (``None``: a spectator) as a JSON text.
-
-        With ``since`` (the observation last sent on that seat's channel) the frame carries
-        only the parts of the observation that changed: a finished round is not sent again
-        with every card. ``full`` tells which kind a frame is; ``ack`` answers the move
-        that led to it.
-        """
-        state = self.state
-        if state is None:
-            raise ServerError("not_started")
-        observation = state.view(seat)
-        appended: dict[str, Any] = {}
-        if since is None:
-            shown = observation
-        else:
-            shown = {
-                key: value
-                for key, value in observation.items()
-                if (sent := since.get(key)) is not value and sent != value
-            }
-            histories = self.game.observation_class.histories
-            for key in histories & shown.keys():  # grown: only the new items
-                gained = _gained(shown[key], since.get(key))
-                if gained is not None:
-                    del shown[key]
-                    appended[key] = gained
-        self._sent[seat] = observation
-        to_act = state.current_player()
-        acting = to_act >= 0
-        legal = state.legal_strings() if acting and to_act == seat else []
-        frame = {
-            "type": "view",
-            "table": self.id,
-            "seq": self.seq,
-            "seat": seat,
-            "ack": ack,
-            "to_act": to_act if acting else None,
-            "legal": legal,
-            "deadline": self.deadline if acting else None,
-            "full": since is None,
-            "view": shown,
-            "result": self.result,
-            "winners": None if self.result is None else state.winners(),
-        }
-        if appended:
-            frame["append"] = appended
-        return orjson.dumps(frame).decode()
-
     def write_fence(self) -> int | None:
         """The token a write carries: none on a node alone, which took every table at start
         and which no other node can reach (the check costs a read of the lease per commit)."""
@@ -252,7 +176,7 @@ class GameTable:
             if seat is None or seat == mine:
                 return mine
             raise ServerError("already_seated", status=409, seat=mine + 1)
-        index = self._free_seat(seat)
+        index = free_seat(self.seats, seat)
         async with self._changing():
             self.seats[index] = Seat("human", user_id, name)
         self.host.tell(self, "server.notice.sat", name=name, seat=index + 1)
@@ -264,26 +188,14 @@ class GameTable:
             make_bot(level, self.game)
         except OptionError as error:
             raise ServerError.wrapping("bad_bot", error) from None
-        index = self._free_seat(seat)
+        index = free_seat(self.seats, seat)
         level = level.lower()
-        bot = Seat("bot", name=self._bot_name(level), level=level)
+        bot = Seat("bot", name=bot_name(self.seats, level), level=level)
         async with self._changing():
             self.seats[index] = bot
         name = self.host.user_name(user_id)
         self.host.tell(self, "server.notice.bot_added", name=name, bot=bot.name, seat=index + 1)
         return index
-
-    def _bot_name(self, level: str) -> str:
-        """``bot hard``, then ``bot hard 2``…: each seat's name says who it is.
-
-        A person's name has no space, so no person is taken for a bot.
-        """
-        taken = {seat.name for seat in self.seats}
-        name = f"bot {level}"
-        number = 2
-        while name in taken:
-            name, number = f"bot {level} {number}", number + 1
-        return name
 
     async def set_option(self, user_id: int, name: str, value: str) -> None:
         self._require_open(user_id)
@@ -309,7 +221,7 @@ class GameTable:
             self.host.tell(self, "server.notice.left", name=name)
         elif self.status == "playing":
             self.host.tell(self, "server.notice.left_game", name=name)
-            self.next_turn()
+            self.turns.next()
 
     async def start(self, user_id: int) -> None:
         self._require_open(user_id)
@@ -329,18 +241,6 @@ class GameTable:
         if self.seat_of(user_id) is None:
             raise ServerError("not_seated", status=403)
 
-    def _free_seat(self, seat: int | None) -> int:
-        if seat is None:
-            for index, candidate in enumerate(self.seats):
-                if candidate.kind == "empty":
-                    return index
-            raise ServerError("table_full", status=409)
-        if not 0 <= seat < len(self.seats):
-            raise ServerError("no_such_seat", seat=seat + 1, seats=len(self.seats))
-        if self.seats[seat].kind != "empty":
-            raise ServerError("seat_taken", status=409, seat=seat + 1)
-        return seat
-
     def _changed(self) -> None:
         """A change that stands whatever the database says (a bot takes over a seat, a
         person comes back): told now, stored as soon as the database takes it."""
@@ -348,18 +248,18 @@ class GameTable:
         self.host.spawn(self.save_until_stored())
 
     async def save_until_stored(self) -> None:
-        """Store the table's row as it is at each attempt, until the database takes it."""
-        wait = RETRY_FIRST
-        while not self.moved:
-            try:
-                await self.host.storage.save_table(self.row(), self.write_fence())
-                return
-            except TableMoved:
-                self.host.lost(self)
-                return
-            except StorageError:
-                await asyncio.sleep(wait)
-                wait = min(2 * wait, RETRY_LONGEST)
+        """Store the table's row as it is at each attempt, until the database takes it
+        (``RETRY_FIRST`` seconds after a failure, then twice as long each time), or until
+        another node serves the table."""
+        if self.moved:
+            return
+        attempts = retrying_async(
+            StorageError, RETRY_FIRST, RETRY_LONGEST, until=lambda: self.moved
+        )
+        try:
+            await attempts(lambda: self.host.storage.save_table(self.row(), self.write_fence()))
+        except TableMoved:
+            self.host.lost(self)
 
     @contextlib.asynccontextmanager
     async def _changing(self) -> AsyncIterator[None]:
@@ -397,9 +297,9 @@ class GameTable:
             raise ServerError("not_seated", status=403)
         if self.seats[seat].replaced:
             await self.come_back(user_id)
-        return await self._play(seat, text, seq, request)
+        return await self.play(seat, text, seq, request)
 
-    async def _play(
+    async def play(
         self,
         seat: int,
         text: str | int,
@@ -456,7 +356,10 @@ class GameTable:
                 row = replace(
                     self.row(), status="finished", result=state.returns(), finished_at=time.time()
                 )
-                standings = self._standings(state, entries)
+                played, stand_ins = counted(self.moves, self.stand_in_moves, entries)
+                standings = final_standings(
+                    self.seats, state, played, stand_ins, self.rated, self.host.bot_accounts
+                )
                 fence = self.write_fence()
                 results = await storage.finish(self.id, entries, row, standings, fence)
                 return _Stored(state, moves, entries, row.finished_at, results)
@@ -467,54 +370,12 @@ class GameTable:
             raise
         return _Stored(state, moves, entries)
 
-    def _standings(self, state: State, entries: list[LoggedAction]) -> list[Standing]:
-        """Each seat at the end: its account, points, whether it won, whether a bot played
-        most of its moves. A bot level's account is rated once per game, by its best seat."""
-        moves, stand_ins = self._counted(entries)
-        scores, winners = state.returns(), state.winners()
-        absent = [
-            seat.kind == "human" and 2 * stand_ins[index] > moves[index]
-            for index, seat in enumerate(self.seats)
-        ]
-        ranks = places(scores, winners, absent)
-        accounts = [self._account(seat) for seat in self.seats]
-        best: dict[int, int] = {}
-        for index in sorted(range(len(self.seats)), key=lambda index: ranks[index]):
-            account = accounts[index]
-            if account is not None:
-                best.setdefault(account, index)
-        return [
-            Standing(
-                seat=index,
-                account=accounts[index],
-                score=scores[index],
-                won=index in winners,
-                absent=absent[index],
-                rated=self.rated and index in best.values(),
-            )
-            for index in range(len(self.seats))
-        ]
-
-    def _account(self, seat: Seat) -> int | None:
-        if seat.kind == "bot" and seat.level is not None:
-            return self.host.bot_accounts.get(seat.level)
-        return seat.user_id
-
-    def _counted(self, entries: list[LoggedAction]) -> tuple[list[int], list[int]]:
-        """Each seat's moves and stand-in moves, with ``entries`` counted in."""
-        moves, stand_ins = list(self.moves), list(self.stand_in_moves)
-        for entry in entries:
-            if entry.actor >= 0:
-                moves[entry.actor] += 1
-                stand_ins[entry.actor] += entry.stand_in
-        return moves, stand_ins
-
     def _adopt(self, stored: _Stored, request: str | None = None) -> None:
         """``stored`` is the table's position now: publish it to every seat."""
         state, moves = stored.state, stored.moves
         self.state = state
         self.seq += len(stored.entries)
-        self.moves, self.stand_in_moves = self._counted(stored.entries)
+        self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, stored.entries)
         if state.is_terminal():
             self.status = "finished"
             self.fence = None  # the lease ended with the game
@@ -522,98 +383,25 @@ class GameTable:
             self.finished_at = stored.finished_at
             self.results = stored.results
             self.host.table_changed(self)
-        self.next_turn()
-        self.publish_views(moves[0][0] if request is not None else None, request)
+        self.turns.next()
+        self.views.publish(moves[0][0] if request is not None else None, request)
         if state.is_terminal():
             # after the last views, so that a log tells the last move before the end
-            results, winners = self._final_words(state)
+            results, winners = final_words(self.seats, state)
             self.host.tell(self, "server.notice.finished", results=results, winners=winners)
-
-    def _final_words(self, state: State) -> tuple[str, str]:
-        """The final scores by name ("Ana 80, Bob 60") and the winners as the game decides
-        them (its tie-breaks included), for the table's notice."""
-        names = [seat.name or f"P{index + 1}" for index, seat in enumerate(self.seats)]
-        scored = zip(names, state.returns(), strict=True)
-        return (
-            ", ".join(f"{name} {points:g}" for name, points in scored),
-            ", ".join(names[seat] for seat in state.winners()),
-        )
-
-    def publish_views(self, mover: int | None = None, request: str | None = None) -> None:
-        """Each followed seat's changes, and the spectators'; a seat nobody follows is skipped.
-
-        The mover's view carries ``request``, the id of the move it answers.
-        """
-        pubsub = self.host.pubsub
-        for seat in [*range(len(self.seats)), None]:
-            channel = seat_channel(self.id, seat)
-            if pubsub.has_subscribers(channel):
-                ack = request if seat == mover else None
-                pubsub.publish(channel, self.view_frame(seat, self._sent.get(seat), ack))
-            else:
-                self._sent.pop(seat, None)
 
     def stop_timers(self) -> None:
         """No clock runs out, and no countdown closes the table."""
-        for timer in (self._timer, self.unattended):
-            if timer is not None:
-                timer.cancel()
-        self._timer = self.unattended = None
+        self.turns.stop()
+        if self.unattended is not None:
+            self.unattended.cancel()
+            self.unattended = None
 
-    def next_turn(self) -> None:
-        """Start the clock of the seat to act, or let a bot play for it."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self.deadline = None
-        state = self.state
-        if state is None or self.status != "playing":
-            return
-        to_act = state.current_player()
-        seat = self.seats[to_act]
-        if seat.kind == "bot" or seat.replaced:
-            asyncio.get_running_loop().call_later(
-                self.host.settings.bot_delay, self.host.spawn, self._bot_turn(to_act, self.seq)
-            )
-        elif self.clock is not None:
-            self.deadline = time.time() + self.clock
-            self._timer = asyncio.get_running_loop().call_later(
-                self.clock, self._time_out, to_act, self.seq
-            )
-
-    def _time_out(self, seat: int, seq: int) -> None:
-        if self.seq != seq or self.status != "playing":
-            return
+    def timed_out(self, seat: int) -> None:
+        """The clock of the person at ``seat`` ran out: a bot plays for them now."""
         self.seats[seat].replaced = True
         self.host.tell(self, "server.notice.timeout", name=self.seats[seat].name)
         self._changed()
-        self.next_turn()
-
-    async def _bot_turn(self, seat: int, seq: int, wait: float = RETRY_FIRST) -> None:
-        """Choose and play the bot's move; if the database does not take it, play again
-        after ``wait`` seconds, then twice as long each time, until it does."""
-        state = self.state
-        if state is None or self.moved or self.seq != seq or state.current_player() != seat:
-            return
-        level = self.seats[seat].level or self.host.settings.replacement_level
-        action = await self.host.thinking.choose(
-            self.game.name,
-            self.game.players,
-            self.options,
-            level,
-            state.observation(seat),
-            state.legal_actions(),
-            f"{self.seed}:bot:{seq}",
-        )
-        seat_info = self.seats[seat]
-        if seat_info.kind == "bot" or seat_info.replaced:
-            try:
-                await self._play(seat, action, seq, stand_in=seat_info.kind == "human")
-            except StorageError:
-                again = self._bot_turn(seat, seq, min(2 * wait, RETRY_LONGEST))
-                asyncio.get_running_loop().call_later(wait, self.host.spawn, again)
-            except ServerError:  # the person came back and played first
-                return
 
     # -- absence ----------------------------------------------------------------------
 
@@ -624,8 +412,8 @@ class GameTable:
         self.seats[seat].replaced = False
         self.host.tell(self, "server.notice.back", name=self.seats[seat].name)
         self._changed()
-        self.next_turn()
-        self.publish_views()
+        self.turns.next()
+        self.views.publish()
 
     def went_away(self, user_id: int) -> None:
         """The person's last connection closed long ago: a bot takes over their seat."""
@@ -636,7 +424,7 @@ class GameTable:
         self.host.tell(self, "server.notice.replaced", name=self.seats[seat].name)
         self._changed()
         if self.state is not None and self.state.current_player() == seat:
-            self.next_turn()
+            self.turns.next()
 
     # -- restore ----------------------------------------------------------------------
 
@@ -651,7 +439,7 @@ class GameTable:
                 raise RuntimeError(f"table {self.id}: the log does not replay at {entry.seq}")
             state.apply_action(entry.action)
             self.seq += 1
-        self.moves, self.stand_in_moves = self._counted(entries)
+        self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, entries)
         self.state = state
         if state.is_terminal() and self.status != "finished":  # the log ends it, the row did not
             stored = await self._store(state, [])
@@ -659,16 +447,6 @@ class GameTable:
             self.finished_at, self.results = stored.finished_at, stored.results
         elif self.status == "finished":
             self.results = await self.host.storage.results(self.id) or None
-
-
-def seat_ratings(results: list[SeatResult]) -> list[SeatRating | None]:
-    """Each seat's rating before and after the game, as shown; ``None`` where unrated."""
-    return [
-        None
-        if result.before is None or result.after is None
-        else SeatRating(before=result.before.shown, after=result.after.shown)
-        for result in results
-    ]
 
 
 @dataclass(frozen=True)
@@ -680,16 +458,3 @@ class _Stored:
     entries: list[LoggedAction]
     finished_at: float | None = None
     results: list[SeatResult] | None = None
-
-
-def _gained(value: Any, sent: Any) -> list[Any] | None:
-    """The items ``value`` added at the end of the sequence ``sent``, if that is all that
-    changed (a history starting again is sent whole)."""
-    if (
-        type(value) is type(sent)
-        and isinstance(value, (list, tuple))
-        and 0 < len(sent) < len(value)
-        and value[: len(sent)] == sent
-    ):
-        return list(value[len(sent) :])
-    return None
