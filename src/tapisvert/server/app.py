@@ -183,9 +183,8 @@ def create_app(
         raise ValueError("relays talk to their node over a Redis bus")
     settings = settings or Settings()
     queue = None if redis_url is None else BotQueue(redis_url, settings.bot_workers)
-    lobby = Lobby(
-        open_storage(database_url), shared or pubsub, settings, shared is None, thinking=queue
-    )
+    storage = open_storage(database_url)
+    lobby = Lobby(storage, shared or pubsub, settings, sole=shared is None, thinking=queue)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

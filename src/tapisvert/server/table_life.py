@@ -135,7 +135,8 @@ class TableLife:
         would otherwise carry every table it ever sat at."""
         followers = {seat.user_id for seat in table.seats if seat.user_id is not None}
         if self.registry.let_go(table):
-            assert self.followers is not None
+            if self.followers is None:
+                raise RuntimeError("the tables have no followers yet")
             for user_id in followers | table.spectators.keys():
                 self.followers.unfollow_all(user_id, table.id)
             self.background.spawn(self.storage.release_lease(self.cluster.node, table.id))
