@@ -247,13 +247,18 @@ class BotQueue:
             await self._reading(self._read_some_answers)
 
     async def _read_some_answers(self) -> None:
-        found: Any = await self._redis.xread(
-            {self.replies: self._last_answer}, count=100, block=1000
-        )
-        for _, entries in found:
-            for entry, fields in entries:
-                self._last_answer = entry
-                self._answered(fields)
+        """Read the answers as they come; back from trouble, hand over after the first
+        read, so that the next error waits the first wait again."""
+        while self._open:
+            found: Any = await self._redis.xread(
+                {self.replies: self._last_answer}, count=100, block=1000
+            )
+            for _, entries in found:
+                for entry, fields in entries:
+                    self._last_answer = entry
+                    self._answered(fields)
+            if self._reading.trouble is not None:
+                return
 
     def _answered(self, fields: dict[bytes, bytes]) -> None:
         number = fields.get(b"id", b"?").decode(errors="replace")

@@ -238,21 +238,26 @@ class RedisPubSub:
             await self._wake.wait()
             self._wake.clear()
             while self._outbox and self._open:
-                await self._publishing(self._send_batch, client)
+                await self._publishing(self._send_outbox, client)
 
-    async def _send_batch(self, client: aioredis.Redis) -> None:
-        if self._dropped:
-            log.error("%d frames for other processes were dropped", self._dropped)
-            self._dropped = 0
-        batch = [self._outbox.popleft() for _ in range(min(BATCH, len(self._outbox)))]
-        try:
-            async with client.pipeline(transaction=False) as pipe:
-                for channel, body in batch:
-                    pipe.publish(channel, body)
-                await pipe.execute()
-        except (RedisError, OSError):
-            self._outbox.extendleft(reversed(batch))
-            raise
+    async def _send_outbox(self, client: aioredis.Redis) -> None:
+        """Send batches while there are frames; back from trouble, hand over at once, so
+        that the next error waits the first wait again."""
+        while self._outbox and self._open:
+            if self._dropped:
+                log.error("%d frames for other processes were dropped", self._dropped)
+                self._dropped = 0
+            batch = [self._outbox.popleft() for _ in range(min(BATCH, len(self._outbox)))]
+            try:
+                async with client.pipeline(transaction=False) as pipe:
+                    for channel, body in batch:
+                        pipe.publish(channel, body)
+                    await pipe.execute()
+            except (RedisError, OSError):
+                self._outbox.extendleft(reversed(batch))
+                raise
+            if self._publishing.trouble is not None:
+                return
 
     async def _read_loop(self, client: aioredis.Redis) -> None:
         """Follow in Redis the channels followed here and hand their frames to the local
@@ -264,27 +269,32 @@ class RedisPubSub:
             await self._unfollow_all()
 
     async def _read(self, client: aioredis.Redis) -> None:
-        """Hand on the next frame, if one comes soon; first (again) follow the channels."""
+        """Hand on the frames as they come, following (again) the channels followed here;
+        back from trouble, hand over after the first read, so that the next error waits the
+        first wait again."""
         if self._pubsub is None:
             self._pubsub = client.pubsub(ignore_subscribe_messages=True)
             self._followed = set()
-        try:
-            if self._resubscribe.is_set() or not self._followed:
-                self._resubscribe.clear()
-                await self._follow(self._pubsub)
-            if not self._followed:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._resubscribe.wait(), 1.0)
-                return
-            message = await self._pubsub.get_message(True, timeout=POLL_SECONDS)
-        except (RedisError, OSError):
-            await self._unfollow_all()
-            raise
-        if message is not None and message["type"] == "message":
+        while self._open:
             try:
-                self._receive(message["channel"], message["data"])
-            except ValueError:
-                log.exception("a frame on %r could not be read", message["channel"])
+                if self._resubscribe.is_set() or not self._followed:
+                    self._resubscribe.clear()
+                    await self._follow(self._pubsub)
+                if not self._followed:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._resubscribe.wait(), 1.0)
+                    continue
+                message = await self._pubsub.get_message(True, timeout=POLL_SECONDS)
+            except (RedisError, OSError):
+                await self._unfollow_all()
+                raise
+            if message is not None and message["type"] == "message":
+                try:
+                    self._receive(message["channel"], message["data"])
+                except ValueError:
+                    log.exception("a frame on %r could not be read", message["channel"])
+            if self._reading.trouble is not None:
+                return
 
     async def _unfollow_all(self) -> None:
         """Close the connection that follows channels (a new one follows them again)."""

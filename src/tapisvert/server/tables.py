@@ -256,8 +256,12 @@ class GameTable:
         attempts = retrying_async(
             StorageError, RETRY_FIRST, RETRY_LONGEST, until=lambda: self.moved
         )
+
+        async def save() -> None:  # a coroutine function: tenacity awaits only those
+            await self.host.storage.save_table(self.row(), self.write_fence())
+
         try:
-            await attempts(lambda: self.host.storage.save_table(self.row(), self.write_fence()))
+            await attempts(save)
         except TableMoved:
             self.host.lost(self)
 
