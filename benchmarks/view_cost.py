@@ -2,7 +2,7 @@
 
 The server's work for each move, without sockets or database: the move applied to a copy
 of the position (``clone``, ``apply_action``, the chance it leads to, as a table does),
-then the frames of the four seats and of the spectators (``GameTable.view_frame``, each
+then the frames of the four seats and of the spectators (``Views.frame``, each
 carrying only what changed since the frame before it on its channel). For each game,
 ``--games`` random 4-player games (seeds 0, 1…; uniformly random legal moves from one
 seeded generator, so both versions see the same positions); the best of ``--repeats``
@@ -47,7 +47,7 @@ def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
         positions = sent = 0
         for seed in range(games):
             row = TableRow("main", game_name, 4, {}, seed, None, "playing", [{}] * 4)
-            table = GameTable(row, lobby=None)  # type: ignore[arg-type]  # views need none
+            table = GameTable(row, host=None)  # type: ignore[arg-type]  # views need none
             state = table.game.new_initial_state()
             state.resolve_chance(random.Random(f"{seed}:0"))
             choices = random.Random(seed)
@@ -55,7 +55,7 @@ def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
                 table.state = state
                 started = time.thread_time()
                 for seat in (0, 1, 2, 3, None):
-                    sent += len(table.view_frame(seat, table._sent.get(seat)))
+                    sent += len(table.views.frame(seat, table.views.sent.get(seat)))
                 viewed = time.thread_time()
                 viewing += viewed - started
                 positions += 1

@@ -31,6 +31,7 @@ from tapisvert.server.bot_queue import (
     write_job,
 )
 from tapisvert.server.redis_bus import bus_prefix
+from tapisvert.server.thinking import BotJob
 from test_bot_queue import client, pending, start_worker, workers  # noqa: F401  (a fixture)
 from test_bot_workers import decisions
 
@@ -52,7 +53,7 @@ def a_job(level: str = "easy") -> tuple[bytes, list[int], int]:
     ((observation, legal, seed),) = decisions("wizard", 1)
     bot = make_bot(level, load_game("wizard", players=4))
     home = bot.choose(observation, legal, random.Random(seed))  # type: ignore[arg-type]
-    return write_job("wizard", 4, {}, level, observation, legal, seed), legal, home  # type: ignore[arg-type]
+    return write_job(BotJob("wizard", 4, {}, level, observation, legal, seed)), legal, home  # type: ignore[arg-type]
 
 
 def malformed(tmp_path: Path) -> dict[str, bytes]:
@@ -169,7 +170,7 @@ def test_a_node_given_no_legal_action_falls_back(
         try:
             started = time.monotonic()
             decision = asyncio.ensure_future(
-                queue.choose("abluxxen", 4, {}, "medium", observation, legal, seed)  # type: ignore[arg-type]
+                queue.choose(BotJob("abluxxen", 4, {}, "medium", observation, legal, seed))  # type: ignore[arg-type]
             )
             with client() as reader:
                 await until(lambda: reader.xlen(bus_prefix() + JOBS) == 1)

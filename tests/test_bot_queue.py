@@ -25,6 +25,7 @@ from tapisvert.bots import make_bot
 from tapisvert.bots.search import BUDGET_SCALE_VARIABLE
 from tapisvert.server.bot_queue import GROUP, JOBS, BotQueue, read_job, work
 from tapisvert.server.redis_bus import bus_prefix
+from tapisvert.server.thinking import BotJob
 from test_bot_workers import SCALE, decisions, play_with_medium_bots
 
 from server_support import Server, serving
@@ -81,7 +82,7 @@ def test_decisions_come_back_legal_and_as_this_process_would_decide(
         await queue.start()
         try:
             return [
-                await queue.choose("wizard", 4, {}, "medium", observation, legal, seed)  # type: ignore[arg-type]
+                await queue.choose(BotJob("wizard", 4, {}, "medium", observation, legal, seed))  # type: ignore[arg-type]
                 for observation, legal, seed in found
             ]
         finally:
@@ -110,7 +111,10 @@ def test_two_workers_share_the_jobs(small_searches: None) -> None:
             while len({fields[b"worker"] for fields in answers(queue)}) < 2:
                 assert time.monotonic() < deadline, "one worker took every job for a minute"
                 chosen += await asyncio.gather(
-                    *(queue.choose("luz", 4, {}, "medium", o, legal, s) for o, legal, s in found)  # type: ignore[arg-type]
+                    *(
+                        queue.choose(BotJob("luz", 4, {}, "medium", o, legal, s))
+                        for o, legal, s in found
+                    )  # type: ignore[arg-type]
                 )
             return chosen, answers(queue)
         finally:
@@ -136,7 +140,7 @@ def test_a_job_whose_worker_dies_is_taken_over(workers: list[BaseProcess]) -> No
         first = start_worker(workers, claim_after=1.0)
         try:
             decision = asyncio.ensure_future(
-                queue.choose("wizard", 4, {}, "hard", observation, legal, seed)  # type: ignore[arg-type]
+                queue.choose(BotJob("wizard", 4, {}, "hard", observation, legal, seed))  # type: ignore[arg-type]
             )
             await until(lambda: pending() == 1, 30)  # the first worker took it
             os.kill(first.pid or 0, signal.SIGKILL)
@@ -168,14 +172,18 @@ def test_without_an_answer_in_time_the_easy_bot_decides_and_a_late_one_is_ignore
         await queue.start()
         try:
             observation, legal, seed = found[0]
-            unanswered = await queue.choose("abluxxen", 4, {}, "medium", observation, legal, seed)  # type: ignore[arg-type]
+            unanswered = await queue.choose(
+                BotJob("abluxxen", 4, {}, "medium", observation, legal, seed)
+            )  # type: ignore[arg-type]
             start_worker(workers)  # comes too late: skips the job past its time
             await until(lambda: pending() == 0 and stream_length() == 0, 30)
             with client() as writer:  # an answer to the job it gave up: ignored
                 writer.xadd(queue.replies, {"id": f"{queue.replies}:1", "action": "-1"})
             queue.limit = 30
             observation, legal, seed = found[1]
-            answered = await queue.choose("abluxxen", 4, {}, "medium", observation, legal, seed)  # type: ignore[arg-type]
+            answered = await queue.choose(
+                BotJob("abluxxen", 4, {}, "medium", observation, legal, seed)
+            )  # type: ignore[arg-type]
             return unanswered, answered
         finally:
             await queue.close()
@@ -207,7 +215,7 @@ def test_a_job_carries_only_what_the_seat_may_see() -> None:
         await queue.start()
         try:
             decision = asyncio.ensure_future(
-                queue.choose("fzzzt", 4, {}, "hard", state.observation(seat), legal, "s")
+                queue.choose(BotJob("fzzzt", 4, {}, "hard", state.observation(seat), legal, "s"))
             )
             await until(lambda: stream_length() == 1)
             with client() as reader:

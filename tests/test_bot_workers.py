@@ -17,7 +17,7 @@ import pytest
 from tapisvert import CHANCE, load_game
 from tapisvert.bots import make_bot
 from tapisvert.bots.search import BUDGET_SCALE_VARIABLE
-from tapisvert.server.thinking import BotWorkers
+from tapisvert.server.thinking import BotJob, BotWorkers
 
 from server_support import Player, Server, serving, set_up_table
 
@@ -54,7 +54,7 @@ def test_a_worker_decides_as_this_process_would(small_searches: None, game_name:
 
     async def ask() -> list[int]:
         return [
-            await workers.choose(game_name, 4, {}, "medium", observation, legal, seed)  # type: ignore[arg-type]
+            await workers.choose(BotJob(game_name, 4, {}, "medium", observation, legal, seed))  # type: ignore[arg-type]
             for observation, legal, seed in decisions(game_name, 6)
         ]
 
@@ -76,7 +76,7 @@ def test_quick_bots_start_no_worker_and_search_bots_do(small_searches: None) -> 
     before = {child.pid for child in multiprocessing.active_children()}
 
     async def ask(level: str) -> int:
-        return await workers.choose("wizard", 4, {}, level, observation, legal, seed)  # type: ignore[arg-type]
+        return await workers.choose(BotJob("wizard", 4, {}, level, observation, legal, seed))  # type: ignore[arg-type]
 
     def started() -> set[int | None]:
         return {child.pid for child in multiprocessing.active_children()} - before
@@ -96,7 +96,7 @@ def test_a_dead_worker_costs_one_quick_decision(small_searches: None) -> None:
 
     async def ask(index: int) -> int:
         observation, legal, seed = found[index]
-        return await workers.choose("luz", 4, {}, "medium", observation, legal, seed)  # type: ignore[arg-type]
+        return await workers.choose(BotJob("luz", 4, {}, "medium", observation, legal, seed))  # type: ignore[arg-type]
 
     try:
         assert asyncio.run(ask(0)) in found[0][1]

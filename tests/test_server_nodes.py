@@ -87,13 +87,13 @@ async def play_moves(lobby: Lobby, users: list[User], table_id: int, count: int)
     """Play ``count`` random legal moves (fewer if the game ends); the moves played."""
     rng = random.Random(table_id)
     played = 0
-    table = lobby.tables[table_id]
+    table = lobby.registry.tables[table_id]
     while played < count and table.status == "playing":
         assert table.state is not None
         seat = table.state.current_player()
         action = rng.choice(table.state.legal_actions())
         text = table.state.action_to_string(action)
-        await lobby.act(users[seat], table_id, text, table.seq)
+        await lobby.tables.act(users[seat], table_id, text, table.seq)
         played += 1
     return played
 
@@ -107,28 +107,32 @@ def test_a_paused_node_can_store_nothing_of_a_table_taken_over(database_url: str
     async def run() -> None:
         paused = Lobby(SqlStorage(database_url), settings=settings, sole=False)
         await paused.start()
-        users = [(await paused.guest(name, "127.0.0.1"))[1] for name in ("ana", "bob", "cat")]
-        table = await paused.create_table(users[0], "main", "wizard", 3, {"rounds": "2"}, None)
+        users = [
+            (await paused.accounts.guest(name, "127.0.0.1"))[1] for name in ("ana", "bob", "cat")
+        ]
+        table = await paused.tables.create_table(
+            users[0], "main", "wizard", 3, {"rounds": "2"}, None
+        )
         for seat, user in enumerate(users[1:], start=1):
-            await paused.join(user, table.id, seat)
+            await paused.tables.join(user, table.id, seat)
         await table.start(users[0].id)
         assert await play_moves(paused, users, table.id, 5) == 5
-        assert paused.keeper is not None
-        paused.keeper.cancel()  # no more renewals, as from a stopped process
+        assert paused.cluster.keeper is not None
+        paused.cluster.keeper.cancel()  # no more renewals, as from a stopped process
         await asyncio.sleep(LEASE + 0.2)  # the lease runs out: the clock is what is tested
         other = Lobby(SqlStorage(database_url), settings=settings, sole=False)
         await other.start()
         try:
-            taken = other.tables[table.id]
+            taken = other.registry.tables[table.id]
             assert taken.seq == table.seq and taken.fence == 2
             state = table.state
             assert state is not None
             move = state.action_to_string(state.legal_actions()[0])
             seat = state.current_player()
             with pytest.raises(ServerError) as refused:
-                await paused.act(users[seat], table.id, move, table.seq)
+                await paused.tables.act(users[seat], table.id, move, table.seq)
             assert refused.value.code == "table_moved"
-            assert table.id not in paused.tables and table.moved
+            assert table.id not in paused.registry.tables and table.moved
             played = await play_moves(other, users, table.id, 10_000)
             assert taken.status == "finished" and played > 0
             logged = await other.storage.tables.actions(table.id)

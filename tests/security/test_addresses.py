@@ -20,13 +20,14 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from tapisvert.server import lobby as lobby_module
+from tapisvert.server import rooms, table_service, users
 from tapisvert.server.addresses import Addresses, TokenBucket
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import OPEN_FILES_WANTED, address_key
-from tapisvert.server.lobby import OPEN_TABLES_PER_ADDRESS, Lobby, Settings, User
+from tapisvert.server.lobby import Lobby, Settings, User
 from tapisvert.server.quotas import Quotas, QuotaSettings
 from tapisvert.server.storage import SqlStorage
+from tapisvert.server.table_service import OPEN_TABLES_PER_ADDRESS
 
 from server_support import Server, one_round_game, serving, sqlite_url
 
@@ -182,9 +183,9 @@ def test_the_addresses_of_one_ipv6_network_count_as_one() -> None:
 
 def test_a_user_from_a_node_of_another_version_is_understood() -> None:
     sent = {**asdict(User(7, "ann", False, "s", "192.0.2.8")), "later_field": 1}
-    assert lobby_module._user_from(sent) == User(7, "ann", False, "s", "192.0.2.8")
+    assert users.user_from(sent) == User(7, "ann", False, "s", "192.0.2.8")
     older = {"id": 7, "name": "ann", "guest": False, "session": "s"}
-    assert lobby_module._user_from(older).address == "?"
+    assert users.user_from(older).address == "?"
 
 
 def test_one_may_chat_only_at_a_table_where_one_sits_or_watches(server: Server) -> None:
@@ -244,25 +245,27 @@ def test_a_rooms_listing_is_bounded_open_tables_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Finding 5: a room's listing grew to 502 KiB, rebuilt at every entrance."""
-    monkeypatch.setattr(lobby_module, "ROOM_LISTING", 5)
-    monkeypatch.setattr(lobby_module, "OPEN_TABLES_PER_ROOM", 4)
+    monkeypatch.setattr(rooms, "ROOM_LISTING", 5)
+    monkeypatch.setattr(table_service, "OPEN_TABLES_PER_ROOM", 4)
 
     async def scenario() -> None:
         lobby = Lobby(SqlStorage(sqlite_url(tmp_path)), settings=Settings(bot_delay=30.0))
         await lobby.start()
         try:
-            people = [(await lobby.guest(f"lister-{n}", f"192.0.2.{n}"))[1] for n in range(7)]
+            people = [
+                (await lobby.accounts.guest(f"lister-{n}", f"192.0.2.{n}"))[1] for n in range(7)
+            ]
             for person in people[:2]:  # two tables in play
-                table = await lobby.create_table(person, "luz", "luz", 3, {}, None)
+                table = await lobby.tables.create_table(person, "luz", "luz", 3, {}, None)
                 for _ in range(2):
-                    await lobby.add_bot(person, table.id, "easy", None)
-                await lobby.start_game(person, table.id)
+                    await lobby.tables.add_bot(person, table.id, "easy", None)
+                await lobby.tables.start_game(person, table.id)
             for person in people[2:6]:
-                await lobby.create_table(person, "luz", "luz", 3, {}, None)
+                await lobby.tables.create_table(person, "luz", "luz", 3, {}, None)
             with pytest.raises(ServerError) as full:
-                await lobby.create_table(people[6], "luz", "luz", 3, {}, None)
+                await lobby.tables.create_table(people[6], "luz", "luz", 3, {}, None)
             assert full.value.code == "room_full"
-            listed = (await lobby.room_info("luz")).tables
+            listed = (await lobby.rooms.room_info("luz")).tables
             assert [info.status for info in listed].count("open") == 4
             assert len(listed) == 5 and [info.table for info in listed] == sorted(
                 info.table for info in listed

@@ -20,8 +20,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from redis_support import relayed
+from tapisvert.server.accounts import GUESS_SPACING
 from tapisvert.server.errors import ServerError
-from tapisvert.server.lobby import GUESS_SPACING
 from tapisvert.server.quotas import SWEEP_SECONDS, MovingWindows, Quotas, QuotaSettings
 
 from server_support import Server, entered, masked_frame, raw_websocket, serving

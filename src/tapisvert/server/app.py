@@ -70,10 +70,10 @@ def create_app(
     shared = None if redis_url is None else RedisPubSub(redis_url, asked_first=is_seat_channel)
     if relays is not None and shared is None:
         raise ValueError("relays talk to their node over a Redis bus")
-    lobby = Lobby(open_storage(database_url), shared or pubsub, settings, sole=shared is None)
-    queue = None if redis_url is None else BotQueue(redis_url, lobby.settings.bot_workers)
-    if queue is not None:
-        lobby.thinking = queue
+    settings = settings or Settings()
+    queue = None if redis_url is None else BotQueue(redis_url, settings.bot_workers)
+    storage = open_storage(database_url)
+    lobby = Lobby(storage, shared or pubsub, settings, sole=shared is None, thinking=queue)
     app = FastAPI(
         title="tapisvert",
         version=str(PROTOCOL_VERSION),

@@ -33,7 +33,6 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Mapping, Sequence
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -42,7 +41,7 @@ import redis
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 from redis.exceptions import RedisError, ResponseError
 
-from tapisvert.core.game import Action, Observation
+from tapisvert.core.game import Action
 from tapisvert.core.wire import (
     actions_from_data,
     actions_to_data,
@@ -53,16 +52,17 @@ from tapisvert.core.wire import (
 from tapisvert.server.redis_bus import (
     RETRY_FIRST,
     RETRY_LONGEST,
-    Backoff,
     bus_client,
     bus_prefix,
     finish,
+    recovering,
     watched,
 )
+from tapisvert.server.retrying import logged, retrying
 from tapisvert.server.thinking import (
-    FALLBACK_BOT,
-    QUICK_BOTS,
     THINKING_LIMIT,
+    BotJob,
+    choose,
     decide,
     default_workers,
     follow_the_server,
@@ -92,11 +92,6 @@ class MalformedJob(ValueError):
     """What a worker read is not a job: it is refused, never decided."""
 
 
-Job = tuple[str, int, dict[str, Any], str, Observation, list[Action], str]
-"""What ``thinking.decide`` takes: game, player count, options, level, observation, legal
-actions, seed."""
-
-
 class _JobFields(BaseModel):
     """A job as JSON: each field of its type, as strict JSON has it, and no other field; the
     observation and the legal actions are read next, by ``tapisvert.core.wire``."""
@@ -112,31 +107,23 @@ class _JobFields(BaseModel):
     seed: str
 
 
-def write_job(
-    game: str,
-    players: int,
-    options: Mapping[str, Any],
-    level: str,
-    observation: Observation,
-    legal: Sequence[Action],
-    seed: str,
-) -> bytes:
+def write_job(job: BotJob) -> bytes:
     """A job as the JSON object that goes on the stream; raises ``TypeError`` or
     ``ValueError`` for one that has no such form (an option that is no JSON value, say)."""
     return orjson.dumps(
         {
-            "game": game,
-            "players": players,
-            "options": dict(options),
-            "level": level,
-            "observation": observation_to_data(game, observation),
-            "legal": actions_to_data(legal),
-            "seed": seed,
+            "game": job.game,
+            "players": job.players,
+            "options": job.options,
+            "level": job.level,
+            "observation": observation_to_data(job.game, job.observation),
+            "legal": actions_to_data(job.legal),
+            "seed": job.seed,
         }
     )
 
 
-def read_job(raw: bytes) -> Job:
+def read_job(raw: bytes) -> BotJob:
     """The job that ``write_job`` wrote; raises :class:`MalformedJob`, saying why, for
     anything else: nothing in ``raw`` is run, only parsed and checked."""
     if len(raw) > LARGEST_JOB:
@@ -150,7 +137,7 @@ def read_job(raw: bytes) -> Job:
         legal = actions_from_data(job.legal)
     except ValueError as error:  # an unknown game, not its observation, not actions
         raise MalformedJob(_shortened(f"{job.game}: {error}")) from None
-    return (job.game, job.players, dict(job.options), job.level, observation, legal, job.seed)
+    return BotJob(job.game, job.players, dict(job.options), job.level, observation, legal, job.seed)
 
 
 def _shortened(text: str) -> str:
@@ -185,7 +172,9 @@ class BotQueue:
         self._redis = bus_client(url)
         self._reader: asyncio.Task[None] | None = None
         self._open = True
-        self._reading = Backoff("reading bot answers from Redis")
+        self._reading = recovering("reading bot answers from Redis", lambda: not self._open)
+        self._last_answer = "0-0"
+        """The position of the last answer read on the reply stream."""
 
     async def start(self) -> None:
         """Make sure the group exists and listen for answers."""
@@ -194,27 +183,20 @@ class BotQueue:
             await self._redis.xgroup_create(self.jobs, GROUP, id="0", mkstream=True)
         self._reader = watched(self._read_answers())
 
-    async def choose(
-        self,
-        game: str,
-        players: int,
-        options: Mapping[str, Any],
-        level: str,
-        observation: Observation,
-        legal: Sequence[Action],
-        seed: str,
-    ) -> Action:
-        """The move of a bot of ``level``, chosen by a worker unless the bot is a quick one."""
-        job = (game, players, dict(options), level, observation, list(legal), seed)
-        if level in QUICK_BOTS:
-            return decide(*job)
+    async def choose(self, job: BotJob) -> Action:
+        """The move of a bot, chosen by a worker unless the bot is a quick one."""
+        troubles = (TimeoutError, JobFailed, RedisError, OSError)
+        return await choose(job, self._ask, troubles, "a bot job")
+
+    async def _ask(self, job: BotJob) -> Action:
+        """A worker's answer to ``job``, as soon as one comes back (within ``limit``)."""
         self._start_workers()
         number = f"{self.replies}:{next(self._numbers)}"
         answer: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
         self._waiting[number] = answer
         try:
             try:
-                payload = write_job(*job)
+                payload = write_job(job)
             except (TypeError, ValueError) as error:
                 raise JobFailed(f"the job has no JSON form: {error}") from error
             await self._redis.xadd(
@@ -229,12 +211,9 @@ class BotQueue:
                 approximate=True,
             )
             action = await asyncio.wait_for(answer, self.limit)
-            if action not in legal:
+            if action not in job.legal:
                 raise JobFailed(f"the answer {action} is not a legal action")
             return action
-        except (TimeoutError, JobFailed, RedisError, OSError) as trouble:
-            log.error("a bot job failed (%r); %s decides instead", trouble, FALLBACK_BOT)
-            return decide(game, players, dict(options), FALLBACK_BOT, *job[4:])
         finally:
             self._waiting.pop(number, None)
 
@@ -264,18 +243,22 @@ class BotQueue:
             self._processes.append(process)
 
     async def _read_answers(self) -> None:
-        last = "0-0"
         while self._open:
-            try:
-                found: Any = await self._redis.xread({self.replies: last}, count=100, block=1000)
-                self._reading.ok()
-            except (RedisError, OSError) as error:
-                await self._reading.failed(error)
-                continue
+            await self._reading(self._read_some_answers)
+
+    async def _read_some_answers(self) -> None:
+        """Read the answers as they come; back from trouble, hand over after the first
+        read, so that the next error waits the first wait again."""
+        while self._open:
+            found: Any = await self._redis.xread(
+                {self.replies: self._last_answer}, count=100, block=1000
+            )
             for _, entries in found:
                 for entry, fields in entries:
-                    last = entry
+                    self._last_answer = entry
                     self._answered(fields)
+            if self._reading.trouble is not None:
+                return
 
     def _answered(self, fields: dict[bytes, bytes]) -> None:
         number = fields.get(b"id", b"?").decode(errors="replace")
@@ -305,19 +288,26 @@ def work(
     client = redis.Redis.from_url(url)
     jobs = (bus_prefix() if prefix is None else prefix) + JOBS
     me = f"{socket.gethostname()}:{os.getpid()}"
-    wait = RETRY_FIRST
-    while True:
+    grouped = False
+
+    def answer_some() -> None:
+        """Answer the next jobs; first (again, after an error) make sure the group exists."""
+        nonlocal grouped
         try:
-            with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists
-                client.xgroup_create(jobs, GROUP, id="0", mkstream=True)
-            while True:
-                for entry, fields in _next_jobs(client, jobs, me, claim_after):
-                    _answer(client, jobs, me, entry, fields)
-                wait = RETRY_FIRST
-        except (RedisError, OSError) as error:
-            log.error("a bot worker's Redis failed: %r; trying again in %.1f s", error, wait)
-            time.sleep(wait)
-            wait = min(2 * wait, RETRY_LONGEST)
+            if not grouped:
+                with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists
+                    client.xgroup_create(jobs, GROUP, id="0", mkstream=True)
+                grouped = True
+            for entry, fields in _next_jobs(client, jobs, me, claim_after):
+                _answer(client, jobs, me, entry, fields)
+        except (RedisError, OSError):
+            grouped = False
+            raise
+
+    failed = logged(log, "a bot worker's Redis")
+    attempts = retrying((RedisError, OSError), RETRY_FIRST, RETRY_LONGEST, failed)
+    while True:
+        attempts(answer_some)
 
 
 def _next_jobs(
@@ -344,7 +334,7 @@ def _answer(
         if time.time() > _deadline(fields):
             log.warning("bot job %s is past its time: its node decided without it", number)
         else:
-            action = decide(*read_job(fields.get(b"job", b"")))
+            action = decide(read_job(fields.get(b"job", b"")))
             answer = {"id": number, "worker": me, "action": str(action)}
     except MalformedJob as error:
         log.error("bot job %s is refused, being no job: %s", number, error)

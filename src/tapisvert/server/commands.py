@@ -37,25 +37,25 @@ async def run_command(
     if name == "help":
         return _help(language, place)
     if name == "who":
-        return await lobby.who(place.room, place.table, user)
+        return await lobby.rooms.who(place.room, place.table, user)
     if name == "join":
         return await _join(lobby, user, arguments, place)
     table = _table_here(place)
     if name == "leave" and not arguments:
-        await lobby.leave(user, table)
+        await lobby.tables.leave(user, table)
     elif name == "start" and not arguments:
-        await lobby.start_game(user, table)
+        await lobby.tables.start_game(user, table)
     elif name == "option" and len(arguments) == 2:
         if len(arguments[1]) > MAX_OPTION_VALUE:  # as long as the message's field allows
             field = message("server.field.value")
             raise ServerError(
                 "malformed", key="server.problem.too_long", field=field, limit=MAX_OPTION_VALUE
             )
-        await lobby.set_option(user, table, arguments[0], arguments[1])
+        await lobby.tables.set_option(user, table, arguments[0], arguments[1])
     elif name == "bot" and len(arguments) == 2 and arguments[0].lower() == "add":
-        await lobby.add_bot(user, table, arguments[1], None)
+        await lobby.tables.add_bot(user, table, arguments[1], None)
     elif name == "rematch" and not arguments:
-        return Ack(table=await lobby.rematch(user, table))
+        return Ack(table=await lobby.tables.rematch(user, table))
     else:
         raise _usage(name)
     return Ack(table=table)
@@ -70,7 +70,7 @@ async def _join(lobby: Lobby, user: User, arguments: list[str], place: Place) ->
         table, seat = numbers[0], (numbers[1] - 1 if len(numbers) == 2 else None)
     else:
         raise _usage("join")
-    await lobby.join(user, table, seat)
+    await lobby.tables.join(user, table, seat)
     return Ack(table=table)
 
 

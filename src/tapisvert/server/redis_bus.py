@@ -43,6 +43,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from tapisvert.server.pubsub import Frame, LocalPubSub, Subscriber
+from tapisvert.server.retrying import Recovering
 
 PREFIX_VARIABLE = "TAPISVERT_BUS_PREFIX"
 """Names what goes before every channel and key: the platform's share of a Redis server, by
@@ -100,25 +101,10 @@ async def finish(tasks: list[asyncio.Task[None]]) -> None:
             task.cancel()
 
 
-class Backoff:
-    """Waits between attempts after errors, doubling from ``RETRY_FIRST`` to ``RETRY_LONGEST``;
-    says in the log when things go wrong and when they are right again."""
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-        self.trouble: BaseException | None = None
-        self._wait = RETRY_FIRST
-
-    def ok(self) -> None:
-        if self.trouble is not None:
-            log.warning("%s works again", self.what)
-        self.trouble, self._wait = None, RETRY_FIRST
-
-    async def failed(self, error: BaseException) -> None:
-        log.error("%s failed: %r; trying again in %.1f s", self.what, error, self._wait)
-        self.trouble = error
-        await asyncio.sleep(self._wait)  # short enough for a closing task to end in time
-        self._wait = min(2 * self._wait, RETRY_LONGEST)
+def recovering(what: str, until: Callable[[], bool]) -> Recovering:
+    """Calls to Redis tried again after its errors, from ``RETRY_FIRST`` to
+    ``RETRY_LONGEST`` seconds apart, until they work or ``until`` holds."""
+    return Recovering(log, what, (RedisError, OSError), RETRY_FIRST, RETRY_LONGEST, until)
 
 
 class RedisPubSub:
@@ -157,9 +143,14 @@ class RedisPubSub:
         self._wake = asyncio.Event()
         self._resubscribe = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
-        self._publishing = Backoff("publishing to Redis")
-        self._reading = Backoff("reading from Redis")
-        self._counting = Backoff("counting subscribers in Redis")
+        self._publishing = recovering("publishing to Redis", self._closing)
+        self._reading = recovering("reading from Redis", self._closing)
+        self._counting = recovering("counting subscribers in Redis", self._closing)
+        self._pubsub: Any = None
+        """The connection that follows channels in Redis, while it works."""
+
+    def _closing(self) -> bool:
+        return not self._open
 
     @property
     def trouble(self) -> BaseException | None:
@@ -241,53 +232,76 @@ class RedisPubSub:
     # -- the tasks --------------------------------------------------------------------
 
     async def _publish_loop(self, client: aioredis.Redis) -> None:
-        """Send the outbox in order, in batches; after an error, send the same batch again
+        """Send the outbox in order, in batches; after an error, send the same frames again
         (readers drop a frame they already read)."""
         while self._open:
             await self._wake.wait()
             self._wake.clear()
             while self._outbox and self._open:
-                if self._dropped:
-                    log.error("%d frames for other processes were dropped", self._dropped)
-                    self._dropped = 0
-                batch = [self._outbox.popleft() for _ in range(min(BATCH, len(self._outbox)))]
-                try:
-                    async with client.pipeline(transaction=False) as pipe:
-                        for channel, body in batch:
-                            pipe.publish(channel, body)
-                        await pipe.execute()
-                    self._publishing.ok()
-                except (RedisError, OSError) as error:
-                    self._outbox.extendleft(reversed(batch))
-                    await self._publishing.failed(error)
+                await self._publishing(self._send_outbox, client)
+
+    async def _send_outbox(self, client: aioredis.Redis) -> None:
+        """Send batches while there are frames; back from trouble, hand over at once, so
+        that the next error waits the first wait again."""
+        while self._outbox and self._open:
+            if self._dropped:
+                log.error("%d frames for other processes were dropped", self._dropped)
+                self._dropped = 0
+            batch = [self._outbox.popleft() for _ in range(min(BATCH, len(self._outbox)))]
+            try:
+                async with client.pipeline(transaction=False) as pipe:
+                    for channel, body in batch:
+                        pipe.publish(channel, body)
+                    await pipe.execute()
+            except (RedisError, OSError):
+                self._outbox.extendleft(reversed(batch))
+                raise
+            if self._publishing.trouble is not None:
+                return
 
     async def _read_loop(self, client: aioredis.Redis) -> None:
         """Follow in Redis the channels followed here and hand their frames to the local
         subscribers; reconnect and follow them again after an error."""
-        while self._open:
-            pubsub: Any = client.pubsub(ignore_subscribe_messages=True)
+        try:
+            while self._open:
+                await self._reading(self._read, client)
+        finally:
+            await self._unfollow_all()
+
+    async def _read(self, client: aioredis.Redis) -> None:
+        """Hand on the frames as they come, following (again) the channels followed here;
+        back from trouble, hand over after the first read, so that the next error waits the
+        first wait again."""
+        if self._pubsub is None:
+            self._pubsub = client.pubsub(ignore_subscribe_messages=True)
             self._followed = set()
+        while self._open:
             try:
-                while self._open:
-                    if self._resubscribe.is_set() or not self._followed:
-                        self._resubscribe.clear()
-                        await self._follow(pubsub)
-                    if not self._followed:
-                        with contextlib.suppress(TimeoutError):
-                            await asyncio.wait_for(self._resubscribe.wait(), 1.0)
-                        continue
-                    message = await pubsub.get_message(True, timeout=POLL_SECONDS)
-                    self._reading.ok()
-                    if message is not None and message["type"] == "message":
-                        try:
-                            self._receive(message["channel"], message["data"])
-                        except ValueError:
-                            log.exception("a frame on %r could not be read", message["channel"])
-            except (RedisError, OSError) as error:
-                await self._reading.failed(error)
-            finally:
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()
+                if self._resubscribe.is_set() or not self._followed:
+                    self._resubscribe.clear()
+                    await self._follow(self._pubsub)
+                if not self._followed:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._resubscribe.wait(), 1.0)
+                    continue
+                message = await self._pubsub.get_message(True, timeout=POLL_SECONDS)
+            except (RedisError, OSError):
+                await self._unfollow_all()
+                raise
+            if message is not None and message["type"] == "message":
+                try:
+                    self._receive(message["channel"], message["data"])
+                except ValueError:
+                    log.exception("a frame on %r could not be read", message["channel"])
+            if self._reading.trouble is not None:
+                return
+
+    async def _unfollow_all(self) -> None:
+        """Close the connection that follows channels (a new one follows them again)."""
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await pubsub.aclose()
 
     async def _follow(self, pubsub: Any) -> None:
         wanted = set(self._local.channels())
@@ -325,22 +339,20 @@ class RedisPubSub:
         """Count other processes' subscribers on the channels asked about lately."""
         while self._open:
             await asyncio.sleep(COUNT_SECONDS)
-            now = time.monotonic()
-            for channel in [name for name, at in self._asked.items() if now - at > FORGET_SECONDS]:
-                del self._asked[channel]
-                self._elsewhere.pop(channel, None)
-            for channel in [name for name, until in self._expected.items() if until < now]:
-                del self._expected[channel]
-            channels = list(self._asked)
-            if not channels:
-                continue
-            try:
-                counts = await client.pubsub_numsub(*(self.prefix + name for name in channels))
-                self._counting.ok()
-            except (RedisError, OSError) as error:
-                await self._counting.failed(error)
-                continue
-            self._elsewhere = {
-                channel: count - (channel in self._followed)
-                for channel, (_, count) in zip(channels, counts, strict=True)
-            }
+            await self._counting(self._count, client)
+
+    async def _count(self, client: aioredis.Redis) -> None:
+        now = time.monotonic()
+        for channel in [name for name, at in self._asked.items() if now - at > FORGET_SECONDS]:
+            del self._asked[channel]
+            self._elsewhere.pop(channel, None)
+        for channel in [name for name, until in self._expected.items() if until < now]:
+            del self._expected[channel]
+        channels = list(self._asked)
+        if not channels:
+            return
+        counts = await client.pubsub_numsub(*(self.prefix + name for name in channels))
+        self._elsewhere = {
+            channel: count - (channel in self._followed)
+            for channel, (_, count) in zip(channels, counts, strict=True)
+        }

@@ -17,53 +17,51 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
-
-import orjson
+from typing import Any, Protocol
 
 from tapisvert.bots import make_bot
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
 from tapisvert.server.errors import ServerError, StorageError, TableMoved
-from tapisvert.server.protocol import ChatLine, SeatRating, SeatView, TableInfo
-from tapisvert.server.pubsub import seat_channel
-from tapisvert.server.ratings import Standing, places
-from tapisvert.server.storage import LoggedAction, SeatResult, TableRow
-
-if TYPE_CHECKING:
-    from tapisvert.server.lobby import Lobby
-
-CHAT_HISTORY = 50
-RETRY_FIRST = 0.25
-RETRY_LONGEST = 10.0
-"""Seconds before a bot's move or a seat's change the database did not take is stored
-again, doubling each time up to the longest."""
-"""Chat lines and notices a room or a table keeps for those who come later or reconnect."""
-
-Said = ChatLine | dict[str, Any]
-"""A chat line, or a notice (rendered in each reader's language when it is sent)."""
+from tapisvert.server.notices import CHAT_HISTORY, Said
+from tapisvert.server.protocol import SeatView, TableInfo
+from tapisvert.server.pubsub import PubSub
+from tapisvert.server.results import counted, final_standings, final_words, seat_ratings
+from tapisvert.server.retrying import retrying_async
+from tapisvert.server.seats import Seat, bot_name, free_seat
+from tapisvert.server.storage import LoggedAction, SeatResult, Storage, TableRow
+from tapisvert.server.turns import RETRY_FIRST, RETRY_LONGEST, TurnHost, Turns
+from tapisvert.server.views import Views
 
 
-@dataclass
-class Seat:
-    kind: Literal["empty", "human", "bot"] = "empty"
-    user_id: int | None = None
-    name: str | None = None
-    level: str | None = None
-    replaced: bool = False
-    """An absent person's seat, played by a bot until they come back."""
+class TableHost(TurnHost, Protocol):
+    """What a table needs of the node that serves it (see ``table_life.TableLife``)."""
 
-    def stored(self) -> dict[str, Any]:
-        """The seat as its table's row keeps it (``asdict`` copies deeply, and slowly)."""
-        return dict(vars(self))
+    storage: Storage
+    pubsub: PubSub
+    sole: bool
+    """No other node: a write carries no fencing token (see ``GameTable.write_fence``)."""
+    bot_accounts: dict[str, int]
+
+    def is_online(self, user_id: int | None) -> bool: ...
+
+    def user_name(self, user_id: int) -> str: ...
+
+    def lost(self, table: GameTable) -> None: ...
+
+    def tell(
+        self, table: GameTable, key: str, rematch: int | None = None, **arguments: Any
+    ) -> None: ...
+
+    def table_changed(self, table: GameTable) -> None: ...
 
 
 class GameTable:
-    def __init__(self, row: TableRow, lobby: Lobby) -> None:
+    def __init__(self, row: TableRow, host: TableHost) -> None:
         self.id = row.id
         self.room = row.room
-        self.lobby = lobby
+        self.host = host
         self.seed = row.seed
         self.clock = row.clock
         self.status = row.status
@@ -80,13 +78,11 @@ class GameTable:
         """Each seat's moves, and those a bot played for its absent person."""
         self.state: State | None = None
         self.seq = 0
-        self.deadline: float | None = None
         self.spectators: dict[int, int] = {}
         """Watching user id → number of their connections watching."""
         self._lock = asyncio.Lock()
-        self._timer: asyncio.TimerHandle | None = None
-        self._sent: dict[int | None, dict[str, Any]] = {}
-        """The observation last sent to each seat's channel: the next frame sends the changes."""
+        self.turns = Turns(self, host)
+        self.views = Views(self, host)
         self.history: deque[Said] = deque(maxlen=CHAT_HISTORY)
         """The latest chat lines and notices, for those who come later or reconnect."""
         self.unattended: asyncio.TimerHandle | None = None
@@ -134,7 +130,7 @@ class GameTable:
                     name=seat.name,
                     kind=seat.kind,
                     level=seat.level,
-                    present=seat.kind == "bot" or self.lobby.is_online(seat.user_id),
+                    present=seat.kind == "bot" or self.host.is_online(seat.user_id),
                     replaced=seat.replaced,
                 )
                 for seat in self.seats
@@ -145,61 +141,10 @@ class GameTable:
             ratings=None if self.results is None else seat_ratings(self.results),
         )
 
-    def view_frame(
-        self, seat: int | None, since: dict[str, Any] | None = None, ack: str | None = None
-    ) -> str:
-        """The view of ``seat`` (``None``: a spectator) as a JSON text.
-
-        With ``since`` (the observation last sent on that seat's channel) the frame carries
-        only the parts of the observation that changed: a finished round is not sent again
-        with every card. ``full`` tells which kind a frame is; ``ack`` answers the move
-        that led to it.
-        """
-        state = self.state
-        if state is None:
-            raise ServerError("not_started")
-        observation = state.view(seat)
-        appended: dict[str, Any] = {}
-        if since is None:
-            shown = observation
-        else:
-            shown = {
-                key: value
-                for key, value in observation.items()
-                if (sent := since.get(key)) is not value and sent != value
-            }
-            histories = self.game.observation_class.histories
-            for key in histories & shown.keys():  # grown: only the new items
-                gained = _gained(shown[key], since.get(key))
-                if gained is not None:
-                    del shown[key]
-                    appended[key] = gained
-        self._sent[seat] = observation
-        to_act = state.current_player()
-        acting = to_act >= 0
-        legal = state.legal_strings() if acting and to_act == seat else []
-        frame = {
-            "type": "view",
-            "table": self.id,
-            "seq": self.seq,
-            "seat": seat,
-            "ack": ack,
-            "to_act": to_act if acting else None,
-            "legal": legal,
-            "deadline": self.deadline if acting else None,
-            "full": since is None,
-            "view": shown,
-            "result": self.result,
-            "winners": None if self.result is None else state.winners(),
-        }
-        if appended:
-            frame["append"] = appended
-        return orjson.dumps(frame).decode()
-
     def write_fence(self) -> int | None:
         """The token a write carries: none on a node alone, which took every table at start
         and which no other node can reach (the check costs a read of the lease per commit)."""
-        return None if self.lobby.sole else self.fence
+        return None if self.host.sole else self.fence
 
     def seat_of(self, user_id: int) -> int | None:
         for index, seat in enumerate(self.seats):
@@ -210,12 +155,12 @@ class GameTable:
     def attended(self) -> bool:
         """Someone is at the table: a seated person who is connected, or a spectator."""
         return bool(self.spectators) or any(
-            seat.kind == "human" and self.lobby.is_online(seat.user_id) for seat in self.seats
+            seat.kind == "human" and self.host.is_online(seat.user_id) for seat in self.seats
         )
 
     def people(self) -> list[str]:
         seated = [f"P{index + 1} {seat.name}" for index, seat in enumerate(self.seats) if seat.name]
-        watching = [self.lobby.user_name(user) for user in self.spectators]
+        watching = [self.host.user_name(user) for user in self.spectators]
         return seated + [f"({name})" for name in watching]
 
     # -- before the start -------------------------------------------------------------
@@ -231,10 +176,10 @@ class GameTable:
             if seat is None or seat == mine:
                 return mine
             raise ServerError("already_seated", status=409, seat=mine + 1)
-        index = self._free_seat(seat)
+        index = free_seat(self.seats, seat)
         async with self._changing():
             self.seats[index] = Seat("human", user_id, name)
-        self.lobby.tell(self, "server.notice.sat", name=name, seat=index + 1)
+        self.host.tell(self, "server.notice.sat", name=name, seat=index + 1)
         return index
 
     async def add_bot(self, user_id: int, level: str, seat: int | None) -> int:
@@ -243,26 +188,14 @@ class GameTable:
             make_bot(level, self.game)
         except OptionError as error:
             raise ServerError.wrapping("bad_bot", error) from None
-        index = self._free_seat(seat)
+        index = free_seat(self.seats, seat)
         level = level.lower()
-        bot = Seat("bot", name=self._bot_name(level), level=level)
+        bot = Seat("bot", name=bot_name(self.seats, level), level=level)
         async with self._changing():
             self.seats[index] = bot
-        name = self.lobby.user_name(user_id)
-        self.lobby.tell(self, "server.notice.bot_added", name=name, bot=bot.name, seat=index + 1)
+        name = self.host.user_name(user_id)
+        self.host.tell(self, "server.notice.bot_added", name=name, bot=bot.name, seat=index + 1)
         return index
-
-    def _bot_name(self, level: str) -> str:
-        """``bot hard``, then ``bot hard 2``…: each seat's name says who it is.
-
-        A person's name has no space, so no person is taken for a bot.
-        """
-        taken = {seat.name for seat in self.seats}
-        name = f"bot {level}"
-        number = 2
-        while name in taken:
-            name, number = f"bot {level} {number}", number + 1
-        return name
 
     async def set_option(self, user_id: int, name: str, value: str) -> None:
         self._require_open(user_id)
@@ -285,10 +218,10 @@ class GameTable:
             elif self.status == "playing":
                 self.seats[seat].replaced = True
         if self.status == "open":
-            self.lobby.tell(self, "server.notice.left", name=name)
+            self.host.tell(self, "server.notice.left", name=name)
         elif self.status == "playing":
-            self.lobby.tell(self, "server.notice.left_game", name=name)
-            self._next_turn()
+            self.host.tell(self, "server.notice.left_game", name=name)
+            self.turns.next()
 
     async def start(self, user_id: int) -> None:
         self._require_open(user_id)
@@ -298,8 +231,8 @@ class GameTable:
             # the table says "playing" only once its first chance outcomes are stored with it
             entries = await self._store(self.game.new_initial_state(), [], "playing")
             self.status = "playing"
-            self.lobby.tell(self, "server.notice.started")
-            self.lobby.table_changed(self)
+            self.host.tell(self, "server.notice.started")
+            self.host.table_changed(self)
             self._adopt(entries)
 
     def _require_open(self, user_id: int) -> None:
@@ -308,37 +241,29 @@ class GameTable:
         if self.seat_of(user_id) is None:
             raise ServerError("not_seated", status=403)
 
-    def _free_seat(self, seat: int | None) -> int:
-        if seat is None:
-            for index, candidate in enumerate(self.seats):
-                if candidate.kind == "empty":
-                    return index
-            raise ServerError("table_full", status=409)
-        if not 0 <= seat < len(self.seats):
-            raise ServerError("no_such_seat", seat=seat + 1, seats=len(self.seats))
-        if self.seats[seat].kind != "empty":
-            raise ServerError("seat_taken", status=409, seat=seat + 1)
-        return seat
-
     def _changed(self) -> None:
         """A change that stands whatever the database says (a bot takes over a seat, a
         person comes back): told now, stored as soon as the database takes it."""
-        self.lobby.table_changed(self)
-        self.lobby.spawn(self.save_until_stored())
+        self.host.table_changed(self)
+        self.host.spawn(self.save_until_stored())
 
     async def save_until_stored(self) -> None:
-        """Store the table's row as it is at each attempt, until the database takes it."""
-        wait = RETRY_FIRST
-        while not self.moved:
-            try:
-                await self.lobby.storage.tables.save(self.row(), self.write_fence())
-                return
-            except TableMoved:
-                self.lobby.lost(self)
-                return
-            except StorageError:
-                await asyncio.sleep(wait)
-                wait = min(2 * wait, RETRY_LONGEST)
+        """Store the table's row as it is at each attempt, until the database takes it
+        (``RETRY_FIRST`` seconds after a failure, then twice as long each time), or until
+        another node serves the table."""
+        if self.moved:
+            return
+        attempts = retrying_async(
+            StorageError, RETRY_FIRST, RETRY_LONGEST, until=lambda: self.moved
+        )
+
+        async def save() -> None:  # a coroutine function: tenacity awaits only those
+            await self.host.storage.tables.save(self.row(), self.write_fence())
+
+        try:
+            await attempts(save)
+        except TableMoved:
+            self.host.lost(self)
 
     @contextlib.asynccontextmanager
     async def _changing(self) -> AsyncIterator[None]:
@@ -356,13 +281,13 @@ class GameTable:
             yield
             if self.moved:
                 raise TableMoved(self.id)
-            await self.lobby.storage.tables.save(self.row(), self.write_fence())
+            await self.host.storage.tables.save(self.row(), self.write_fence())
         except BaseException as error:
             self.seats, self.options, self.game, self.status, self.result = before
             if isinstance(error, TableMoved):
-                self.lobby.lost(self)
+                self.host.lost(self)
             raise
-        self.lobby.table_changed(self)
+        self.host.table_changed(self)
 
     # -- play -------------------------------------------------------------------------
 
@@ -376,9 +301,9 @@ class GameTable:
             raise ServerError("not_seated", status=403)
         if self.seats[seat].replaced:
             await self.come_back(user_id)
-        return await self._play(seat, text, seq, request)
+        return await self.play(seat, text, seq, request)
 
-    async def _play(
+    async def play(
         self,
         seat: int,
         text: str | int,
@@ -429,170 +354,58 @@ class GameTable:
         ]
         if self.moved:
             raise TableMoved(self.id)
-        storage = self.lobby.storage
+        storage = self.host.storage
         try:
             if state.is_terminal():
                 row = replace(
                     self.row(), status="finished", result=state.returns(), finished_at=time.time()
                 )
-                standings = self._standings(state, entries)
+                played, stand_ins = counted(self.moves, self.stand_in_moves, entries)
+                standings = final_standings(
+                    self.seats, state, played, stand_ins, self.rated, self.host.bot_accounts
+                )
                 fence = self.write_fence()
                 results = await storage.tables.finish(self.id, entries, row, standings, fence)
                 return _Stored(state, moves, entries, row.finished_at, results)
             changed = None if status is None else replace(self.row(), status=status)
             await storage.tables.append(self.id, entries, changed, self.write_fence())
         except TableMoved:
-            self.lobby.lost(self)
+            self.host.lost(self)
             raise
         return _Stored(state, moves, entries)
-
-    def _standings(self, state: State, entries: list[LoggedAction]) -> list[Standing]:
-        """Each seat at the end: its account, points, whether it won, whether a bot played
-        most of its moves. A bot level's account is rated once per game, by its best seat."""
-        moves, stand_ins = self._counted(entries)
-        scores, winners = state.returns(), state.winners()
-        absent = [
-            seat.kind == "human" and 2 * stand_ins[index] > moves[index]
-            for index, seat in enumerate(self.seats)
-        ]
-        ranks = places(scores, winners, absent)
-        accounts = [self._account(seat) for seat in self.seats]
-        best: dict[int, int] = {}
-        for index in sorted(range(len(self.seats)), key=lambda index: ranks[index]):
-            account = accounts[index]
-            if account is not None:
-                best.setdefault(account, index)
-        return [
-            Standing(
-                seat=index,
-                account=accounts[index],
-                score=scores[index],
-                won=index in winners,
-                absent=absent[index],
-                rated=self.rated and index in best.values(),
-            )
-            for index in range(len(self.seats))
-        ]
-
-    def _account(self, seat: Seat) -> int | None:
-        if seat.kind == "bot" and seat.level is not None:
-            return self.lobby.bot_accounts.get(seat.level)
-        return seat.user_id
-
-    def _counted(self, entries: list[LoggedAction]) -> tuple[list[int], list[int]]:
-        """Each seat's moves and stand-in moves, with ``entries`` counted in."""
-        moves, stand_ins = list(self.moves), list(self.stand_in_moves)
-        for entry in entries:
-            if entry.actor >= 0:
-                moves[entry.actor] += 1
-                stand_ins[entry.actor] += entry.stand_in
-        return moves, stand_ins
 
     def _adopt(self, stored: _Stored, request: str | None = None) -> None:
         """``stored`` is the table's position now: publish it to every seat."""
         state, moves = stored.state, stored.moves
         self.state = state
         self.seq += len(stored.entries)
-        self.moves, self.stand_in_moves = self._counted(stored.entries)
+        self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, stored.entries)
         if state.is_terminal():
             self.status = "finished"
             self.fence = None  # the lease ended with the game
             self.result = state.returns()
             self.finished_at = stored.finished_at
             self.results = stored.results
-            self.lobby.table_changed(self)
-        self._next_turn()
-        self.publish_views(moves[0][0] if request is not None else None, request)
+            self.host.table_changed(self)
+        self.turns.next()
+        self.views.publish(moves[0][0] if request is not None else None, request)
         if state.is_terminal():
             # after the last views, so that a log tells the last move before the end
-            results, winners = self._final_words(state)
-            self.lobby.tell(self, "server.notice.finished", results=results, winners=winners)
-
-    def _final_words(self, state: State) -> tuple[str, str]:
-        """The final scores by name ("Ana 80, Bob 60") and the winners as the game decides
-        them (its tie-breaks included), for the table's notice."""
-        names = [seat.name or f"P{index + 1}" for index, seat in enumerate(self.seats)]
-        scored = zip(names, state.returns(), strict=True)
-        return (
-            ", ".join(f"{name} {points:g}" for name, points in scored),
-            ", ".join(names[seat] for seat in state.winners()),
-        )
-
-    def publish_views(self, mover: int | None = None, request: str | None = None) -> None:
-        """Each followed seat's changes, and the spectators'; a seat nobody follows is skipped.
-
-        The mover's view carries ``request``, the id of the move it answers.
-        """
-        pubsub = self.lobby.pubsub
-        for seat in [*range(len(self.seats)), None]:
-            channel = seat_channel(self.id, seat)
-            if pubsub.has_subscribers(channel):
-                ack = request if seat == mover else None
-                pubsub.publish(channel, self.view_frame(seat, self._sent.get(seat), ack))
-            else:
-                self._sent.pop(seat, None)
+            results, winners = final_words(self.seats, state)
+            self.host.tell(self, "server.notice.finished", results=results, winners=winners)
 
     def stop_timers(self) -> None:
         """No clock runs out, and no countdown closes the table."""
-        for timer in (self._timer, self.unattended):
-            if timer is not None:
-                timer.cancel()
-        self._timer = self.unattended = None
+        self.turns.stop()
+        if self.unattended is not None:
+            self.unattended.cancel()
+            self.unattended = None
 
-    def _next_turn(self) -> None:
-        """Start the clock of the seat to act, or let a bot play for it."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self.deadline = None
-        state = self.state
-        if state is None or self.status != "playing":
-            return
-        to_act = state.current_player()
-        seat = self.seats[to_act]
-        if seat.kind == "bot" or seat.replaced:
-            asyncio.get_running_loop().call_later(
-                self.lobby.settings.bot_delay, self.lobby.spawn, self._bot_turn(to_act, self.seq)
-            )
-        elif self.clock is not None:
-            self.deadline = time.time() + self.clock
-            self._timer = asyncio.get_running_loop().call_later(
-                self.clock, self._time_out, to_act, self.seq
-            )
-
-    def _time_out(self, seat: int, seq: int) -> None:
-        if self.seq != seq or self.status != "playing":
-            return
+    def timed_out(self, seat: int) -> None:
+        """The clock of the person at ``seat`` ran out: a bot plays for them now."""
         self.seats[seat].replaced = True
-        self.lobby.tell(self, "server.notice.timeout", name=self.seats[seat].name)
+        self.host.tell(self, "server.notice.timeout", name=self.seats[seat].name)
         self._changed()
-        self._next_turn()
-
-    async def _bot_turn(self, seat: int, seq: int, wait: float = RETRY_FIRST) -> None:
-        """Choose and play the bot's move; if the database does not take it, play again
-        after ``wait`` seconds, then twice as long each time, until it does."""
-        state = self.state
-        if state is None or self.moved or self.seq != seq or state.current_player() != seat:
-            return
-        level = self.seats[seat].level or self.lobby.settings.replacement_level
-        action = await self.lobby.thinking.choose(
-            self.game.name,
-            self.game.players,
-            self.options,
-            level,
-            state.observation(seat),
-            state.legal_actions(),
-            f"{self.seed}:bot:{seq}",
-        )
-        seat_info = self.seats[seat]
-        if seat_info.kind == "bot" or seat_info.replaced:
-            try:
-                await self._play(seat, action, seq, stand_in=seat_info.kind == "human")
-            except StorageError:
-                again = self._bot_turn(seat, seq, min(2 * wait, RETRY_LONGEST))
-                asyncio.get_running_loop().call_later(wait, self.lobby.spawn, again)
-            except ServerError:  # the person came back and played first
-                return
 
     # -- absence ----------------------------------------------------------------------
 
@@ -601,10 +414,10 @@ class GameTable:
         if seat is None or not self.seats[seat].replaced or self.status != "playing":
             return
         self.seats[seat].replaced = False
-        self.lobby.tell(self, "server.notice.back", name=self.seats[seat].name)
+        self.host.tell(self, "server.notice.back", name=self.seats[seat].name)
         self._changed()
-        self._next_turn()
-        self.publish_views()
+        self.turns.next()
+        self.views.publish()
 
     def went_away(self, user_id: int) -> None:
         """The person's last connection closed long ago: a bot takes over their seat."""
@@ -612,10 +425,10 @@ class GameTable:
         if seat is None or self.status != "playing" or self.seats[seat].replaced:
             return
         self.seats[seat].replaced = True
-        self.lobby.tell(self, "server.notice.replaced", name=self.seats[seat].name)
+        self.host.tell(self, "server.notice.replaced", name=self.seats[seat].name)
         self._changed()
         if self.state is not None and self.state.current_player() == seat:
-            self._next_turn()
+            self.turns.next()
 
     # -- restore ----------------------------------------------------------------------
 
@@ -630,24 +443,14 @@ class GameTable:
                 raise RuntimeError(f"table {self.id}: the log does not replay at {entry.seq}")
             state.apply_action(entry.action)
             self.seq += 1
-        self.moves, self.stand_in_moves = self._counted(entries)
+        self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, entries)
         self.state = state
         if state.is_terminal() and self.status != "finished":  # the log ends it, the row did not
             stored = await self._store(state, [])
             self.status, self.result, self.fence = "finished", state.returns(), None
             self.finished_at, self.results = stored.finished_at, stored.results
         elif self.status == "finished":
-            self.results = await self.lobby.storage.ratings.results(self.id) or None
-
-
-def seat_ratings(results: list[SeatResult]) -> list[SeatRating | None]:
-    """Each seat's rating before and after the game, as shown; ``None`` where unrated."""
-    return [
-        None
-        if result.before is None or result.after is None
-        else SeatRating(before=result.before.shown, after=result.after.shown)
-        for result in results
-    ]
+            self.results = await self.host.storage.ratings.results(self.id) or None
 
 
 @dataclass(frozen=True)
@@ -659,16 +462,3 @@ class _Stored:
     entries: list[LoggedAction]
     finished_at: float | None = None
     results: list[SeatResult] | None = None
-
-
-def _gained(value: Any, sent: Any) -> list[Any] | None:
-    """The items ``value`` added at the end of the sequence ``sent``, if that is all that
-    changed (a history starting again is sent whole)."""
-    if (
-        type(value) is type(sent)
-        and isinstance(value, (list, tuple))
-        and 0 < len(sent) < len(value)
-        and value[: len(sent)] == sent
-    ):
-        return list(value[len(sent) :])
-    return None

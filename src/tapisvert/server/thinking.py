@@ -19,10 +19,10 @@ import os
 import random
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from tapisvert.bots import Bot, make_bot
 from tapisvert.core.game import Action, Observation
@@ -42,21 +42,43 @@ PARENT_CHECK_SECONDS = 1.0
 log = logging.getLogger(__name__)
 
 
+class BotJob(NamedTuple):
+    """One decision, as what the bot may know and nothing more."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    level: str
+    observation: Observation
+    legal: list[Action]
+    seed: str
+    """Of the bot's generator, so that a decision is the same wherever it is taken."""
+
+
 class Thinking(Protocol):
     """Where a server's bots decide: ``BotWorkers`` here, or ``BotQueue`` through a bus."""
 
-    async def choose(
-        self,
-        game: str,
-        players: int,
-        options: Mapping[str, Any],
-        level: str,
-        observation: Observation,
-        legal: Sequence[Action],
-        seed: str,
-    ) -> Action: ...
+    async def choose(self, job: BotJob) -> Action: ...
 
     async def close(self) -> None: ...
+
+
+async def choose(
+    job: BotJob,
+    think: Callable[[BotJob], Awaitable[Action]],
+    troubles: tuple[type[BaseException], ...],
+    thinker: str,
+) -> Action:
+    """The move of a bot: a quick bot's on the event loop, a search bot's by ``think``; if
+    that fails with one of ``troubles``, the log says so (``thinker``: who failed) and the
+    fallback bot decides instead."""
+    if job.level in QUICK_BOTS:
+        return decide(job)
+    try:
+        return await think(job)
+    except troubles as trouble:
+        log.error("%s failed (%r); %s decides instead", thinker, trouble, FALLBACK_BOT)
+        return decide(job._replace(level=FALLBACK_BOT))
 
 
 def default_workers() -> int:
@@ -79,29 +101,18 @@ class BotWorkers:
             self._pool = worker_processes(self.workers)
         return self._pool
 
-    async def choose(
-        self,
-        game: str,
-        players: int,
-        options: Mapping[str, Any],
-        level: str,
-        observation: Observation,
-        legal: Sequence[Action],
-        seed: str,
-    ) -> Action:
-        """The move of a bot of ``level``, chosen in a worker unless the bot is a quick one."""
-        job = (game, players, dict(options), level, observation, list(legal), seed)
-        if level in QUICK_BOTS:
-            return decide(*job)
+    async def choose(self, job: BotJob) -> Action:
+        """The move of a bot, chosen in a worker unless the bot is a quick one."""
+        return await choose(job, self._think, (BrokenProcessPool, TimeoutError), "a bot worker")
+
+    async def _think(self, job: BotJob) -> Action:
         loop = asyncio.get_running_loop()
         try:
-            decision = loop.run_in_executor(self._executor(), decide, *job)
+            decision = loop.run_in_executor(self._executor(), decide, job)
             return await asyncio.wait_for(decision, THINKING_LIMIT)
-        except (BrokenProcessPool, TimeoutError) as trouble:
-            log.error("a bot worker failed (%r); %s decides instead", trouble, FALLBACK_BOT)
-            if isinstance(trouble, BrokenProcessPool):
-                self._pool = None
-            return decide(game, players, dict(options), FALLBACK_BOT, *job[4:])
+        except BrokenProcessPool:
+            self._pool = None
+            raise
 
     async def close(self) -> None:
         """Stop the workers, letting a search under way finish (a second at most)."""
@@ -137,18 +148,11 @@ _BOTS: dict[tuple[str, int, str, str], Bot] = {}
 """The bots this process built, by game, player count, options and level."""
 
 
-def decide(
-    game: str,
-    players: int,
-    options: dict[str, Any],
-    level: str,
-    observation: Observation,
-    legal: list[Action],
-    seed: str,
-) -> Action:
+def decide(job: BotJob) -> Action:
     """One decision, in whichever process runs it."""
-    key = (game, players, repr(sorted(options.items())), level)
+    key = (job.game, job.players, repr(sorted(job.options.items())), job.level)
     bot = _BOTS.get(key)
     if bot is None:
-        bot = _BOTS[key] = make_bot(level, load_game(game, players, **options))
-    return bot.choose(observation, legal, random.Random(seed))
+        game = load_game(job.game, job.players, **job.options)
+        bot = _BOTS[key] = make_bot(job.level, game)
+    return bot.choose(job.observation, job.legal, random.Random(job.seed))

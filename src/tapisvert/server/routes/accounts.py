@@ -31,29 +31,29 @@ class Session(BaseModel):
 
 @router.post("/api/guest")
 async def guest(body: Credentials, request: Request, lobby: TheLobby) -> Session:
-    token, user = await lobby.guest(body.name, peer(request))
+    token, user = await lobby.accounts.guest(body.name, peer(request))
     return Session(token=token, user=user.name, guest=True)
 
 
 @router.post("/api/register")
 async def register(body: Credentials, request: Request, lobby: TheLobby) -> Session:
-    token, user = await lobby.register(body.name, body.password, peer(request))
+    token, user = await lobby.accounts.register(body.name, body.password, peer(request))
     return Session(token=token, user=user.name, guest=False)
 
 
 @router.post("/api/login")
 async def login(body: Credentials, request: Request, lobby: TheLobby) -> Session:
-    token, user = await lobby.login(body.name, body.password, peer(request))
+    token, user = await lobby.accounts.login(body.name, body.password, peer(request))
     return Session(token=token, user=user.name, guest=False)
 
 
 @router.post("/api/logout", status_code=204)
 async def logout(user: Me, lobby: TheLobby) -> None:
-    await lobby.sign_out(user)
+    await lobby.accounts.sign_out(user)
 
 
 @router.post("/api/password", status_code=204)
 async def change_password(body: NewPassword, user: Me, request: Request, lobby: TheLobby) -> None:
     if user.guest:
         raise ServerError("guest_password", status=403)
-    await lobby.change_password(user, body.old, body.new, peer(request))
+    await lobby.accounts.change_password(user, body.old, body.new, peer(request))

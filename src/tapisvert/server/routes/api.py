@@ -12,14 +12,14 @@ from tapisvert.i18n import LANGUAGES, accepted_language, catalogue
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
 from tapisvert.server.errors import ServerError
-from tapisvert.server.routes.dependencies import TheLobby
+from tapisvert.server.records import games
 
 router = APIRouter()
 
 
 @router.get("/api/games")
-async def list_games(lobby: TheLobby) -> list[dict[str, Any]]:
-    return lobby.games()
+async def list_games() -> list[dict[str, Any]]:
+    return games()
 
 
 @router.get("/api/protocol")

@@ -112,7 +112,7 @@ async def profile(name: str, lobby: TheLobby) -> Profile:
         name=user.name,
         guest=user.guest,
         bot=user.id in lobby.bot_accounts.values(),
-        online=lobby.is_online(user.id),
+        online=lobby.presence.is_online(user.id),
         ratings=[_rating(row) for row in await storage.ratings.of(user.id)],
         games=[Counts(**vars(counts)) for counts in await storage.ratings.game_counts(user.id)],
         history=[
@@ -140,23 +140,23 @@ async def presence(lobby: TheLobby) -> list[Present]:
     (open or playing) among those this node serves."""
     live = {"open", "playing"}
     watched: dict[int, list[GameTable]] = {}  # one look at the tables, not one per person
-    for table in lobby.tables.values():
+    for table in lobby.registry.tables.values():
         if table.status in live:
             for user_id in table.spectators:
                 watched.setdefault(user_id, []).append(table)
     online = []
-    for user_id in lobby.online_users():
+    for user_id in lobby.presence.online_users():
         places: dict[int, tuple[GameTable, int | None]] = {
             table.id: (table, None) for table in watched.get(user_id, ())
         }
-        for table, seat in lobby.seated_tables(user_id):
+        for table, seat in lobby.registry.seated_tables(user_id):
             if table.status in live:
                 places[table.id] = (table, seat)
         tables = [
             PresentTable(table=table.id, game=table.game.name, status=table.status, seat=seat)
             for _, (table, seat) in sorted(places.items())
         ]
-        online.append(Present(name=lobby.user_name(user_id), tables=tables))
+        online.append(Present(name=lobby.presence.user_name(user_id), tables=tables))
     return sorted(online, key=lambda present: present.name.casefold())
 
 

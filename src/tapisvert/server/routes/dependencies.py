@@ -9,7 +9,8 @@ from fastapi import Depends, Header, Request
 
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import address_key
-from tapisvert.server.lobby import MAX_TABLE_ID, Lobby, User
+from tapisvert.server.lobby import Lobby, User
+from tapisvert.server.records import MAX_TABLE_ID
 
 
 async def lobby_of(request: Request) -> Lobby:
@@ -34,7 +35,7 @@ async def current_user(
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise ServerError("bad_token", status=401)
-    return replace(await lobby.authenticate(token), address=peer(request))
+    return replace(await lobby.accounts.authenticate(token), address=peer(request))
 
 
 Me = Annotated[User, Depends(current_user)]

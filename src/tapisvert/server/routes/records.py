@@ -41,7 +41,7 @@ def takes_gzip(accepted: str) -> bool:
 async def record(
     table_id: TableId, lobby: TheLobby, format: Literal["json", "text"] = "json"
 ) -> Response:
-    game_record = await lobby.record(table_id)
+    game_record = await lobby.records.record(table_id)
     if format == "text":
         return PlainTextResponse(game_record.to_text())
     return Response(game_record.to_json(), media_type="application/json")

@@ -8,8 +8,9 @@ from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
 
 from tapisvert.server import protocol
-from tapisvert.server.lobby import ANYONE, MAIN_ROOM
+from tapisvert.server.lobby import ANYONE
 from tapisvert.server.protocol import Ack
+from tapisvert.server.rooms import MAIN_ROOM
 from tapisvert.server.routes.dependencies import Me, TableId, TheLobby
 
 router = APIRouter()
@@ -45,7 +46,7 @@ class Move(BaseModel):
 
 @router.post("/api/tables")
 async def create_table(body: NewTable, user: Me, lobby: TheLobby) -> protocol.TableInfo:
-    table = await lobby.create_table(
+    table = await lobby.tables.create_table(
         user, body.room, body.game, body.players, body.options, body.clock, body.rated
     )
     return table.info()
@@ -53,55 +54,55 @@ async def create_table(body: NewTable, user: Me, lobby: TheLobby) -> protocol.Ta
 
 @router.get("/api/tables/{table_id}")
 async def table_info(table_id: TableId, lobby: TheLobby) -> protocol.TableInfo:
-    return await lobby.table_info(table_id)
+    return await lobby.records.table_info(table_id)
 
 
 @router.get("/api/tables/{table_id}/view")
 async def table_view(table_id: TableId, user: Me, lobby: TheLobby) -> Response:
-    return Response(await lobby.view(user, table_id), media_type="application/json")
+    return Response(await lobby.tables.view(user, table_id), media_type="application/json")
 
 
 @router.post("/api/tables/{table_id}/join")
 async def join(table_id: TableId, body: SeatChoice, user: Me, lobby: TheLobby) -> Ack:
-    await lobby.join(user, table_id, body.seat)
+    await lobby.tables.join(user, table_id, body.seat)
     return Ack(table=table_id)
 
 
 @router.post("/api/tables/{table_id}/leave")
 async def leave(table_id: TableId, user: Me, lobby: TheLobby) -> Ack:
-    await lobby.leave(user, table_id)
+    await lobby.tables.leave(user, table_id)
     return Ack(table=table_id)
 
 
 @router.post("/api/tables/{table_id}/start")
 async def start(table_id: TableId, user: Me, lobby: TheLobby) -> Ack:
-    await lobby.start_game(user, table_id)
+    await lobby.tables.start_game(user, table_id)
     return Ack(table=table_id)
 
 
 @router.post("/api/tables/{table_id}/rematch")
 async def rematch(table_id: TableId, user: Me, lobby: TheLobby) -> Ack:
-    return Ack(table=await lobby.rematch(user, table_id))
+    return Ack(table=await lobby.tables.rematch(user, table_id))
 
 
 @router.post("/api/tables/{table_id}/options")
 async def set_option(table_id: TableId, body: OptionChoice, user: Me, lobby: TheLobby) -> Ack:
-    await lobby.set_option(user, table_id, body.name, body.value)
+    await lobby.tables.set_option(user, table_id, body.name, body.value)
     return Ack(table=table_id)
 
 
 @router.post("/api/tables/{table_id}/bots")
 async def add_bot(table_id: TableId, body: BotChoice, user: Me, lobby: TheLobby) -> Ack:
-    await lobby.add_bot(user, table_id, body.level, body.seat)
+    await lobby.tables.add_bot(user, table_id, body.level, body.seat)
     return Ack(table=table_id)
 
 
 @router.get("/api/tables/{table_id}/who")
 async def who(table_id: TableId, lobby: TheLobby) -> protocol.People:
-    return await lobby.who(None, table_id, ANYONE)
+    return await lobby.rooms.who(None, table_id, ANYONE)
 
 
 @router.post("/api/tables/{table_id}/actions")
 async def act(table_id: TableId, body: Move, user: Me, lobby: TheLobby) -> Ack:
-    seq = await lobby.act(user, table_id, body.action, body.seq)
+    seq = await lobby.tables.act(user, table_id, body.action, body.seq)
     return Ack(table=table_id, seq=seq)

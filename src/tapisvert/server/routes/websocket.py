@@ -21,8 +21,9 @@ from tapisvert.server.addresses import TokenBucket
 from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError, malformed
 from tapisvert.server.links import AsgiLink, Link, accept, client_address
-from tapisvert.server.lobby import Connection, Lobby, rooms
+from tapisvert.server.lobby import Connection, Lobby
 from tapisvert.server.protocol import PROTOCOL_VERSION, Ack, Error, Hello, ServerMessage, Welcome
+from tapisvert.server.rooms import rooms
 from tapisvert.server.routes.chat import say
 
 HELLO_SECONDS = 10.0
@@ -62,7 +63,7 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
             try:
                 await _listen(lobby, link, connection)
             finally:
-                lobby.disconnect(connection)
+                lobby.connections.disconnect(connection)
     finally:
         lobby.addresses.close(link.address)
     link.close()
@@ -77,10 +78,10 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
         hello = Hello.model_validate_json(text)
         if hello.version != PROTOCOL_VERSION:
             raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
-        user = replace(await lobby.authenticate(hello.token), address=link.address)
+        user = replace(await lobby.accounts.authenticate(hello.token), address=link.address)
         if lobby.addresses.barred(link.address):  # barred while this socket said nothing
             raise ServerError("address_barred", status=429)
-        lobby.may_connect(user)
+        lobby.connections.may_connect(user)
     except (ValidationError, ServerError, TimeoutError) as error:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
         frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
@@ -89,7 +90,7 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
         return None
     language = hello.language or DEFAULT_LANGUAGE
     link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())
-    return await lobby.connect(user, language, link, bucket)
+    return await lobby.connections.connect(user, language, link, bucket)
 
 
 async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:
@@ -148,14 +149,14 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
         case protocol.Hello():
             raise ServerError("already_greeted")
         case protocol.Act(table=table, seq=seq, action=action):
-            new_seq = await lobby.act(user, table, action, seq, request_id)
+            new_seq = await lobby.tables.act(user, table, action, seq, request_id)
             if connection.follows_seat(table):
                 return None  # the mover's view of the new position carries the id
             return Ack(id=request_id, table=table, seq=new_seq)
         case protocol.EnterRoom(room=room):
-            entered = await lobby.enter(connection, room)
+            entered = await lobby.rooms.enter(connection, room)
             connection.send(entered.model_copy(update={"id": request_id}))
-            connection.recall(lobby.room_history[room])
+            connection.recall(lobby.rooms.history[room])
             return None
         case protocol.Chat(text=text, room=room, table=table):
             answer = await say(lobby, user, connection.language, text, room, table)
@@ -163,7 +164,7 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
                 answer.model_copy(update={"id": request_id}) if isinstance(answer, Ack) else answer
             )
         case protocol.CreateTable():
-            created = await lobby.create_table(
+            created = await lobby.tables.create_table(
                 user,
                 message.room,
                 message.game,
@@ -174,21 +175,21 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
             )
             return Ack(id=request_id, table=created.id)
         case protocol.Join(table=table, seat=seat):
-            await lobby.join(user, table, seat)
+            await lobby.tables.join(user, table, seat)
         case protocol.TableRequest(type="leave", table=table):
-            await lobby.leave(user, table)
+            await lobby.tables.leave(user, table)
         case protocol.TableRequest(type="watch", table=table):
-            await lobby.watch(connection, table)
+            await lobby.tables.watch(connection, table)
         case protocol.TableRequest(type="start", table=table):
-            await lobby.start_game(user, table)
+            await lobby.tables.start_game(user, table)
         case protocol.TableRequest(type="rematch", table=table):
-            return Ack(id=request_id, table=await lobby.rematch(user, table))
+            return Ack(id=request_id, table=await lobby.tables.rematch(user, table))
         case protocol.SetOption(table=table, name=name, value=value):
-            await lobby.set_option(user, table, name, value)
+            await lobby.tables.set_option(user, table, name, value)
         case protocol.AddBot(table=table, level=level, seat=seat):
-            await lobby.add_bot(user, table, level, seat)
+            await lobby.tables.add_bot(user, table, level, seat)
         case protocol.Who(room=room, table=table):
-            return await lobby.who(room, table, user)
+            return await lobby.rooms.who(room, table, user)
         case protocol.Ping(type="help"):
             return await run_command(lobby, user, connection.language, "/help", Place(None, None))
         case protocol.Ping(type="ping"):

@@ -1,0 +1,200 @@
+"""Accounts and sessions: guests, registration, signing in and out, passwords, tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import os
+import secrets
+import time
+import unicodedata
+from dataclasses import replace
+from pathlib import Path
+
+from tapisvert.server.auth import Tokens, hash_password, password_matches
+from tapisvert.server.connections import Connections
+from tapisvert.server.errors import ServerError
+from tapisvert.server.names import name_key, valid_name
+from tapisvert.server.presence import Presence
+from tapisvert.server.quotas import Quotas
+from tapisvert.server.storage import Storage
+from tapisvert.server.users import User
+
+LOGINS_AT_ONCE = 2
+"""Password hashes computed at once: argon2 costs a core each, the others wait."""
+GUESS_SPACING = 1.0
+"""Seconds between two attempts on a name being guessed at, from addresses its owner has
+not signed in from (see ``Accounts._held_back``)."""
+GUESS_TURNS_KEPT = 1000
+"""Names whose next turn is remembered before the past ones are forgotten."""
+
+
+def signing_key() -> str | None:
+    """The key that signs session tokens, from ``TAPISVERT_SECRET_KEY`` or the file named by
+    ``TAPISVERT_SECRET_KEY_FILE``; ``None`` when neither is set, and the server makes one
+    and keeps it in its database (then whoever reads the database could sign tokens)."""
+    key = os.environ.get("TAPISVERT_SECRET_KEY", "")
+    path = os.environ.get("TAPISVERT_SECRET_KEY_FILE", "")
+    if not key and path:
+        key = Path(path).read_text(encoding="utf-8").strip()
+    if key and len(key) < 32:
+        raise ValueError("a signing key has at least 32 characters")
+    return key or None
+
+
+@functools.cache
+def _unknown_hash() -> str:
+    """Checked against when a name has no password, so that a login takes as long either way."""
+    return hash_password(secrets.token_hex(16))
+
+
+def _session_key(session: str) -> str:
+    """What the database keeps of a session: its hash, so that whoever reads the database
+    (and the signing key, if it is kept there) still cannot sign a token for an open one."""
+    return hashlib.sha256(session.encode()).hexdigest()
+
+
+def _password_checks(password_hash: str | None, password: str) -> bool:
+    """Whether ``password`` is the one of ``password_hash``; a hash is checked even when
+    there is none to match."""
+    matches = password_matches(password_hash or _unknown_hash(), password)
+    return matches and password_hash is not None
+
+
+class Accounts:
+    """Who may sign in, and the sessions their tokens carry; a session that ends closes
+    the connections it opened (``connections``)."""
+
+    def __init__(
+        self, storage: Storage, quotas: Quotas, presence: Presence, connections: Connections
+    ) -> None:
+        self.storage = storage
+        self.quotas = quotas
+        self.presence = presence
+        self.connections = connections
+        self.tokens: Tokens | None = None
+        self._hashing = asyncio.Semaphore(LOGINS_AT_ONCE)
+        self._guess_turns: dict[str, float] = {}
+        """When the next attempt on each name being guessed at may go (see ``_held_back``)."""
+
+    async def start(self) -> None:
+        """The key that signs tokens, from the environment or the database."""
+        # made once here, not by two sign-ins' threads at once
+        await asyncio.to_thread(_unknown_hash)
+        self.tokens = Tokens(signing_key() or await self.storage.secret())
+
+    async def guest(self, name: str, address: str) -> tuple[str, User]:
+        self.quotas.take("guests", address)
+        return await self._new_user(name, None)
+
+    async def register(self, name: str, password: str, address: str) -> tuple[str, User]:
+        if len(password) < 6:
+            raise ServerError("short_password")
+        valid_name(name)  # before the hash's cost
+        self.quotas.take("accounts", address)
+        async with self._hashing:
+            password_hash = await asyncio.to_thread(hash_password, password)
+        return await self._new_user(name, password_hash)
+
+    async def _new_user(self, text: str, password_hash: str | None) -> tuple[str, User]:
+        name = valid_name(text)
+        user_id = await self.storage.accounts.create(
+            name, name_key(name), password_hash, password_hash is None
+        )
+        if user_id is None:
+            raise ServerError("name_taken", status=409, name=name)
+        self.presence.names[user_id] = name
+        return await self._open_session(User(user_id, name, password_hash is None))
+
+    async def login(self, name: str, password: str, address: str) -> tuple[str, User]:
+        """A session for the name's owner; the answer takes as long whether or not the name
+        exists (a hash is checked either way).
+
+        Wrong passwords are held against the address they come from (see ``QuotaSettings``):
+        an address that guessed too often is refused, for the name or for all, while others
+        still sign in; a name guessed at from many addresses slows those addresses down.
+        """
+        name = unicodedata.normalize("NFKC", name)
+        guessed = name.casefold()
+        self.quotas.take("logins_per_address", address)
+        await self._held_back(address, guessed)
+        row = await self.storage.accounts.named(name)
+        async with self._hashing:
+            known = None if row is None else row.password_hash
+            matches = await asyncio.to_thread(_password_checks, known, password)
+        if row is None or not matches:
+            self._failed(address, guessed)
+            raise ServerError("bad_login", status=401)
+        self.quotas.note("signed_in_from", guessed, address)
+        self.presence.names[row.id] = row.name
+        return await self._open_session(User(row.id, row.name, False))
+
+    async def _held_back(self, address: str, name: str) -> None:
+        """Refuse an address that failed too often. While a name is being guessed at, its
+        attempts from addresses its owner has not signed in from take turns, one every
+        ``GUESS_SPACING`` seconds: slowed, never refused."""
+        quotas = self.quotas
+        if quotas.spent("failures_per_address", address) or quotas.spent(
+            "failures_per_address_and_name", address, name
+        ):
+            raise ServerError("too_many_failures", status=429)
+        if quotas.spent("failures_per_name", name) and not quotas.counted(
+            "signed_in_from", name, address
+        ):
+            now = time.monotonic()
+            if len(self._guess_turns) > GUESS_TURNS_KEPT:
+                self._guess_turns = {
+                    guessed: turn for guessed, turn in self._guess_turns.items() if turn > now
+                }
+            turn = max(now, self._guess_turns.get(name, now))
+            self._guess_turns[name] = turn + GUESS_SPACING
+            await asyncio.sleep(turn - now)
+
+    def _failed(self, address: str, name: str) -> None:
+        self.quotas.note("failures_per_address", address)
+        self.quotas.note("failures_per_address_and_name", address, name)
+        self.quotas.note("failures_per_name", name)
+
+    async def change_password(self, user: User, old: str, new: str, address: str) -> None:
+        """A new password ends every other session of its owner (every other device signs
+        in again); this one carries on. A wrong old password counts as a failed sign-in."""
+        if len(new) < 6:
+            raise ServerError("short_password")
+        guessed = user.name.casefold()
+        self.quotas.take("logins_per_address", address)
+        await self._held_back(address, guessed)
+        row = await self.storage.accounts.load(user.id)
+        known = None if row is None else row.password_hash
+        async with self._hashing:
+            matches = await asyncio.to_thread(_password_checks, known, old)
+        if not matches:
+            self._failed(address, guessed)
+            raise ServerError("bad_login", status=401)
+        async with self._hashing:
+            password_hash = await asyncio.to_thread(hash_password, new)
+        await self.storage.accounts.set_password(user.id, password_hash, _session_key(user.session))
+        self.connections.end_sessions(user, others=True)
+
+    async def sign_out(self, user: User) -> None:
+        """End this session: its token authenticates no one any more, and the connections
+        it opened are closed."""
+        await self.storage.sessions.close(user.id, _session_key(user.session))
+        self.connections.end_sessions(user, others=False)
+
+    async def _open_session(self, user: User) -> tuple[str, User]:
+        assert self.tokens is not None
+        session = secrets.token_urlsafe(24)
+        await self.storage.sessions.open(_session_key(session), user.id)
+        return self.tokens.issue(user.id, session), replace(user, session=session)
+
+    async def authenticate(self, token: str) -> User:
+        assert self.tokens is not None
+        named = self.tokens.read(token)
+        if named is None or await self.storage.sessions.owner(_session_key(named[1])) != named[0]:
+            raise ServerError("bad_token", status=401)
+        row = await self.storage.accounts.load(named[0])
+        if row is None:
+            raise ServerError("bad_token", status=401)
+        self.presence.names[row.id] = row.name
+        return User(row.id, row.name, row.guest, named[1])

@@ -1,0 +1,66 @@
+"""The tables this node serves, and who sits at which of them."""
+
+from __future__ import annotations
+
+from tapisvert.server.tables import GameTable
+
+
+class TableRegistry:
+    """The tables in memory here, by id, with an index of the people seated at them."""
+
+    def __init__(self) -> None:
+        self.tables: dict[int, GameTable] = {}
+        self._seated: dict[int, set[int]] = {}
+        """Each person's tables here (by id) where they sit, so that their coming and going
+        looks at those tables only, not at every table in memory (finished ones stay for
+        minutes: thousands on a busy node)."""
+        self._seated_at: dict[int, frozenset[int]] = {}
+        """The people each table here is indexed under in ``_seated``."""
+
+    def hold(self, table: GameTable) -> None:
+        """``table`` is served here now."""
+        self.tables[table.id] = table
+        self.index_seats(table)
+
+    def let_go(self, table: GameTable) -> bool:
+        """``table`` is no longer in memory here; false if it was not."""
+        if self.tables.get(table.id) is not table:
+            return False
+        del self.tables[table.id]
+        for user_id in self._seated_at.pop(table.id, frozenset()):
+            self._unseat(user_id, table.id)
+        return True
+
+    def index_seats(self, table: GameTable) -> None:
+        """Index ``table`` under the people who sit there now (after a change of seats)."""
+        if self.tables.get(table.id) is not table:
+            return
+        seated = frozenset(
+            seat.user_id
+            for seat in table.seats
+            if seat.kind == "human" and seat.user_id is not None
+        )
+        before = self._seated_at.get(table.id, frozenset())
+        if seated == before:
+            return
+        self._seated_at[table.id] = seated
+        for user_id in before - seated:
+            self._unseat(user_id, table.id)
+        for user_id in seated - before:
+            self._seated.setdefault(user_id, set()).add(table.id)
+
+    def _unseat(self, user_id: int, table_id: int) -> None:
+        tables = self._seated.get(user_id)
+        if tables is not None:
+            tables.discard(table_id)
+            if not tables:
+                del self._seated[user_id]
+
+    def seated_tables(self, user_id: int) -> list[tuple[GameTable, int]]:
+        """The tables here where the person sits, with their seat."""
+        found = []
+        for table_id in self._seated.get(user_id, ()):
+            table = self.tables.get(table_id)
+            if table is not None and (seat := table.seat_of(user_id)) is not None:
+                found.append((table, seat))
+        return found

@@ -1,0 +1,148 @@
+"""Rooms: entering one, its listing of tables and people, and the chat of rooms and tables."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from tapisvert.core.registry import game_names, load_game
+from tapisvert.server.cluster import Cluster
+from tapisvert.server.connection import Connection
+from tapisvert.server.errors import ServerError
+from tapisvert.server.notices import CHAT_HISTORY, Said
+from tapisvert.server.presence import Presence
+from tapisvert.server.protocol import ChatLine, People, RoomInfo, SeatView, TableInfo
+from tapisvert.server.pubsub import Frame, room_channel
+from tapisvert.server.storage import TableRow
+from tapisvert.server.users import User
+
+MAIN_ROOM = "main"
+ROOM_LISTING = 150
+"""Tables a room's listing gives at most: the open ones first (those one may join), then
+those being played, then the latest finished; changes to the others still reach it."""
+LISTED_FIRST = ("open", "playing", "finished", "closed")
+
+
+def rooms() -> tuple[str, ...]:
+    """The main room, then a room for each installed game."""
+    return (MAIN_ROOM, *game_names())
+
+
+def no_such_room(room: str | None) -> ServerError:
+    return ServerError("no_such_room", status=404, room=room, rooms=", ".join(rooms()))
+
+
+class Rooms:
+    """The rooms of the platform as this node sees them: the tables it serves, those other
+    nodes serve (from the database and their rooms' news), and who is in each."""
+
+    def __init__(self, presence: Presence, cluster: Cluster) -> None:
+        self.presence = presence
+        self.cluster = cluster
+        self.history: dict[str, deque[Said]] = {
+            room: deque(maxlen=CHAT_HISTORY) for room in presence.in_rooms
+        }
+        self.tables_elsewhere: dict[int, TableInfo] = {}
+        """The latest description of each table other nodes serve, from their rooms' news."""
+
+    def listen(self) -> None:
+        """Hear the rooms' chat and news from the other nodes."""
+        for room in self.history:
+            self.cluster.pubsub.subscribe(room_channel(room), self._heard_in_room)
+
+    async def enter(self, connection: Connection, room: str) -> RoomInfo:
+        if room not in self.history:
+            raise no_such_room(room)
+        self.presence.enter(connection.user.id, room)
+        connection.stop_listening(lambda name: name.startswith("room:"))
+        connection.listen(room_channel(room))
+        if self.cluster.peers is not None:
+            self.presence.announce(connection.user.id)
+        return await self.room_info(room)
+
+    async def room_info(self, room: str) -> RoomInfo:
+        """The room's tables and the people in it, here and on the other nodes."""
+        if room not in self.history:
+            raise no_such_room(room)
+        served = self.cluster.registry.tables
+        here = [table for table in served.values() if table.room == room]
+        here.sort(key=lambda table: (LISTED_FIRST.index(table.status), -table.id))
+        tables = [table.info() for table in here[:ROOM_LISTING]]
+        if self.cluster.peers is not None:
+            others = await self.cluster.storage.tables.listed(
+                ["open", "playing"], ROOM_LISTING, room
+            )
+            for row in others:
+                if row.id not in served:
+                    tables.append(
+                        self.tables_elsewhere.get(row.id) or described(row, self.presence.is_online)
+                    )
+            tables.sort(key=lambda info: (LISTED_FIRST.index(info.status), -info.table))
+            del tables[ROOM_LISTING:]
+        tables.sort(key=lambda info: info.table)
+        people = sorted(self.presence.user_name(user) for user in self.presence.people_in(room))
+        return RoomInfo(room=room, tables=tables, people=people)
+
+    async def who(self, room: str | None, table_id: int | None, user: User) -> People:
+        if table_id is not None:
+            return People(table=table_id, people=await self.cluster.on_table(table_id, "who", user))
+        info = await self.room_info(room or MAIN_ROOM)
+        return People(room=info.room, people=info.people)
+
+    async def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
+        if table_id is not None:
+            await self.cluster.on_table(table_id, "chat", user, text=text)
+        elif room is not None and room in self.history:
+            line = ChatLine(room=room, sender=user.name, text=text)
+            if self.cluster.sole:  # with other nodes, kept as it is heard on the room's channel
+                self.history[room].append(line)
+            self.cluster.pubsub.publish(room_channel(room), line.model_dump_json())
+        else:
+            raise no_such_room(room)
+
+    def _heard_in_room(self, frame: Frame) -> None:
+        """A room's chat, said on any node, is kept for those who enter it later; a table's
+        news, for tables served elsewhere, for the room's list."""
+        if isinstance(frame, str) and frame.startswith('{"type":"chat"'):
+            line = ChatLine.model_validate_json(frame)
+            if line.room in self.history:
+                self.history[line.room].append(line)
+            return
+        if not isinstance(frame, str) or not frame.startswith('{"type":"table"'):
+            return
+        info = TableInfo.model_validate_json(frame)
+        if info.table in self.cluster.registry.tables:
+            return
+        if info.status in ("open", "playing"):
+            self.tables_elsewhere[info.table] = info
+        else:
+            self.tables_elsewhere.pop(info.table, None)
+
+
+def described(
+    row: TableRow, is_online: Callable[[int | None], bool], present: bool = True
+) -> TableInfo:
+    """What the database tells of a table: served elsewhere, until its node says more
+    (``present``: who is online), or finished."""
+    return TableInfo(
+        table=row.id,
+        room=row.room,
+        game=row.game,
+        players=row.players,
+        options=dict(load_game(row.game, row.players, **row.options).options),
+        clock=row.clock,
+        status=row.status,  # type: ignore[arg-type]
+        seats=[
+            SeatView(
+                name=seat.get("name"),
+                kind=seat.get("kind", "empty"),
+                level=seat.get("level"),
+                present=present and (seat.get("kind") == "bot" or is_online(seat.get("user_id"))),
+                replaced=seat.get("replaced", False),
+            )
+            for seat in row.seats
+        ],
+        spectators=0,
+        result=row.result,
+        rated=row.rated,
+    )

@@ -1,0 +1,35 @@
+"""How a node behaves: the delays, rates and bounds its operator may set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tapisvert.server.links import BACKLOG_BYTES
+from tapisvert.server.quotas import QuotaSettings
+
+
+@dataclass(frozen=True)
+class Settings:
+    bot_delay: float = 0.6
+    """Seconds a bot waits before it plays, so that people can follow."""
+    absence_grace: float = 60.0
+    """Seconds after a person's last connection closes before a bot plays for them."""
+    replacement_level: str = "easy"
+    abandoned_after: float = 300.0
+    """Seconds an open table stays with nobody at it (see ``GameTable.attended``)."""
+    rate: float = 30.0
+    """Messages a second one connection may send, with bursts of twice as many; the
+    quotas of people and addresses grow and shrink with it (see ``Quotas``)."""
+    unread_limit: int = BACKLOG_BYTES
+    """Bytes of frames a client may leave unread before its connection is dropped."""
+    bot_workers: int | None = None
+    """Processes in which the search bots think (``None``: all cores but one)."""
+    quotas: QuotaSettings = field(default_factory=QuotaSettings)
+    leaderboard_min_games: int = 5
+    """Rated games an account plays in a game before its leaderboard lists it."""
+    lease_seconds: float = 10.0
+    """How long a node's lease of a table lasts unrenewed: a node that dies leaves its
+    tables to others after this long (renewed every quarter of it)."""
+
+
+DEFAULT_RATE = Settings.rate

@@ -1,0 +1,296 @@
+"""What people do at tables: open one, sit down, leave, watch, play, set it up, rematch.
+
+A request goes to the table where it is served, here or on another node (see
+``Cluster.on_table``); ``operate`` does it on a table served here, whichever node asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from tapisvert.core.errors import OptionError
+from tapisvert.core.registry import load_game
+from tapisvert.server.connection import Connection
+from tapisvert.server.connections import Connections
+from tapisvert.server.errors import ServerError
+from tapisvert.server.notices import said_to
+from tapisvert.server.protocol import ChatLine
+from tapisvert.server.pubsub import seat_channel, table_channel
+from tapisvert.server.quotas import Quotas
+from tapisvert.server.rooms import no_such_room
+from tapisvert.server.seats import Seat
+from tapisvert.server.storage import TableRow
+from tapisvert.server.table_life import TableLife
+from tapisvert.server.tables import GameTable
+from tapisvert.server.users import User
+
+OPEN_TABLES_PER_ROOM = 100
+"""Open tables one room may hold at once (on each node)."""
+OPEN_TABLES_PER_PERSON = 3
+"""Open tables one person may sit at at once."""
+OPEN_TABLES_PER_ADDRESS = 6
+"""Open tables the people of one address may have opened (on each node): a few addresses
+cannot keep a room full."""
+
+
+class TableService:
+    """The requests about tables, from WebSocket, HTTP and chat commands alike."""
+
+    def __init__(self, life: TableLife, connections: Connections, quotas: Quotas) -> None:
+        self.life = life
+        self.cluster = life.cluster
+        self.registry = life.registry
+        self.connections = connections
+        self.quotas = quotas
+        self._opening: Counter[tuple[str, str]] = Counter()
+        """Tables being opened, by person, address and room (see ``_opening_table``)."""
+        self._rematching = asyncio.Lock()
+        """Held while a rematch table is made: a second request waits for it, not a copy."""
+
+    async def create_table(
+        self,
+        user: User,
+        room: str,
+        game: str,
+        players: int,
+        options: dict[str, Any],
+        clock: float | None,
+        rated: bool = True,
+    ) -> GameTable:
+        if room not in self.life.presence.in_rooms:
+            raise no_such_room(room)
+        try:
+            load_game(game, players, **options)
+        except OptionError as error:
+            raise ServerError.wrapping("bad_option", error) from None
+        options = {name: value for name, value in options.items() if value is not None}
+        seats = [Seat() for _ in range(players)]
+        with self._opening_table(user, room):
+            table = await self._open_table(room, game, options, clock, seats, rated)
+            table.opened_from = user.address
+            await self.join(user, table.id, 0)
+        return table
+
+    @contextlib.contextmanager
+    def _opening_table(self, user: User, room: str) -> Iterator[None]:
+        """Count a new table against its person's and address's quotas, within the bounds
+        on open tables (a room full of empty tables is of use to nobody); tables being
+        opened count as open until they are."""
+        opening = (("person", str(user.id)), ("address", user.address), ("room", room))
+        served = self.registry.tables.values()
+        waiting = self._opening[opening[0]] + sum(
+            table.status == "open" for table, _ in self.registry.seated_tables(user.id)
+        )
+        if waiting >= OPEN_TABLES_PER_PERSON:
+            raise ServerError("too_many_open_tables", status=429, limit=OPEN_TABLES_PER_PERSON)
+        from_address = self._opening[opening[1]] + sum(
+            table.status == "open" and table.opened_from == user.address for table in served
+        )
+        if from_address >= OPEN_TABLES_PER_ADDRESS:
+            raise ServerError("address_tables", status=429, limit=OPEN_TABLES_PER_ADDRESS)
+        in_room = self._opening[opening[2]] + sum(
+            table.room == room and table.status == "open" for table in served
+        )
+        if in_room >= OPEN_TABLES_PER_ROOM:
+            raise ServerError("room_full", status=429, limit=OPEN_TABLES_PER_ROOM)
+        self.quotas.take("tables_per_address", user.address)
+        self.quotas.take("tables", user.id)
+        self._opening.update(opening)
+        try:
+            yield
+        finally:
+            self._opening.subtract(opening)
+            self._opening += Counter()  # drops the zeros
+
+    async def _open_table(
+        self,
+        room: str,
+        game: str,
+        options: dict[str, Any],
+        clock: float | None,
+        seats: list[Seat],
+        rated: bool,
+    ) -> GameTable:
+        """A new open table, stored, with these seats; nobody is told of it yet."""
+        row = TableRow(
+            room=room,
+            game=game,
+            players=len(seats),
+            options=options,
+            seed=random.SystemRandom().getrandbits(62),
+            clock=clock,
+            status="open",
+            seats=[seat.stored() for seat in seats],
+            rated=rated,
+        )
+        lease = self.life.settings.lease_seconds
+        row.id = await self.life.storage.tables.create(row, self.cluster.node, lease)
+        table = GameTable(row, self.life)
+        table.fence = 1
+        self.registry.hold(table)
+        return table
+
+    async def rematch(self, user: User, table_id: int) -> int:
+        """The table of the rematch of a finished game: the same game, options, clock, bots
+        and people, each seat moved one along (seat 1's player to seat 2…); asked again,
+        the same table. Anybody who sat at the finished table may ask."""
+        rematch: int = await self.cluster.on_table(table_id, "rematch", user)
+        return rematch
+
+    async def _rematch_here(self, table: GameTable, user: User) -> int:
+        if table.seat_of(user.id) is None:
+            raise ServerError("not_seated", status=403)
+        if table.status != "finished":
+            raise ServerError("not_over", status=409)
+        async with self._rematching:
+            if table.rematch is None:
+                seats = [replace(seat, replaced=False) for seat in table.seats]
+                with self._opening_table(user, table.room):
+                    rematch = await self._open_table(
+                        table.room,
+                        table.game.name,
+                        table.options,
+                        table.clock,
+                        seats[-1:] + seats[:-1],
+                        table.rated,
+                    )
+                    rematch.opened_from = user.address
+                table.rematch = rematch.id
+                self.life.table_changed(rematch)
+                for index, seat in enumerate(rematch.seats):
+                    if seat.user_id is not None:
+                        await self.connections.follow_all(seat.user_id, rematch.id, index)
+                self.life.tell(
+                    table,
+                    "server.notice.rematch",
+                    rematch=rematch.id,
+                    name=user.name,
+                    number=rematch.id,
+                )
+        return table.rematch
+
+    async def join(self, user: User, table_id: int, seat: int | None) -> int:
+        index: int = await self.cluster.on_table(table_id, "join", user, seat=seat)
+        await self.connections.follow_all(user.id, table_id, index)
+        return index
+
+    async def leave(self, user: User, table_id: int) -> None:
+        await self.cluster.on_table(table_id, "leave", user)
+        self.connections.unfollow_all(user.id, table_id)
+
+    async def watch(self, connection: Connection, table_id: int) -> None:
+        """Follow a table as a spectator; someone seated there follows their own seat."""
+        seat: int | None = await self.cluster.on_table(table_id, "watch", connection.user)
+        await self.connections.follow(connection, table_id, seat)
+
+    async def act(
+        self, user: User, table_id: int, action: str, seq: int, request: str | None = None
+    ) -> int:
+        position: int = await self.cluster.on_table(
+            table_id, "act", user, action=action, seq=seq, request=request
+        )
+        return position
+
+    async def start_game(self, user: User, table_id: int) -> None:
+        await self.cluster.on_table(table_id, "start", user)
+
+    async def set_option(self, user: User, table_id: int, name: str, value: str) -> None:
+        await self.cluster.on_table(table_id, "option", user, name=name, value=value)
+
+    async def add_bot(self, user: User, table_id: int, level: str, seat: int | None) -> None:
+        await self.cluster.on_table(table_id, "bot", user, level=level, seat=seat)
+
+    async def view(self, user: User, table_id: int) -> str:
+        """The user's view of a table (a spectator's where they do not sit), as JSON."""
+        frame: str = await self.cluster.on_table(table_id, "view", user)
+        return frame
+
+    # -- on a table served here -------------------------------------------------------
+
+    async def operate(
+        self, table: GameTable, operation: str, user: User, arguments: dict[str, Any]
+    ) -> Any:
+        """A request for a table served here; what it answers crosses between nodes."""
+        match operation:
+            case "act":
+                return await table.act(
+                    user.id, arguments["action"], arguments["seq"], arguments["request"]
+                )
+            case "join":
+                index = await table.join(user.id, user.name, arguments["seat"])
+                if table.spectators.pop(user.id, None) is not None:
+                    self.life.table_changed(table)
+                return index
+            case "leave":
+                if user.id in table.spectators:
+                    self.life.unwatch(table, user.id)
+                else:
+                    await table.leave(user.id)
+            case "watch":
+                seat = table.seat_of(user.id)
+                if seat is None:
+                    table.spectators[user.id] = table.spectators.get(user.id, 0) + 1
+                    self.life.table_changed(table)
+                return seat
+            case "unwatch":
+                if user.id in table.spectators:
+                    self.life.unwatch(table, user.id)
+            case "start":
+                await table.start(user.id)
+            case "option":
+                await table.set_option(user.id, arguments["name"], arguments["value"])
+            case "bot":
+                return await table.add_bot(user.id, arguments["level"], arguments["seat"])
+            case "rematch":
+                return await self._rematch_here(table, user)
+            case "chat":
+                if table.seat_of(user.id) is None and user.id not in table.spectators:
+                    raise ServerError("chat_not_at_table", status=403, table=table.id)
+                line = ChatLine(table=table.id, sender=user.name, text=arguments["text"])
+                table.history.append(line)
+                self.life.pubsub.publish(table_channel(table.id), line.model_dump_json())
+            case "who":
+                return table.people()
+            case "info":
+                return table.info().model_dump(mode="json")
+            case "view":
+                return table.views.frame(table.seat_of(user.id))
+            case "snapshot":
+                return await self._snapshot(table, user, **arguments)
+            case _:
+                raise ServerError("node_failed", status=500)
+        return None
+
+    async def _snapshot(
+        self, table: GameTable, user: User, seat: int | None, history: bool, returning: bool
+    ) -> dict[str, Any]:
+        """What a connection that starts following the table is sent: the table, what was
+        said there (``history``), the seat's view; ``returning``: the user is back."""
+        self.life.pubsub.expect(seat_channel(table.id, seat))
+        snapshot = {
+            "seq": table.seq,
+            "info": table.info().model_dump(mode="json"),
+            "history": [said_to(said) for said in table.history] if history else [],
+            "view": None if table.state is None else table.views.frame(seat),
+        }
+        if returning:
+            self.life.review_attendance(table)
+            await table.come_back(user.id)
+        return snapshot
+
+    async def take_over(self, row: TableRow, fence: int) -> None:
+        """Serve the table of a node that stopped: its players, wherever they are
+        connected, hear the position as it is now."""
+        table = await self.life.bring_back(row, fence)
+        self.life.table_changed(table)
+        if table.state is not None:
+            table.views.publish()
+        for index, seat in enumerate(table.seats):
+            if seat.user_id is not None:
+                await self.connections.follow_all(seat.user_id, table.id, index)

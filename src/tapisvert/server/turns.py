@@ -1,0 +1,148 @@
+"""Whose turn it is at a table: the clock of a person to act, or a bot's move (for a bot's
+seat, or for an absent person's), played after a short delay so that people can follow."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Coroutine
+from typing import Any, Protocol
+
+from tapisvert.core.game import Game, State
+from tapisvert.server.errors import ServerError, StorageError
+from tapisvert.server.retrying import retrying_async
+from tapisvert.server.seats import Seat
+from tapisvert.server.settings import Settings
+from tapisvert.server.thinking import BotJob, Thinking
+
+RETRY_FIRST = 0.25
+RETRY_LONGEST = 10.0
+"""Seconds before a bot's move or a seat's change the database did not take is stored
+again, doubling each time up to the longest."""
+
+
+class TurnHost(Protocol):
+    """What the turns need of the node: its settings, where bots think, and tasks."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def thinking(self) -> Thinking: ...
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> None: ...
+
+
+class Turned(Protocol):
+    """What the turns need of their table (a ``GameTable``)."""
+
+    @property
+    def state(self) -> State | None: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def clock(self) -> float | None: ...
+
+    @property
+    def moved(self) -> bool: ...
+
+    @property
+    def seats(self) -> list[Seat]: ...
+
+    @property
+    def game(self) -> Game[Any]: ...
+
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    def timed_out(self, seat: int) -> None: ...
+
+    async def play(
+        self,
+        seat: int,
+        text: str | int,
+        seq: int,
+        request: str | None = None,
+        stand_in: bool = False,
+    ) -> int: ...
+
+
+class Turns:
+    """The clock or the bot of the seat to act at one table."""
+
+    def __init__(self, table: Turned, host: TurnHost) -> None:
+        self.table = table
+        self.host = host
+        self.deadline: float | None = None
+        """When the clock of the person to act runs out, if it runs."""
+        self._timer: asyncio.TimerHandle | None = None
+
+    def stop(self) -> None:
+        """No clock runs out."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def next(self) -> None:
+        """Start the clock of the seat to act, or let a bot play for it."""
+        self.stop()
+        self.deadline = None
+        table = self.table
+        state = table.state
+        if state is None or table.status != "playing":
+            return
+        to_act = state.current_player()
+        seat = table.seats[to_act]
+        if seat.kind == "bot" or seat.replaced:
+            asyncio.get_running_loop().call_later(
+                self.host.settings.bot_delay, self.host.spawn, self._bot_turn(to_act, table.seq)
+            )
+        elif table.clock is not None:
+            self.deadline = time.time() + table.clock
+            self._timer = asyncio.get_running_loop().call_later(
+                table.clock, self._time_out, to_act, table.seq
+            )
+
+    def _time_out(self, seat: int, seq: int) -> None:
+        if self.table.seq != seq or self.table.status != "playing":
+            return
+        self.table.timed_out(seat)
+        self.next()
+
+    async def _bot_turn(self, seat: int, seq: int) -> None:
+        """Choose and play the bot's move; if the database does not take it, choose and
+        play again, ``RETRY_FIRST`` seconds later, then twice as long each time."""
+        await retrying_async(StorageError, RETRY_FIRST, RETRY_LONGEST)(self._bot_move, seat, seq)
+
+    async def _bot_move(self, seat: int, seq: int) -> None:
+        table = self.table
+        state = table.state
+        if state is None or table.moved or table.seq != seq or state.current_player() != seat:
+            return
+        level = table.seats[seat].level or self.host.settings.replacement_level
+        job = BotJob(
+            table.game.name,
+            table.game.players,
+            dict(table.options),
+            level,
+            state.observation(seat),
+            list(state.legal_actions()),
+            f"{table.seed}:bot:{seq}",
+        )
+        action = await self.host.thinking.choose(job)
+        seat_info = table.seats[seat]
+        if seat_info.kind == "bot" or seat_info.replaced:
+            try:
+                await table.play(seat, action, seq, stand_in=seat_info.kind == "human")
+            except StorageError:
+                raise  # tried again
+            except ServerError:  # the person came back and played first
+                return

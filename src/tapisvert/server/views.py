@@ -1,0 +1,139 @@
+"""The views of a table: each seat's and the spectators', as frames that carry what changed
+since the one last sent on their channel."""
+
+from __future__ import annotations
+
+from collections.abc import Sized
+from typing import Any, Protocol
+
+import orjson
+
+from tapisvert.core.game import Game, State
+from tapisvert.server.errors import ServerError
+from tapisvert.server.pubsub import PubSub, seat_channel
+
+
+class Deadline(Protocol):
+    @property
+    def deadline(self) -> float | None: ...
+
+
+class Publishing(Protocol):
+    """Where the views are published (the node that serves the table)."""
+
+    @property
+    def pubsub(self) -> PubSub: ...
+
+
+class Viewed(Protocol):
+    """What the views need of their table (a ``GameTable``)."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def state(self) -> State | None: ...
+
+    @property
+    def game(self) -> Game[Any]: ...
+
+    @property
+    def result(self) -> list[float] | None: ...
+
+    @property
+    def seats(self) -> Sized: ...
+
+    @property
+    def turns(self) -> Deadline: ...
+
+
+class Views:
+    """The frames of one table's views, and the observation last sent on each channel."""
+
+    def __init__(self, table: Viewed, host: Publishing) -> None:
+        self.table = table
+        self.host = host
+        self.sent: dict[int | None, dict[str, Any]] = {}
+        """The observation last sent to each seat's channel: the next frame sends the changes."""
+
+    def frame(
+        self, seat: int | None, since: dict[str, Any] | None = None, ack: str | None = None
+    ) -> str:
+        """The view of ``seat`` (``None``: a spectator) as a JSON text.
+
+        With ``since`` (the observation last sent on that seat's channel) the frame carries
+        only the parts of the observation that changed: a finished round is not sent again
+        with every card. ``full`` tells which kind a frame is; ``ack`` answers the move
+        that led to it.
+        """
+        table = self.table
+        state = table.state
+        if state is None:
+            raise ServerError("not_started")
+        observation = state.view(seat)
+        appended: dict[str, Any] = {}
+        if since is None:
+            shown = observation
+        else:
+            shown = {
+                key: value
+                for key, value in observation.items()
+                if (sent := since.get(key)) is not value and sent != value
+            }
+            histories = table.game.observation_class.histories
+            for key in histories & shown.keys():  # grown: only the new items
+                gained = _gained(shown[key], since.get(key))
+                if gained is not None:
+                    del shown[key]
+                    appended[key] = gained
+        self.sent[seat] = observation
+        to_act = state.current_player()
+        acting = to_act >= 0
+        legal = state.legal_strings() if acting and to_act == seat else []
+        frame = {
+            "type": "view",
+            "table": table.id,
+            "seq": table.seq,
+            "seat": seat,
+            "ack": ack,
+            "to_act": to_act if acting else None,
+            "legal": legal,
+            "deadline": table.turns.deadline if acting else None,
+            "full": since is None,
+            "view": shown,
+            "result": table.result,
+            "winners": None if table.result is None else state.winners(),
+        }
+        if appended:
+            frame["append"] = appended
+        return orjson.dumps(frame).decode()
+
+    def publish(self, mover: int | None = None, request: str | None = None) -> None:
+        """Each followed seat's changes, and the spectators'; a seat nobody follows is skipped.
+
+        The mover's view carries ``request``, the id of the move it answers.
+        """
+        pubsub = self.host.pubsub
+        for seat in [*range(len(self.table.seats)), None]:
+            channel = seat_channel(self.table.id, seat)
+            if pubsub.has_subscribers(channel):
+                ack = request if seat == mover else None
+                pubsub.publish(channel, self.frame(seat, self.sent.get(seat), ack))
+            else:
+                self.sent.pop(seat, None)
+
+
+def _gained(value: Any, sent: Any) -> list[Any] | None:
+    """The items ``value`` added at the end of the sequence ``sent``, if that is all that
+    changed (a history starting again is sent whole)."""
+    if (
+        type(value) is type(sent)
+        and isinstance(value, (list, tuple))
+        and 0 < len(sent) < len(value)
+        and value[: len(sent)] == sent
+    ):
+        return list(value[len(sent) :])
+    return None
