@@ -119,6 +119,7 @@ def test_one_cut_off_does_not_come_straight_back_for_more(server: Server) -> Non
             link.recv(timeout=5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["in-process", "relays"])
 def test_a_client_that_does_not_read_is_cut_off(
     tmp_path_factory: pytest.TempPathFactory, where: str
@@ -180,6 +181,7 @@ def test_a_person_may_hold_a_few_sockets_only(server: Server) -> None:
                 extra.recv(timeout=5)
 
 
+@pytest.mark.slow
 def test_guests_are_limited_per_address(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Finding 5: 2,000 guests in 5.7 s."""
     with serving(tmp_path_factory.mktemp("guests")) as fresh:
@@ -215,6 +217,7 @@ def test_wrong_passwords_are_held_against_their_address_not_the_account(server: 
     ).is_success
 
 
+@pytest.mark.slow
 def test_a_name_guessed_from_many_addresses_slows_the_guessers_only(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from server_support import Server, serving, set_up_table
@@ -159,6 +160,7 @@ def test_a_guest_the_database_refuses_gets_a_storage_error(tmp_path: Path) -> No
         assert response.json()["code"] == "storage"
 
 
+@pytest.mark.slow
 def test_a_request_waiting_on_a_locked_database_gets_the_servers_own_answer(
     tmp_path: Path,
 ) -> None:
