@@ -203,7 +203,8 @@ class Player:
                     for table in self.watching:
                         await link.send(json.dumps({"type": "watch", "table": table}))
                     await self._play_on(link, tables, rng)
-            except (OSError, websockets.ConnectionClosed):
+            except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake):
+                # a server killed during the handshake answers nothing (InvalidMessage)
                 if not reconnect:
                     raise
                 await asyncio.sleep(0.05)
