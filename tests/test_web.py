@@ -11,7 +11,6 @@ import re
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
 from tapisvert.core.registry import game_names
@@ -29,6 +28,7 @@ from web_support import (
     play_one_move,
     play_to_the_end,
     screenshot,
+    serious_violations,
     server,
     sign_in,
     start_table,
@@ -164,19 +164,6 @@ def test_every_game_fits_a_phone_with_the_moves_in_sight(
     screenshot(phone, f"{game}-phone")
     phone.click("#rules")
     assert no_horizontal_overflow(phone) == 0
-
-
-def serious_violations(page: Page) -> list[str]:
-    """What axe finds serious or critical on the page at rest (cards fade in as they are
-    dealt: the check waits for the fade, which a reader who asks for less motion never sees)."""
-    page.wait_for_timeout(400)
-    results = Axe().run(page)
-    return [
-        f"{violation['id']}: {violation['help']}: "
-        + "; ".join(node["html"][:120] for node in violation["nodes"][:4])
-        for violation in results.response["violations"]
-        if violation["impact"] in ("serious", "critical")
-    ]
 
 
 @pytest.mark.parametrize("game", GAMES)

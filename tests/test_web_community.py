@@ -7,7 +7,6 @@ import random
 from collections.abc import Iterator
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
 from web_support import (
@@ -20,7 +19,9 @@ from web_support import (
     page,
     phone,
     play_to_the_end,
+    register,
     screenshot,
+    serious_violations,
     sign_in,
     start_table,
     watched_page,
@@ -39,14 +40,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     settings = {"bot-delay": 0.05, "leaderboard-min-games": 1}
     with serving(tmp_path_factory.mktemp("community"), **settings) as running:
         yield running
-
-
-def register(page: Page, server: Server, name: str) -> None:
-    page.goto(server.url)
-    page.fill("#name", name)
-    page.fill("#password", "secret-enough")
-    page.click("#register")
-    page.wait_for_selector("#create")
 
 
 def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
@@ -192,15 +185,6 @@ def test_an_invitation_to_a_table_already_playing_opens_it_to_watch(
     finally:
         friend.context.close()
     assert not problems, problems
-
-
-def serious_violations(page: Page) -> list[str]:
-    results = Axe().run(page)
-    return [
-        f"{violation['id']}: {[node['html'][:150] for node in violation['nodes'][:3]]}"
-        for violation in results.response["violations"]
-        if violation["impact"] in ("serious", "critical")
-    ]
 
 
 def test_the_new_pages_have_their_french_texts_and_nothing_serious_for_axe(

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from server_support import Server, serving
@@ -191,6 +192,14 @@ def no_horizontal_overflow(page: Page) -> int:
     return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
 
 
+def register(page: Page, server: Server, name: str, password: str = "secret-enough") -> None:
+    page.goto(server.url)
+    page.fill("#name", name)
+    page.fill("#password", password)
+    page.click("#register")
+    page.wait_for_selector("#create")
+
+
 def screenshot(page: Page, name: str, full_page: bool = False) -> None:
     """A picture for the README, once the cards just dealt have faded in.
 
@@ -202,3 +211,16 @@ def screenshot(page: Page, name: str, full_page: bool = False) -> None:
     partial = picture.with_name(f".{name}.{os.getpid()}.png")
     page.screenshot(path=str(partial), full_page=full_page)
     partial.replace(picture)
+
+
+def serious_violations(page: Page) -> list[str]:
+    """What axe finds serious or critical on the page at rest (cards fade in as they are
+    dealt: the check waits for the fade, which a reader who asks for less motion never sees)."""
+    page.wait_for_timeout(400)
+    results = Axe().run(page)
+    return [
+        f"{violation['id']}: {violation['help']}: "
+        + "; ".join(node["html"][:120] for node in violation["nodes"][:4])
+        for violation in results.response["violations"]
+        if violation["impact"] in ("serious", "critical")
+    ]

@@ -26,6 +26,7 @@ LOGINS_AT_ONCE = 2
 GUESS_SPACING = 1.0
 """Seconds between two attempts on a name being guessed at, from addresses its owner has
 not signed in from (see ``Accounts._held_back``)."""
+MIN_PASSWORD = 6
 GUESS_TURNS_KEPT = 1000
 """Names whose next turn is remembered before the past ones are forgotten."""
 
@@ -49,7 +50,12 @@ def _unknown_hash() -> str:
     return hash_password(secrets.token_hex(16))
 
 
-def _session_key(session: str) -> str:
+def check_new_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD:
+        raise ServerError("short_password")
+
+
+def session_key(session: str) -> str:
     """What the database keeps of a session: its hash, so that whoever reads the database
     (and the signing key, if it is kept there) still cannot sign a token for an open one."""
     return hashlib.sha256(session.encode()).hexdigest()
@@ -89,13 +95,10 @@ class Accounts:
         return await self._new_user(name, None)
 
     async def register(self, name: str, password: str, address: str) -> tuple[str, User]:
-        if len(password) < 6:
-            raise ServerError("short_password")
+        check_new_password(password)
         valid_name(name)  # before the hash's cost
         self.quotas.take("accounts", address)
-        async with self._hashing:
-            password_hash = await asyncio.to_thread(hash_password, password)
-        return await self._new_user(name, password_hash)
+        return await self._new_user(name, await self.new_hash(password))
 
     async def _new_user(self, text: str, password_hash: str | None) -> tuple[str, User]:
         name = valid_name(text)
@@ -159,39 +162,52 @@ class Accounts:
     async def change_password(self, user: User, old: str, new: str, address: str) -> None:
         """A new password ends every other session of its owner (every other device signs
         in again); this one carries on. A wrong old password counts as a failed sign-in."""
-        if len(new) < 6:
-            raise ServerError("short_password")
+        check_new_password(new)
+        await self.confirm_password(user, old, address)
+        password_hash = await self.new_hash(new)
+        await self.storage.accounts.set_password(user.id, password_hash, session_key(user.session))
+        self.connections.end_sessions(user, others=True)
+
+    async def confirm_password(self, user: User, password: str, address: str) -> None:
+        """Refuse unless ``password`` is the account's: a wrong one counts as a failed
+        sign-in, so that an open session cannot be used to guess it."""
         guessed = user.name.casefold()
         self.quotas.take("logins_per_address", address)
         await self._held_back(address, guessed)
         row = await self.storage.accounts.load(user.id)
         known = None if row is None else row.password_hash
         async with self._hashing:
-            matches = await asyncio.to_thread(_password_checks, known, old)
+            matches = await asyncio.to_thread(_password_checks, known, password)
         if not matches:
             self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
+
+    async def new_hash(self, password: str) -> str:
+        """A new password's hash, computed off the event loop (``check_new_password`` first)."""
         async with self._hashing:
-            password_hash = await asyncio.to_thread(hash_password, new)
-        await self.storage.accounts.set_password(user.id, password_hash, _session_key(user.session))
+            return await asyncio.to_thread(hash_password, password)
+
+    def end_every_session(self, user: User) -> None:
+        """Close every connection of the account, on every node (its sessions are gone)."""
         self.connections.end_sessions(user, others=True)
+        self.connections.end_sessions(user, others=False)
 
     async def sign_out(self, user: User) -> None:
         """End this session: its token authenticates no one any more, and the connections
         it opened are closed."""
-        await self.storage.sessions.close(user.id, _session_key(user.session))
+        await self.storage.sessions.close(user.id, session_key(user.session))
         self.connections.end_sessions(user, others=False)
 
     async def _open_session(self, user: User) -> tuple[str, User]:
         assert self.tokens is not None
         session = secrets.token_urlsafe(24)
-        await self.storage.sessions.open(_session_key(session), user.id)
+        await self.storage.sessions.open(session_key(session), user.id)
         return self.tokens.issue(user.id, session), replace(user, session=session)
 
     async def authenticate(self, token: str) -> User:
         assert self.tokens is not None
         named = self.tokens.read(token)
-        if named is None or await self.storage.sessions.owner(_session_key(named[1])) != named[0]:
+        if named is None or await self.storage.sessions.owner(session_key(named[1])) != named[0]:
             raise ServerError("bad_token", status=401)
         row = await self.storage.accounts.load(named[0])
         if row is None:

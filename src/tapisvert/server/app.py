@@ -23,6 +23,7 @@ from tapisvert.server.pubsub import PubSub, is_seat_channel
 from tapisvert.server.redis_bus import RedisPubSub
 from tapisvert.server.relay import RelayedSockets
 from tapisvert.server.routes import (
+    account_life,
     accounts,
     api,
     chat,
@@ -40,6 +41,7 @@ from tapisvert.server.storage import open_storage
 
 ROUTERS = (
     accounts.router,
+    account_life.router,
     api.router,
     rooms.router,
     tables.router,

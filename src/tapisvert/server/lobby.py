@@ -3,7 +3,9 @@
 Every request, from a WebSocket message, an HTTP call or a chat command, ends in one
 method of one part, so the three ways of asking behave the same:
 
-- ``accounts``: guests, registration, signing in and out, tokens (``accounts``);
+- ``accounts``: guests, registration, signing in and out, tokens (``accounts``), with
+  ``account_life``: deleting an account, downloading one's data, links that set a new
+  password (``account_life``);
 - ``presence``: who is connected, here and on other nodes, and in which room (``presence``);
 - ``connections``: each person's connections and the tables they follow (``connections``);
 - ``cluster``: leases, fencing, taking over tables, calls to other nodes (``cluster``);
@@ -17,6 +19,7 @@ method of one part, so the three ways of asking behave the same:
 from __future__ import annotations
 
 from tapisvert.bots.base import LEVELS
+from tapisvert.server.account_life import AccountLife
 from tapisvert.server.accounts import Accounts
 from tapisvert.server.addresses import Addresses
 from tapisvert.server.background import Background
@@ -94,6 +97,14 @@ class Lobby:
             storage.reviews, self.records.record, self.records.players_of, self.quotas
         )
         self.replays = Replays(self.records.record)
+        self.account_life = AccountLife(
+            storage,
+            self.accounts,
+            self.presence,
+            self.registry,
+            self.pubsub,
+            self.quotas,
+        )
 
     async def start(self) -> None:
         """Open the database and bring back the tables that were open or playing.
@@ -113,6 +124,7 @@ class Lobby:
         if not self.cluster.sole:
             self.pubsub.subscribe(PRESENCE_CHANNEL, self.presence.heard)
             self.rooms.listen()
+            self.account_life.listen()
         self.cluster.start()
 
     async def stop(self) -> None:

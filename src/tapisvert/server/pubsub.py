@@ -75,6 +75,9 @@ class LocalPubSub:
 PRESENCE_CHANNEL = "presence"
 """Where each node says who is connected to it."""
 
+ACCOUNTS_CHANNEL = "accounts"
+"""Where each node says which account it deleted, for the others to forget its name."""
+
 
 def user_channel(user_id: int) -> str:
     """What every node serving one of the user's connections hears for them."""

@@ -74,6 +74,8 @@ class QuotaSettings:
     listings: str = "120/minute"
     """Rooms' listings one address may ask for over HTTP (with several nodes, each is a
     query of the database)."""
+    data_downloads: str = "10/hour"
+    """Downloads of their own data one account may ask for (each reads all their games)."""
     replays: str = "30/minute"
     """Replays of finished games one address may ask for (those kept cost little; a new
     one costs its worker up to a second)."""

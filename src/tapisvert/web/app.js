@@ -7,7 +7,7 @@ import { api, currentTable, myTurns, route, signedIn, signOut, start, state, sub
 import { Lobby } from "./lobby.js";
 import { Replay, TableScreen } from "./table.js";
 import { RulesButton } from "./rules.js";
-import { Leaderboard, Profile, ReplayScreen, profileLink } from "./community.js";
+import { Leaderboard, Profile, ReplayScreen, ResetPassword, profileLink } from "./community.js";
 
 function App() {
   const [, setVersion] = useState(0);
@@ -41,6 +41,7 @@ function App() {
       ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} />`
         : page?.kind === "leaderboard" ? html`<${Leaderboard} game=${page.value} key=${page.value} />`
         : page?.kind === "replay" ? html`<${ReplayScreen} id=${page.value} key=${page.value} Replay=${Replay} />`
+        : page?.kind === "reset" ? html`<${ResetPassword} resetKey=${page.value} />`
         : !state.token ? html`<${SignIn} invited=${page?.kind === "join" ? page.value : null} />`
         : table ? html`<${TableScreen} id=${table} key=${table} />` : html`<${Lobby} />`}
     </main>`;

@@ -2,7 +2,7 @@
 // where, the invitation link of a table, a finished game's replay from a profile.
 import { html, useEffect, useState } from "./ui.js";
 import { decimal, language, t, tn } from "./i18n.js";
-import { api, changed, state, tell } from "./store.js";
+import { api, changed, forgetSession, state, tell } from "./store.js";
 
 /** The account a seat plays for: the person's name, or the account of the bot's level. */
 export function accountName(seat) {
@@ -106,6 +106,7 @@ export function Profile({ name }) {
       <a class="button" href=${`#replay=${game.table}`}>${t("web.replay")}</a>
     </li>`)}</ul>
     ${player.name === state.user && !player.guest ? html`<${PasswordForm} />` : null}
+    ${player.name === state.user ? html`<${AccountForm} guest=${player.guest} />` : null}
   </section>`;
 }
 
@@ -133,6 +134,72 @@ function PasswordForm() {
       value=${fresh} onInput=${(event) => setFresh(event.target.value)} /></label>
     <button type="submit" id="change-password">${t("web.change_password")}</button>
   </form>`;
+}
+
+/** One's data, downloaded as a file; one's account, deleted for good once confirmed (with
+ * the password, for a registered account): the games stay, the name goes from them. */
+function AccountForm({ guest }) {
+  const [password, setPassword] = useState("");
+  const [sure, setSure] = useState(false);
+  const download = async () => {
+    try {
+      const data = await api("/api/account/data");
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" }));
+      link.download = `tapisvert-${state.user}.json`;
+      link.click();
+      URL.revokeObjectURL(link.href);
+    } catch (error) {
+      tell(error.message);
+    }
+  };
+  const remove = async (event) => {
+    event.preventDefault();
+    try {
+      await api("/api/account/delete", { password });
+      forgetSession();
+      tell(t("web.account_deleted"), "info");
+    } catch (error) {
+      tell(error.message);
+    }
+  };
+  return html`<section class="account" aria-labelledby="account-heading">
+    <h2 class="small" id="account-heading">${t("web.your_account")}</h2>
+    <p><button type="button" id="download-data" onClick=${download}>${t("web.download_data")}</button>
+      <span class="hint">${t("web.download_data_hint")}</span></p>
+    <form class="delete-account" id="delete-account" onSubmit=${remove}>
+      <p class="hint">${t("web.delete_account_hint")}</p>
+      ${guest ? null : html`<label>${t("web.old_password")} <input type="password" id="delete-password"
+        autocomplete="current-password" value=${password} onInput=${(event) => setPassword(event.target.value)} /></label>`}
+      <label class="confirm"><input type="checkbox" id="delete-sure" checked=${sure}
+        onChange=${(event) => setSure(event.target.checked)} /> ${t("web.delete_account_sure")}</label>
+      <button type="submit" class="danger" id="delete-account-button" disabled=${!sure}>${t("web.delete_account")}</button>
+    </form>
+  </section>`;
+}
+
+/** A one-time link from an administrator (`#reset=KEY`): a new password, then signing in. */
+export function ResetPassword({ resetKey }) {
+  const [password, setPassword] = useState("");
+  const submit = async (event) => {
+    event.preventDefault();
+    try {
+      const done = await api("/api/password-reset", { key: resetKey, password });
+      tell(t("web.password_reset_done", { name: done.user }), "info");
+      location.hash = "";
+    } catch (error) {
+      tell(error.message);
+    }
+  };
+  return html`<section class="panel" aria-labelledby="reset-heading">
+    <h1 id="reset-heading">${t("web.password_reset")}</h1>
+    <p class="hint">${t("web.password_reset_hint")}</p>
+    <form class="row" id="reset-form" onSubmit=${submit}>
+      <label>${t("web.new_password")} <input type="password" id="reset-password" autocomplete="new-password"
+        value=${password} onInput=${(event) => setPassword(event.target.value)} /></label>
+      <button type="submit" class="primary" id="reset-button">${t("web.password_reset_set")}</button>
+    </form>
+  </section>`;
 }
 
 /** Who is online, and at which table: a link to each. Refreshed while the lobby is open. */

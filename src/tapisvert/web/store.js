@@ -136,7 +136,7 @@ export async function signOut() {
 }
 
 /** Forget the session here only: the server has ended it, or refused it. */
-function forgetSession() {
+export function forgetSession() {
   localStorage.removeItem("token");
   Object.assign(state, { token: null, user: null, connected: false, views: {}, tables: {}, roomInfo: null,
     outbox: [] });
@@ -185,7 +185,7 @@ export function currentTable() {
 /** The page the address names besides a table: `{ kind, value }` for `#player=NAME`,
  * `#leaderboard=GAME`, `#replay=TABLE` and `#join=TABLE` (an invitation), else null. */
 export function route() {
-  const match = location.hash.match(/^#(player|leaderboard|replay|join)=(.+)$/);
+  const match = location.hash.match(/^#(player|leaderboard|replay|join|reset)=(.+)$/);
   if (!match) return null;
   const value = decodeURIComponent(match[2]);
   return { kind: match[1], value: ["replay", "join"].includes(match[1]) ? Number(value) : value };

@@ -2,7 +2,8 @@
 
 The server reaches each area through an attribute: ``storage.accounts``,
 ``storage.sessions``, ``storage.tables`` (rows and action logs), ``storage.ratings``
-(results, ratings and what is read of them), ``storage.reviews`` and ``storage.leases``.
+(results, ratings and what is read of them), ``storage.reviews``, ``storage.leases`` and
+``storage.account_life`` (deleting an account, its data, links that set a new password).
 Every one of them runs its statements in one writer thread, committed in groups (see
 ``writer``); ``schema`` holds the tables and runs the migrations, ``engine`` opens the
 database.
@@ -16,6 +17,7 @@ from typing import Protocol
 
 from sqlalchemy import Connection, insert, select
 
+from tapisvert.server.storage.account_life import ERASED_NAME, AccountLifeStore
 from tapisvert.server.storage.accounts import AccountStore, SessionStore
 from tapisvert.server.storage.engine import Checkpointer, default_database_url, make_engine
 from tapisvert.server.storage.leases import LeaseStore
@@ -35,6 +37,7 @@ from tapisvert.server.storage.tables import TableStore
 from tapisvert.server.storage.writer import Writer
 
 __all__ = [
+    "ERASED_NAME",
     "MIGRATIONS",
     "GameCounts",
     "LoggedAction",
@@ -59,6 +62,7 @@ class Storage(Protocol):
     ratings: RatingStore
     reviews: ReviewStore
     leases: LeaseStore
+    account_life: AccountLifeStore
 
     async def start(self) -> None: ...
     async def close(self) -> None: ...
@@ -81,6 +85,7 @@ class SqlStorage:
         self.ratings = RatingStore(self._writer)
         self.reviews = ReviewStore(self._writer)
         self.leases = LeaseStore(self._writer)
+        self.account_life = AccountLifeStore(self._writer)
 
     async def start(self) -> None:
         self._writer.start()

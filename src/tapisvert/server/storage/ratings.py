@@ -77,16 +77,18 @@ class RatingStore:
             .limit(limit)
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
-        return [
-            PlayedGame(
-                table=row.table_id,
-                game=row.game,
-                finished_at=row.finished_at,
-                seats=[seat.get("name") or "?" for seat in json.loads(row.seats)],
-                result=_seat_result(row._mapping),
-            )
-            for row in rows
-        ]
+        return [played_game(row) for row in rows]
+
+
+def played_game(row: Any) -> PlayedGame:
+    """A row of ``results`` joined with its table's seats."""
+    return PlayedGame(
+        table=row.table_id,
+        game=row.game,
+        finished_at=row.finished_at,
+        seats=[seat.get("name") or "?" for seat in json.loads(row.seats)],
+        result=_seat_result(row._mapping),
+    )
 
 
 def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], list[SeatResult]]:

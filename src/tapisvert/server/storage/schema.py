@@ -42,6 +42,7 @@ users_table = Table(
     Column("password_hash", String(200), nullable=True),
     Column("guest", Boolean, nullable=False),
     Column("bot", Boolean, nullable=False, server_default=false()),
+    Column("deleted_at", Float, nullable=True),
 )
 sessions_table = Table(
     "sessions",
@@ -50,6 +51,15 @@ sessions_table = Table(
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
     Column("opened_at", Float, nullable=False),
 )
+password_resets_table = Table(
+    "password_resets",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("made_by", Integer, nullable=True),
+    Column("expires_at", Float, nullable=False),
+)
+"""One-time links that set a new password: the link's key is kept hashed, as sessions' are."""
 reviews_table = Table(
     "reviews",
     metadata,

@@ -60,12 +60,9 @@ class TableStore:
 
     async def seated(self, user_id: int, statuses: Sequence[str]) -> list[TableRow]:
         """Tables in these states where the user sits, oldest first."""
-        # the database narrows by the seats' text as _table_values writes it ("user_id": 5
-        # also finds 51); the rows' seats tell exactly
-        written = f'%"user_id": {int(user_id)}%'
         query = (
             select(tables_table)
-            .where(tables_table.c.status.in_(list(statuses)), tables_table.c.seats.like(written))
+            .where(tables_table.c.status.in_(list(statuses)), seats_may_name(user_id))
             .order_by(tables_table.c.id)
         )
         rows = [
@@ -166,6 +163,13 @@ def _table_values(row: TableRow) -> dict[str, Any]:
         "rated": row.rated,
         "finished_at": row.finished_at,
     }
+
+
+def seats_may_name(user_id: int) -> Any:
+    """A condition true of every table whose seats name the user, and of a few more: the
+    database narrows by the seats' text as ``_table_values`` writes it (``"user_id": 5``
+    also finds 51); the rows' seats tell exactly."""
+    return tables_table.c.seats.like(f'%"user_id": {int(user_id)}%')
 
 
 def _table_row(values: Any) -> TableRow:

@@ -1,0 +1,146 @@
+"""An account's end and its data: a person deletes their account or downloads what the
+server keeps of them, and an administrator gives a one-time link that sets a new password
+(there is no e-mail to send one to).
+
+A deleted account's games stay, for the others who played them: its name becomes
+``ERASED_NAME`` in every record and view, on every node, and nothing else of it remains.
+"""
+
+from __future__ import annotations
+
+import time
+from secrets import token_urlsafe
+from typing import Any
+
+import orjson
+
+from tapisvert.server.accounts import Accounts, check_new_password, session_key
+from tapisvert.server.errors import ServerError
+from tapisvert.server.presence import Presence
+from tapisvert.server.pubsub import ACCOUNTS_CHANNEL, Frame, PubSub
+from tapisvert.server.quotas import Quotas
+from tapisvert.server.ratings import Skill
+from tapisvert.server.registry import TableRegistry
+from tapisvert.server.storage import ERASED_NAME, Storage
+from tapisvert.server.users import User
+
+RESET_LINK_HOURS = 24
+"""How long a link that sets a new password may be used (once)."""
+
+
+class AccountLife:
+    def __init__(
+        self,
+        storage: Storage,
+        accounts: Accounts,
+        presence: Presence,
+        registry: TableRegistry,
+        pubsub: PubSub,
+        quotas: Quotas,
+    ) -> None:
+        self.storage = storage
+        self.accounts = accounts
+        self.presence = presence
+        self.registry = registry
+        self.pubsub = pubsub
+        self.quotas = quotas
+
+    def listen(self) -> None:
+        """Hear the accounts deleted on other nodes (their finished tables kept here)."""
+        self.pubsub.subscribe(ACCOUNTS_CHANNEL, self._heard)
+
+    async def delete(self, user: User, password: str, address: str) -> None:
+        """Delete the account for good. A registered account confirms with its password; a
+        person still seated at a table that is open or being played leaves it first."""
+        if not user.guest:
+            await self.accounts.confirm_password(user, password, address)
+        seated = await self.storage.tables.seated(user.id, ["open", "playing"])
+        if seated:
+            listed = ", ".join(str(row.id) for row in seated)
+            raise ServerError("leave_tables_first", status=409, tables=listed)
+        await self.storage.account_life.erase(user.id)
+        self.accounts.end_every_session(user)
+        self._erased(user.id)
+        said = {"node": self.presence.node, "erased": user.id}
+        self.pubsub.publish(ACCOUNTS_CHANNEL, orjson.dumps(said).decode())
+
+    def _heard(self, frame: Frame) -> None:
+        if not isinstance(frame, str):
+            return
+        said = orjson.loads(frame)
+        if said["node"] != self.presence.node:
+            self._erased(int(said["erased"]))
+
+    def _erased(self, user_id: int) -> None:
+        """Forget the name here: in the tables in memory (a replay names nobody)."""
+        self.presence.names.pop(user_id, None)
+        for table, _ in self.registry.seated_tables(user_id):
+            for seat in table.seats:
+                if seat.user_id == user_id:
+                    seat.user_id, seat.name = None, ERASED_NAME
+            self.registry.index_seats(table)
+
+    async def data(self, user: User) -> dict[str, Any]:
+        """What the server keeps of the person, as they may download it."""
+        self.quotas.take("data_downloads", str(user.id))
+        ratings = await self.storage.ratings.of(user.id)
+        games = await self.storage.account_life.games(user.id)
+        return {
+            "name": user.name,
+            "guest": user.guest,
+            "downloaded_at": time.time(),
+            "ratings": [
+                {
+                    "game": row.game,
+                    "rating": _skill(row.skill),
+                    "games": row.games,
+                    "wins": row.wins,
+                }
+                for row in ratings
+            ],
+            "games": [
+                {
+                    "table": game.table,
+                    "game": game.game,
+                    "finished_at": game.finished_at,
+                    "players": game.seats,
+                    "seat": game.result.seat + 1,
+                    "place": game.result.place,
+                    "score": game.result.score,
+                    "won": game.result.won,
+                    "rating_before": _skill(game.result.before),
+                    "rating_after": _skill(game.result.after),
+                    "record": f"/api/tables/{game.table}/record",
+                }
+                for game in games
+            ],
+        }
+
+    async def reset_link(self, name: str, made_by: int | None) -> str:
+        """A new one-time key that sets the named account's password (the earlier one of
+        that account no longer works)."""
+        row = await self.storage.accounts.named(name)
+        if row is None or row.guest or row.password_hash is None:  # bots have none
+            raise ServerError("no_such_account", status=404, name=name)
+        key = token_urlsafe(24)
+        ttl = RESET_LINK_HOURS * 3600.0
+        await self.storage.account_life.keep_reset(session_key(key), row.id, made_by, ttl)
+        return key
+
+    async def reset_password(self, key: str, password: str, address: str) -> str:
+        """Spend a link: the account's new password; every session of it ends. The
+        account's name, to sign in with."""
+        check_new_password(password)
+        self.quotas.take("logins_per_address", address)
+        password_hash = await self.accounts.new_hash(password)
+        user_id = await self.storage.account_life.use_reset(session_key(key), password_hash)
+        if user_id is None:
+            raise ServerError("bad_reset_link", status=404)
+        row = await self.storage.accounts.load(user_id)
+        assert row is not None
+        self.accounts.end_every_session(User(row.id, row.name, False))
+        return row.name
+
+
+def _skill(skill: Skill | None) -> dict[str, float] | None:
+    return None if skill is None else {"mu": skill.mu, "sigma": skill.sigma}

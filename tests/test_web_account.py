@@ -1,0 +1,63 @@
+"""In the browser: one's own profile downloads one's data and deletes the account, which
+asks to be sure (and for the password) first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from playwright.sync_api import Page
+
+from web_support import (
+    browser,
+    needs_chromium,
+    no_horizontal_overflow,
+    page,
+    phone,
+    register,
+    screenshot,
+    serious_violations,
+    server,
+)
+
+from server_support import Server
+
+__all__ = ["browser", "page", "phone", "server"]  # fixtures
+pytestmark = needs_chromium
+
+
+def test_a_person_downloads_their_data_then_deletes_their_account(
+    server: Server, page: Page, phone: Page, tmp_path: Path
+) -> None:
+    register(page, server, "web-leaving", password="leaving-now")
+    page.click("a.me")
+    page.wait_for_selector("#delete-account")
+    assert page.is_disabled("#delete-account-button")  # not before one says one is sure
+    assert serious_violations(page) == []
+    screenshot(page, "account")
+
+    with page.expect_download() as download:
+        page.click("#download-data")
+    saved = tmp_path / "data.json"
+    download.value.save_as(saved)
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    assert data["name"] == "web-leaving" and data["games"] == []
+
+    page.check("#delete-sure")
+    page.fill("#delete-password", "not-the-password")
+    page.click("#delete-account-button")
+    page.wait_for_selector("#notice >> text=wrong name or password")
+    assert page.is_visible("#delete-account")  # nothing happened
+    page.fill("#delete-password", "leaving-now")
+    page.click("#delete-account-button")
+    page.wait_for_selector("#notice >> text=Your account is deleted.")
+    page.wait_for_selector("#guest")  # signed out, on the sign-in page
+    gone = page.request.get(f"{server.url}/api/players/web-leaving")
+    assert gone.status == 404
+
+    register(phone, server, "web-phone")
+    phone.click("a.me")
+    phone.wait_for_selector("#delete-account")
+    phone.locator("#account-heading").scroll_into_view_if_needed()
+    assert no_horizontal_overflow(phone) == 0
+    screenshot(phone, "account-phone")
