@@ -94,6 +94,8 @@ WAITING = re.compile(
 )
 """The head of a view frame, enough to skip views that ask nothing of this seat."""
 GAMES = tuple(game_names())
+BOTS_START_SECONDS = 120.0
+"""How long the server's bots may take to play their first move before the window opens."""
 
 
 @dataclass
@@ -105,6 +107,8 @@ class Tally:
     """(table, position) of every acknowledged move, measured or not."""
     bot_moves: int = 0
     """Moves of the server's bots seen in the measured window (``--server-bots``)."""
+    bots_played: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set at the bots' first move: the window opens after it (their workers start first)."""
 
     def record(self, sent: float, table: int, position: int) -> None:
         now = time.perf_counter()
@@ -174,6 +178,7 @@ class SeatClient:
             if self.bots_to_act and self.to_act not in (None, frame["seat"]):
                 now = time.perf_counter()
                 self.tally.bot_moves += self.tally.started <= now <= self.tally.until
+                self.tally.bots_played.set()
             self.to_act = frame["to_act"]
             self.latest = frame["seq"]
             if frame["result"] is not None:
@@ -267,10 +272,12 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
             )
             for first in range(0, len(seats), per_table)
         ]
-    tally.started = time.perf_counter() + arguments.warmup
-    tally.until = tally.started + arguments.seconds
     pids = [int(pid) for pid in arguments.server_pids.split(",")]
     await asyncio.sleep(arguments.warmup)
+    if arguments.server_bots and arguments.mode == "moves":  # a busy machine may take longer
+        await asyncio.wait_for(tally.bots_played.wait(), BOTS_START_SECONDS)  # than the warm-up
+    tally.started = time.perf_counter()
+    tally.until = tally.started + arguments.seconds
     cpu_before = (*cpu_seconds(pids), process_cpu(arguments.redis_pid), time.process_time())
     await asyncio.sleep(arguments.seconds)
     cpu_after = (*cpu_seconds(pids), process_cpu(arguments.redis_pid), time.process_time())
@@ -372,7 +379,7 @@ def client_process(
     ]  # fmt: skip
     output = subprocess.run(command, capture_output=True, text=True, check=False)
     if output.returncode != 0:
-        raise RuntimeError(output.stderr[-3000:])
+        raise RuntimeError(output.stderr[-3000:] + servers[0].log.read_text()[-3000:])
     return json.loads(report.read_text())
 
 
