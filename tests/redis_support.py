@@ -33,15 +33,25 @@ def redis_answers() -> bool:
 def redis_share(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A prefix of this test's own, also given to the servers it starts; its keys are
     deleted afterwards."""
+    with share_of_redis(monkeypatch) as prefix:
+        yield prefix
+
+
+@contextmanager
+def share_of_redis(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A prefix of its own, set for the servers started meanwhile; its keys go afterwards
+    (the test is skipped when no Redis server answers)."""
     if not redis_answers():
         pytest.skip(f"no Redis server answers at {REDIS_URL} (set TAPISVERT_TEST_REDIS)")
     prefix = f"test-{uuid.uuid4().hex[:12]}:"
     monkeypatch.setenv(PREFIX_VARIABLE, prefix)
-    yield prefix
-    with redis.Redis.from_url(REDIS_URL) as client:
-        keys = list(client.scan_iter(f"{prefix}*"))
-        if keys:
-            client.delete(*keys)
+    try:
+        yield prefix
+    finally:
+        with redis.Redis.from_url(REDIS_URL) as client:
+            keys = list(client.scan_iter(f"{prefix}*"))
+            if keys:
+                client.delete(*keys)
 
 
 @contextmanager

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ import psycopg
 import pytest
 import websockets
 
-from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
+from redis_support import REDIS_URL, redis_share, share_of_redis  # noqa: F401  (a fixture)
 from tapisvert.core.registry import game_names
 from tapisvert.server.errors import ServerError, TableMoved
 from tapisvert.server.lobby import Lobby, Settings, User
@@ -155,11 +156,27 @@ def two_nodes(
     postgres: str,
     redis_share: str,  # noqa: F811  (the fixture)
 ) -> Iterator[list[Server]]:
+    with node_pair(tmp_path, postgres) as nodes:
+        yield nodes
+
+
+@pytest.fixture(scope="module")
+def shared_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Server]]:
+    """Two nodes for the tests that change nothing of the nodes themselves, each at tables
+    of its own."""
+    with pytest.MonkeyPatch.context() as monkeypatch, share_of_redis(monkeypatch):
+        for database in postgres_database():
+            with node_pair(tmp_path_factory.mktemp("nodes"), database) as nodes:
+                yield nodes
+
+
+@contextmanager
+def node_pair(folder: Path, database: str) -> Iterator[list[Server]]:
     """Two nodes on one PostgreSQL database and one Redis server: the first leaves its
     clients' sockets to a relay, the second holds them itself."""
     settings: dict[str, Any] = {"bus": REDIS_URL, "lease-seconds": LEASE, "rate": 1000}
     nodes = [
-        Server(postgres, tmp_path / f"node{index}.log", relays=relays, **settings)
+        Server(database, folder / f"node{index}.log", relays=relays, **settings)
         for index, relays in ((1, 1), (2, 0))
     ]
     try:
@@ -328,11 +345,11 @@ def test_two_nodes_never_both_accept_moves_for_one_table(two_nodes: list[Server]
 
 
 @pytest.mark.parametrize("game", game_names())
-def test_a_game_across_two_nodes_leaks_nothing(two_nodes: list[Server], game: str) -> None:
+def test_a_game_across_two_nodes_leaks_nothing(shared_nodes: list[Server], game: str) -> None:
     """The leak scan of every frame, with the table on the first node and half the players
     and a spectator on the second; bad moves sent to the second are refused, saying why."""
-    first, second = two_nodes
-    names = ("ana", "bob", "cat", "dan")
+    first, second = shared_nodes
+    names = tuple(f"{name}-{game}" for name in ("ana", "bob", "cat", "dan"))
     nodes = [first, second, first, second]  # seat i's node
     tokens = [node.guest(name) for node, name in zip(nodes, names, strict=True)]
     table = int(first.call(tokens[0], "POST", "/api/tables", game=game, players=4).json()["table"])
@@ -353,7 +370,7 @@ def test_a_game_across_two_nodes_leaks_nothing(two_nodes: list[Server], game: st
         Player(node, token, seat)
         for seat, (node, token) in enumerate(zip(nodes, tokens, strict=True))
     ]
-    spectator = Player(second, second.guest("eve"), 9, watching=(table,))
+    spectator = Player(second, second.guest(f"eve-{game}"), 9, watching=(table,))
 
     async def play() -> None:
         games = (client.play({table}) for client in [*players, spectator])
