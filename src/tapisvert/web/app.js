@@ -5,7 +5,7 @@ import { language, t } from "./i18n.js";
 import { api, currentTable, myTurns, route, signedIn, signOut, start, state, subscribe,
   switchLanguage, tell, toggleSound } from "./store.js";
 import { Lobby } from "./lobby.js";
-import { Replay, TableScreen } from "./table.js";
+import { Replay, TableScreen, focusHand } from "./table.js";
 import { RulesButton } from "./rules.js";
 import { Leaderboard, Profile, ReplayScreen, ResetPassword, profileLink } from "./community.js";
 
@@ -21,6 +21,8 @@ function App() {
   const table = currentTable();
   const page = route();
   return html`
+    ${table ? html`<a class="skip-link" href="#dock" onClick=${(event) => { event.preventDefault(); focusHand(); }}>
+      ${t("web.skip_to_hand")}</a>` : null}
     <header id="bar">
       <a class="brand" href="#">tapisvert</a>
       <a class="nav" id="leaderboards" href=${`#leaderboard=${state.games[0].name}`}>${t("web.leaderboards")}</a>

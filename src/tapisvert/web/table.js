@@ -215,8 +215,11 @@ function Dock({ info, frame, module, ctx }) {
     if (node.previousElementSibling) resized.observe(node.previousElementSibling);
     return () => resized.disconnect();
   }, [myTurn]);
+  useEffect(() => {
+    if (myTurn) offerFirstMove(dock.current);
+  }, [myTurn, frame.seq]);
   return html`<section class=${`dock${myTurn ? " my-turn" : ""}${frame.result ? " over" : ""}`} id="dock" ref=${dock}
-    aria-label=${t("web.your_place")}>
+    aria-label=${t("web.your_place")} tabindex="-1">
     <${SeatPlate} index=${ctx.mine} info=${info} frame=${frame} module=${module} ctx=${ctx} own=${true} />
     <p class="prompt" id="prompt">${myTurn ? module.prompt(frame.view, ctx) : frame.result ? "" : statusText(info, frame, ctx)}</p>
     ${module.hand(frame.view, ctx)}
@@ -241,6 +244,24 @@ function bringIntoSight(dock) {
     const needed = move.offsetTop + move.offsetHeight + 8 - dock.clientHeight;
     if (needed > dock.scrollTop) dock.scrollTop = needed;
   }
+}
+
+const PLAYABLE = "[data-action]:not([disabled]), [data-pick]:not([disabled]), input, select";
+
+/** When the person's turn comes, keyboard focus goes to their first playable card or the move's
+ * control, so that it takes no Tab press to reach the hand; not while their focus is elsewhere
+ * on purpose (typing in the chat, on a button of the page). */
+function offerFirstMove(dock) {
+  const active = document.activeElement;
+  const free = !active || active === document.body
+    || (dock.contains(active) && !active.matches("input, select, textarea"));
+  if (free) dock.querySelector(PLAYABLE)?.focus({ preventScroll: true });
+}
+
+/** The skip link's target: the first playable control, or the dock itself when none is. */
+export function focusHand() {
+  const dock = document.getElementById("dock");
+  (dock?.querySelector(PLAYABLE) ?? dock)?.focus();
 }
 
 /** Not while the person types or chooses something, nor when they scrolled a moment ago. */

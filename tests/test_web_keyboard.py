@@ -1,0 +1,59 @@
+"""In the browser, with the keyboard alone: when the person's turn comes their first playable
+card (or the move's control) has the focus, unless they are typing elsewhere; a skip link,
+the first stop of the Tab key at a table, leads to the hand."""
+
+from __future__ import annotations
+
+import random
+
+from playwright.sync_api import Page
+
+from web_support import browser, needs_chromium, page, screenshot, server, sign_in, start_table
+
+from server_support import Server
+
+__all__ = ["browser", "page", "server"]  # fixtures
+pytestmark = needs_chromium
+
+FOCUS_IN_DOCK = "document.activeElement?.closest('#dock') !== null"
+PLAYABLE = "[data-action]:not([disabled]), #dock.my-turn [data-pick]"
+MY_TURN = f"document.querySelector('#dock.my-turn {PLAYABLE}')"
+FOCUSABLE = 'a[href], button, input, select, [tabindex]:not([tabindex="-1"])'
+FIRST_STOP = f"document.querySelector('{FOCUSABLE}')"
+
+
+def test_the_turn_brings_the_focus_to_the_hand_but_never_takes_it_from_typing(
+    server: Server, page: Page
+) -> None:
+    sign_in(page, server, "keys-ana")
+    start_table(page, "wizard", 3, {"rounds": "2"})
+    page.wait_for_function(MY_TURN)
+    page.wait_for_function(FOCUS_IN_DOCK)
+    focused = page.evaluate(
+        "document.activeElement.matches('[data-action], [data-pick], input, select')"
+    )
+    assert focused, page.evaluate("document.activeElement.outerHTML")
+
+    assert page.evaluate(f"{FIRST_STOP}.className") == "skip-link"  # the first Tab stop
+    assert page.evaluate("document.querySelector('.skip-link').getBoundingClientRect().bottom") <= 0
+    page.focus(".skip-link")
+    assert page.evaluate("document.querySelector('.skip-link').getBoundingClientRect().top") >= 0
+    screenshot(page, "skip-link")
+    page.keyboard.press("Enter")
+    assert page.evaluate(FOCUS_IN_DOCK)
+
+    rng = random.Random(4)
+    page.click("#table-chat")
+    page.keyboard.type("thinking")
+    for _ in range(3):  # moves made with the mouse while the chat keeps the focus
+        page.wait_for_function(MY_TURN)
+        moves = page.locator("#dock [data-action]:not([disabled])")
+        if not moves.count():
+            break
+        seq = page.get_attribute("#board", "data-seq")
+        page.click("#table-chat")
+        moves.nth(rng.randrange(moves.count())).dispatch_event("click")
+        page.wait_for_function(f"document.querySelector('#board').dataset.seq !== '{seq}'")
+        assert page.evaluate("document.activeElement.id") == "table-chat"
+    assert page.input_value("#table-chat") == "thinking"
+
