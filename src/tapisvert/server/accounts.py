@@ -18,6 +18,7 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.names import name_key, valid_name
 from tapisvert.server.presence import Presence
 from tapisvert.server.quotas import Quotas
+from tapisvert.server.sanctions import Sanctions
 from tapisvert.server.storage import Storage
 from tapisvert.server.users import User
 
@@ -67,9 +68,15 @@ class Accounts:
     the connections it opened (``connections``)."""
 
     def __init__(
-        self, storage: Storage, quotas: Quotas, presence: Presence, connections: Connections
+        self,
+        storage: Storage,
+        quotas: Quotas,
+        presence: Presence,
+        connections: Connections,
+        sanctions: Sanctions,
     ) -> None:
         self.storage = storage
+        self.sanctions = sanctions
         self.quotas = quotas
         self.presence = presence
         self.connections = connections
@@ -85,6 +92,7 @@ class Accounts:
         self.tokens = Tokens(signing_key() or await self.storage.secret())
 
     async def guest(self, name: str, address: str) -> tuple[str, User]:
+        self.sanctions.refuse_banned(None, address)
         self.quotas.take("guests", address)
         return await self._new_user(name, None)
 
@@ -92,6 +100,7 @@ class Accounts:
         if len(password) < 6:
             raise ServerError("short_password")
         valid_name(name)  # before the hash's cost
+        self.sanctions.refuse_banned(None, address)
         self.quotas.take("accounts", address)
         async with self._hashing:
             password_hash = await asyncio.to_thread(hash_password, password)
@@ -127,6 +136,7 @@ class Accounts:
             self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
         self.quotas.note("signed_in_from", guessed, address)
+        self.sanctions.refuse_banned(row.id, address)  # told only to who knows the password
         self.presence.names[row.id] = row.name
         return await self._open_session(User(row.id, row.name, False))
 
@@ -188,7 +198,9 @@ class Accounts:
         await self.storage.sessions.open(_session_key(session), user.id)
         return self.tokens.issue(user.id, session), replace(user, session=session)
 
-    async def authenticate(self, token: str) -> User:
+    async def authenticate(self, token: str, address: str | None = None) -> User:
+        """The user of a session token, unless it is closed, or the account or ``address``
+        is banned."""
         assert self.tokens is not None
         named = self.tokens.read(token)
         if named is None or await self.storage.sessions.owner(_session_key(named[1])) != named[0]:
@@ -196,5 +208,6 @@ class Accounts:
         row = await self.storage.accounts.load(named[0])
         if row is None:
             raise ServerError("bad_token", status=401)
+        self.sanctions.refuse_banned(row.id, address)
         self.presence.names[row.id] = row.name
         return User(row.id, row.name, row.guest, named[1])

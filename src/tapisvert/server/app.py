@@ -27,6 +27,7 @@ from tapisvert.server.routes import (
     api,
     chat,
     community,
+    moderation,
     pages,
     records,
     rooms,
@@ -47,6 +48,7 @@ ROUTERS = (
     records.router,
     pages.router,
     community.router,
+    moderation.router,
 )
 
 

@@ -78,7 +78,8 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
         hello = Hello.model_validate_json(text)
         if hello.version != PROTOCOL_VERSION:
             raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
-        user = replace(await lobby.accounts.authenticate(hello.token), address=link.address)
+        user = await lobby.accounts.authenticate(hello.token, link.address)
+        user = replace(user, address=link.address)
         if lobby.addresses.barred(link.address):  # barred while this socket said nothing
             raise ServerError("address_barred", status=429)
         lobby.connections.may_connect(user)
@@ -90,7 +91,9 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
         return None
     language = hello.language or DEFAULT_LANGUAGE
     link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())
-    return await lobby.connections.connect(user, language, link, bucket)
+    connection = await lobby.connections.connect(user, language, link, bucket)
+    await lobby.reports.tell_handled(connection)
+    return connection
 
 
 async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:

@@ -2,7 +2,8 @@
 
 The server reaches each area through an attribute: ``storage.accounts``,
 ``storage.sessions``, ``storage.tables`` (rows and action logs), ``storage.ratings``
-(results, ratings and what is read of them), ``storage.reviews`` and ``storage.leases``.
+(results, ratings and what is read of them), ``storage.reviews``, ``storage.leases``,
+``storage.moderation`` (roles, mutes, bans, the audit log) and ``storage.reports``.
 Every one of them runs its statements in one writer thread, committed in groups (see
 ``writer``); ``schema`` holds the tables and runs the migrations, ``engine`` opens the
 database.
@@ -19,7 +20,9 @@ from sqlalchemy import Connection, insert, select
 from tapisvert.server.storage.accounts import AccountStore, SessionStore
 from tapisvert.server.storage.engine import Checkpointer, default_database_url, make_engine
 from tapisvert.server.storage.leases import LeaseStore
+from tapisvert.server.storage.moderation import ModerationStore
 from tapisvert.server.storage.ratings import RatingStore
+from tapisvert.server.storage.reports import ReportStore
 from tapisvert.server.storage.reviews import ReviewStore
 from tapisvert.server.storage.rows import (
     GameCounts,
@@ -59,6 +62,8 @@ class Storage(Protocol):
     ratings: RatingStore
     reviews: ReviewStore
     leases: LeaseStore
+    moderation: ModerationStore
+    reports: ReportStore
 
     async def start(self) -> None: ...
     async def close(self) -> None: ...
@@ -81,6 +86,8 @@ class SqlStorage:
         self.ratings = RatingStore(self._writer)
         self.reviews = ReviewStore(self._writer)
         self.leases = LeaseStore(self._writer)
+        self.moderation = ModerationStore(self._writer)
+        self.reports = ReportStore(self._writer)
 
     async def start(self) -> None:
         self._writer.start()
