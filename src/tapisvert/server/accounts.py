@@ -136,7 +136,7 @@ class Accounts:
             self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
         self.quotas.note("signed_in_from", guessed, address)
-        self.sanctions.refuse_banned(row.id, address)  # told only to who knows the password
+        self.sanctions.refuse_banned(row.id, None)  # told only to who knows the password
         self.presence.names[row.id] = row.name
         return await self._open_session(User(row.id, row.name, False))
 
@@ -199,8 +199,8 @@ class Accounts:
         return self.tokens.issue(user.id, session), replace(user, session=session)
 
     async def authenticate(self, token: str, address: str | None = None) -> User:
-        """The user of a session token, unless it is closed, or the account or ``address``
-        is banned."""
+        """The user of a session token, unless it is closed, or the account is banned (or,
+        for a guest, ``address``: an address's ban keeps guests and new accounts out)."""
         assert self.tokens is not None
         named = self.tokens.read(token)
         if named is None or await self.storage.sessions.owner(_session_key(named[1])) != named[0]:
@@ -208,6 +208,6 @@ class Accounts:
         row = await self.storage.accounts.load(named[0])
         if row is None:
             raise ServerError("bad_token", status=401)
-        self.sanctions.refuse_banned(row.id, address)
+        self.sanctions.refuse_banned(row.id, address if row.guest else None)
         self.presence.names[row.id] = row.name
         return User(row.id, row.name, row.guest, named[1])

@@ -135,25 +135,26 @@ class Moderation:
         audit = audit_entry(user.name, "ban", target.name, reason, until, guest=target.guest)
         row = await self.storage.moderation.sanction(values, audit, end_sessions=True)
         self.sanctions.keep(row)
-        self._banned_here(row, target.guest)
+        addresses = self._banned_here(row, target.guest)
         self._publish(banned=asdict(row), guest=target.guest)
+        for address in addresses:
+            await self._ban_address(row, address)
 
     async def unban(self, user: User, name: str, reason: str) -> None:
         await self.require(user)
         target = await self._target(user, name)
         await self._lift("ban", user, target, reason)
 
-    def _banned_here(self, row: SanctionRow, guest: bool) -> None:
-        """Close the banned person's connections here; a guest's addresses are banned too."""
+    def _banned_here(self, row: SanctionRow, guest: bool) -> set[str]:
+        """Close the banned person's connections here; a guest's addresses, to be banned
+        too."""
         assert row.user_id is not None
         connections = list(self.presence.connections.get(row.user_id, ()))
         for connection in connections:
             refusal = banned(row)
             connection.send(Error(code=refusal.code, message=refusal.render(connection.language)))
             connection.close(code=1008)
-        if guest:
-            for address in {connection.link.address for connection in connections}:
-                self.background.spawn(self._ban_address(row, address))
+        return {connection.link.address for connection in connections} if guest else set()
 
     async def _ban_address(self, row: SanctionRow, address: str) -> None:
         values = _sanction("ban", row.user_id, address, "all", row.reason, row.given_by, row.until)
@@ -265,7 +266,8 @@ class Moderation:
         elif "banned" in said:
             row = SanctionRow(**said["banned"])
             self.sanctions.keep(row)
-            self._banned_here(row, said["guest"])
+            for address in self._banned_here(row, said["guest"]):
+                self.background.spawn(self._ban_address(row, address))
         elif "reload" in said:
             reloading = self.sanctions.reload(said["reload"], said.get("addresses", []))
             self.background.spawn(reloading)
