@@ -49,8 +49,8 @@ export function ModerationPage() {
       <h2 id="reports-heading">${t("web.reports")}</h2>
       ${page.reports.length ? html`<ul class="reports" id="reports">${page.reports.map((report) => html`
         <li key=${report.id} class="report" data-report=${report.id}>
-          <p><strong>${t(`web.reported_${report.kind}`)}</strong> · <${Target} report=${report} />
-            · ${t("web.reported_by", { name: report.reporter, when: when(report.made_at) })}</p>
+          <p><strong>${t(`web.reported_${report.kind}`)}</strong>${" · "}<${Target} report=${report} />${" · "}
+            ${t("web.reported_by", { name: report.reporter, when: when(report.made_at) })}</p>
           ${report.reason ? html`<p class="quoted">${report.reason}</p>` : null}
           ${report.context.lines.length ? html`<details><summary>${t("web.context")}</summary>
             <ul class="context">${report.context.lines.map((line, index) => html`<li key=${index}
