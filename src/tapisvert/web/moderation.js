@@ -64,7 +64,7 @@ export function ModerationPage() {
     <${ActForm} act=${act} />
     <section class="panel" aria-labelledby="sanctions-heading">
       <h2 id="sanctions-heading">${t("web.sanctions")}</h2>
-      ${page.sanctions.length ? html`<div class="scroll"><table class="sheet listing" id="sanctions">
+      ${page.sanctions.length ? html`<div class="scroll" tabindex="0" role="region" aria-labelledby="sanctions-heading"><table class="sheet listing" id="sanctions">
         <thead><tr><th scope="col">${t("web.player")}</th><th scope="col">${t("web.sanction")}</th>
           <th scope="col">${t("web.reason")}</th><th scope="col">${t("web.until")}</th><th scope="col">${t("web.by")}</th>
           <th scope="col"><span class="visually-hidden">${t("web.lift")}</span></th></tr></thead>
@@ -83,7 +83,7 @@ export function ModerationPage() {
     </section>
     <section class="panel" aria-labelledby="audit-heading">
       <h2 id="audit-heading">${t("web.audit")}</h2>
-      <div class="scroll"><table class="sheet listing" id="audit">
+      <div class="scroll" tabindex="0" role="region" aria-labelledby="audit-heading"><table class="sheet listing" id="audit">
         <thead><tr><th scope="col">${t("web.when")}</th><th scope="col">${t("web.by")}</th><th scope="col">${t("web.act")}</th>
           <th scope="col">${t("web.target")}</th><th scope="col">${t("web.reason")}</th><th scope="col">${t("web.until")}</th></tr></thead>
         <tbody>${page.audit.map((row) => html`<tr key=${row.id}>
