@@ -7,16 +7,22 @@ import asyncio
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import websockets
 
-from server_support import Server, serving
+from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
+from tapisvert.server.roles import grant_role
+from tapisvert.server.storage import SqlStorage
+
+from server_support import Server, postgres_database, serving
 
 Frame = dict[str, Any]
 
@@ -30,6 +36,12 @@ class People:
 
 def register(server: Server, name: str) -> str:
     made = httpx.post(f"{server.url}/api/register", json={"name": name, "password": "secret-6"})
+    made.raise_for_status()
+    return str(made.json()["token"])
+
+
+def login(server: Server, name: str) -> str:
+    made = httpx.post(f"{server.url}/api/login", json={"name": name, "password": "secret-6"})
     made.raise_for_status()
     return str(made.json()["token"])
 
@@ -353,3 +365,82 @@ def test_a_removed_chat_line_disappears_for_everyone_and_a_report_comes_back_han
     guest = server.guest("report-guest")
     refused = server.call(guest, "POST", "/api/reports", kind="player", name="line-rude")
     assert refused.status_code == 403 and refused.json()["code"] == "guest_report"
+
+
+@pytest.mark.slow
+def test_mutes_bans_and_removed_lines_reach_the_other_node(
+    tmp_path: Path,
+    redis_share: str,  # noqa: F811  (the fixture)
+) -> None:
+    """Two nodes on one PostgreSQL database and one Redis server: what a moderator does on
+    the first holds for people connected to the second."""
+    for url in postgres_database():
+        settings: dict[str, Any] = {"bus": REDIS_URL, "rate": 1000}
+        first, second = (Server(url, tmp_path / f"node{n}.log", **settings) for n in (1, 2))
+        first.start()  # it migrates the database; the second may then start while the test goes on
+        starting = threading.Thread(target=second.start)
+        starting.start()
+        try:
+            register(first, "nodes-mod")
+            starting.join()
+            two_nodes(first, second, url)
+        finally:
+            first.stop()
+            second.stop()
+
+
+def two_nodes(first: Server, second: Server, url: str) -> None:
+    moderator = login(first, "nodes-mod")
+    loud, other = register(second, "nodes-loud"), register(second, "nodes-other")
+
+    async def grant() -> None:
+        storage = SqlStorage(url)
+        await storage.start()
+        try:
+            await grant_role(storage, "(console)", "nodes-mod", "moderator")
+        finally:
+            await storage.close()
+
+    asyncio.run(grant())
+
+    async def scenario() -> None:
+        async with link(second, loud) as person, link(second, other) as reader:
+            for client in (person, reader):
+                await client.answer(type="enter", room="main")
+            await person.answer(type="chat", room="main", text="heard everywhere")
+            line = (await reader.expect(of_type("chat", text="heard everywhere")))["line"]
+            for _ in range(100):  # until the first node has heard the line on the room's channel
+                removed = await asyncio.to_thread(
+                    first.call, moderator, "POST", "/api/moderation",
+                    action="remove", room="main", line=line, reason="spam",
+                )  # fmt: skip
+                if removed.status_code != 404:
+                    break
+                await asyncio.sleep(0.05)
+            assert removed.status_code == 204, removed.text
+            assert (await reader.expect(of_type("unsay")))["line"] == line
+
+            muted = await asyncio.to_thread(
+                first.call, moderator, "POST", "/api/moderation",
+                action="mute", name="nodes-loud", minutes=5, scope="all", reason="shouting",
+            )  # fmt: skip
+            assert muted.status_code == 204, muted.text
+            told = await person.expect(of_type("notice", key="server.notice.muted"))
+            assert "shouting" in told["text"]
+            for _ in range(100):  # the second node reads the mute from the database
+                refused = await person.answer(type="chat", room="main", text="still here")
+                if refused["type"] == "error":
+                    break
+                await asyncio.sleep(0.05)
+            assert refused["code"] == "muted" and refused["message"].endswith(": shouting")
+
+            banned = await asyncio.to_thread(
+                first.call, moderator, "POST", "/api/moderation",
+                action="ban", name="nodes-loud", reason="again",
+            )  # fmt: skip
+            assert banned.status_code == 204
+            refusal = await person.expect(of_type("error", code="banned"))
+            assert refusal["message"] == "you are banned for good: again"
+        assert second.call(loud, "GET", "/api/moderation/me").status_code == 401
+
+    asyncio.run(scenario())
