@@ -63,6 +63,10 @@ def people(tmp_path_factory: pytest.TempPathFactory) -> Iterator[People]:
         assert "mod-admin" in granted.stdout
         listed = admin_command(server, "list")
         assert listed.stdout.split() == ["mod-admin", "administrator", "(console)"]
+        made = server.call(
+            admin, "POST", "/api/moderation", action="grant", name="mod-erator", role="moderator"
+        )
+        assert made.status_code == 204, made.text
         yield People(server, admin, moderator)
 
 
@@ -123,14 +127,15 @@ def test_roles_come_from_an_administrator_and_nobody_else_moderates(people: Peop
         "roles": ["administrator"]
     }
     plain, guest = register(server, "mod-plain"), server.guest("mod-guest")
+    register(server, "mod-helper")
 
     async def scenario() -> None:
         async with link(server, people.admin) as admin, link(server, plain, "fr") as someone:
             await admin.answer(type="enter", room="main")
             # a moderator may not give roles; an administrator may
-            made = await admin.answer(type="chat", room="main", text="/grant mod-erator moderator")
+            made = await admin.answer(type="chat", room="main", text="/grant mod-helper moderator")
             assert made["type"] == "ack", made
-            again = await admin.answer(type="chat", room="main", text="/grant mod-erator moderator")
+            again = await admin.answer(type="chat", room="main", text="/grant mod-helper moderator")
             assert again["code"] == "role_unchanged"
             for command in (
                 "/mute mod-guest 5 all spam",
@@ -444,3 +449,61 @@ def two_nodes(first: Server, second: Server, url: str) -> None:
         assert second.call(loud, "GET", "/api/moderation/me").status_code == 401
 
     asyncio.run(scenario())
+
+
+def test_a_table_is_reported_its_line_removed_and_the_table_closed(people: People) -> None:
+    server = people.server
+    host, witness = register(server, "close-host"), register(server, "close-witness")
+
+    async def scenario() -> None:
+        async with link(server, host) as player, link(server, witness) as reader:
+            created = await player.answer(type="create", room="luz", game="luz", players=3)
+            table = created["table"]
+            await reader.answer(type="watch", table=table)
+            await player.answer(type="chat", table=table, text="a line to remove")
+            said = await reader.expect(of_type("chat", table=table, text="a line to remove"))
+            reported = await reader.answer(
+                type="chat", room="luz", text=f"/report #{table} offensive"
+            )
+            assert reported["type"] == "ack", reported
+            queue = server.call(people.moderator, "GET", "/api/moderation").json()["reports"]
+            report = next(row for row in queue if row["kind"] == "table")
+            assert report["reason"] == "offensive" and report["reporter"] == "close-witness"
+            assert report["target"] == f"#{table}" and report["context"]["info"]["game"] == "luz"
+            assert report["context"]["lines"] == [
+                {"sender": "close-host", "text": "a line to remove"}
+            ]
+            async with link(server, people.moderator) as moderator:
+                removed = await moderator.answer(
+                    type="chat", table=table, text="/remove close-host offensive"
+                )
+                assert removed["type"] == "ack", removed
+                gone = await reader.expect(of_type("unsay", table=table))
+                assert gone["line"] == said["line"]
+                closed = await moderator.answer(type="chat", room="luz", text=f"/close {table} bad")
+                assert closed["type"] == "ack", closed
+            await reader.expect(of_type("notice", key="server.notice.closed"))
+            await reader.expect(of_type("table", table=table, status="closed"))
+            dismissed = server.call(
+                people.moderator, "POST", f"/api/moderation/reports/{report['id']}",
+                outcome="dismissed",
+            )  # fmt: skip
+            assert dismissed.status_code == 204
+            told = await reader.expect(of_type("notice", key="server.notice.report_dismissed"))
+            assert (
+                told["text"] == f"a moderator looked at your report on #{table} and took no action"
+            )
+            again = server.call(
+                people.moderator, "POST", f"/api/moderation/reports/{report['id']}",
+                outcome="acted",
+            )  # fmt: skip
+            assert again.status_code == 404 and again.json()["code"] == "no_such_report"
+            return table
+
+    table = asyncio.run(scenario())
+    assert server.http.get(f"{server.url}/api/tables/{table}").status_code == 404  # gone
+    assert [entry["action"] for entry in audit(people)[:3]] == [
+        "report_dismissed",
+        "close",
+        "remove",
+    ]

@@ -35,7 +35,11 @@ async def run_moderation_command(
         raise usage(name)
     rest = " ".join(arguments[1:])
     if name == "report":
-        await lobby.reports.report(user, "player", rest, arguments[0], room, table)
+        number = ascii_number(arguments[0][1:]) if arguments[0].startswith("#") else None
+        if number is not None:  # /report #12 REASON: a table
+            await lobby.reports.report(user, "table", rest, None, room, number)
+        else:
+            await lobby.reports.report(user, "player", rest, arguments[0], room, table)
         moderation.notify(user.id, "server.notice.reported", name=arguments[0])
         return Ack(table=table)
     if name == "mute" and len(arguments) >= 2:
