@@ -67,6 +67,9 @@ def test_a_reported_line_reaches_the_moderators_page_and_is_acted_on(
     )
     line.locator(".report-line").click()
     phone.fill(".reason-form .reason", "rude to everyone")
+    assert serious_violations(phone) == []
+    phone.locator(".reason-form").scroll_into_view_if_needed()
+    screenshot(phone, "report-line")
     phone.click(".reason-form button.primary")
     phone.wait_for_selector("#notice >> text=Your report is with the moderators")
 
