@@ -127,15 +127,15 @@ def test_roles_come_from_an_administrator_and_nobody_else_moderates(people: Peop
         "roles": ["administrator"]
     }
     plain, guest = register(server, "mod-plain"), server.guest("mod-guest")
-    register(server, "mod-helper")
+    register(server, "mod-deputy")
 
     async def scenario() -> None:
         async with link(server, people.admin) as admin, link(server, plain, "fr") as someone:
             await admin.answer(type="enter", room="main")
             # a moderator may not give roles; an administrator may
-            made = await admin.answer(type="chat", room="main", text="/grant mod-helper moderator")
+            made = await admin.answer(type="chat", room="main", text="/grant mod-deputy moderator")
             assert made["type"] == "ack", made
-            again = await admin.answer(type="chat", room="main", text="/grant mod-helper moderator")
+            again = await admin.answer(type="chat", room="main", text="/grant mod-deputy moderator")
             assert again["code"] == "role_unchanged"
             for command in (
                 "/mute mod-guest 5 all spam",
