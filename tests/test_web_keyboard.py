@@ -56,4 +56,3 @@ def test_the_turn_brings_the_focus_to_the_hand_but_never_takes_it_from_typing(
         page.wait_for_function(f"document.querySelector('#board').dataset.seq !== '{seq}'")
         assert page.evaluate("document.activeElement.id") == "table-chat"
     assert page.input_value("#table-chat") == "thinking"
-

@@ -24,6 +24,7 @@ from rich.text import Text
 from tapisvert.arena import run_arena, save_plots
 from tapisvert.bots import Bot, make_bot
 from tapisvert.bots.match import game_seeds, play_match, seat_rng
+from tapisvert.cli.admin import admin
 from tapisvert.cli.views import news, render
 from tapisvert.core.errors import IllegalActionError, OptionError, TapisvertError
 from tapisvert.core.game import CHANCE, Game
@@ -47,6 +48,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+app.add_typer(admin, name="admin")
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 

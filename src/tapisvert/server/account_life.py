@@ -16,12 +16,14 @@ import orjson
 
 from tapisvert.server.accounts import Accounts, check_new_password, session_key
 from tapisvert.server.errors import ServerError
+from tapisvert.server.moderation import Moderation
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import ACCOUNTS_CHANNEL, Frame, PubSub
 from tapisvert.server.quotas import Quotas
 from tapisvert.server.ratings import Skill
 from tapisvert.server.registry import TableRegistry
 from tapisvert.server.storage import ERASED_NAME, Storage
+from tapisvert.server.storage.moderation import audit_entry
 from tapisvert.server.users import User
 
 RESET_LINK_HOURS = 24
@@ -37,6 +39,7 @@ class AccountLife:
         registry: TableRegistry,
         pubsub: PubSub,
         quotas: Quotas,
+        moderation: Moderation,
     ) -> None:
         self.storage = storage
         self.accounts = accounts
@@ -44,6 +47,7 @@ class AccountLife:
         self.registry = registry
         self.pubsub = pubsub
         self.quotas = quotas
+        self.moderation = moderation
 
     def listen(self) -> None:
         """Hear the accounts deleted on other nodes (their finished tables kept here)."""
@@ -116,16 +120,10 @@ class AccountLife:
             ],
         }
 
-    async def reset_link(self, name: str, made_by: int | None) -> str:
-        """A new one-time key that sets the named account's password (the earlier one of
-        that account no longer works)."""
-        row = await self.storage.accounts.named(name)
-        if row is None or row.guest or row.password_hash is None:  # bots have none
-            raise ServerError("no_such_account", status=404, name=name)
-        key = token_urlsafe(24)
-        ttl = RESET_LINK_HOURS * 3600.0
-        await self.storage.account_life.keep_reset(session_key(key), row.id, made_by, ttl)
-        return key
+    async def reset_link(self, user: User, name: str) -> str:
+        """An administrator's one-time key for the named account (see ``issue_reset_key``)."""
+        await self.moderation.require(user, "administrator")
+        return await issue_reset_key(self.storage, user.name, name)
 
     async def reset_password(self, key: str, password: str, address: str) -> str:
         """Spend a link: the account's new password; every session of it ends. The
@@ -144,3 +142,16 @@ class AccountLife:
 
 def _skill(skill: Skill | None) -> dict[str, float] | None:
     return None if skill is None else {"mu": skill.mu, "sigma": skill.sigma}
+
+
+async def issue_reset_key(storage: Storage, by: str, name: str) -> str:
+    """A new one-time key that sets the named account's password (the account's earlier one
+    no longer works), kept in the audit log as given ``by`` whom."""
+    row = await storage.accounts.named(name)
+    if row is None or row.guest or row.password_hash is None:  # bots have none
+        raise ServerError("no_such_account", status=404, name=name[:32])
+    key = token_urlsafe(24)
+    ttl = RESET_LINK_HOURS * 3600.0
+    await storage.account_life.keep_reset(session_key(key), row.id, ttl)
+    await storage.moderation.log(audit_entry(by, "reset_link", row.name, ""))
+    return key

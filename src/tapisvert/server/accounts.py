@@ -18,6 +18,7 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.names import name_key, valid_name
 from tapisvert.server.presence import Presence
 from tapisvert.server.quotas import Quotas
+from tapisvert.server.sanctions import Sanctions
 from tapisvert.server.storage import Storage
 from tapisvert.server.users import User
 
@@ -73,9 +74,15 @@ class Accounts:
     the connections it opened (``connections``)."""
 
     def __init__(
-        self, storage: Storage, quotas: Quotas, presence: Presence, connections: Connections
+        self,
+        storage: Storage,
+        quotas: Quotas,
+        presence: Presence,
+        connections: Connections,
+        sanctions: Sanctions,
     ) -> None:
         self.storage = storage
+        self.sanctions = sanctions
         self.quotas = quotas
         self.presence = presence
         self.connections = connections
@@ -91,12 +98,14 @@ class Accounts:
         self.tokens = Tokens(signing_key() or await self.storage.secret())
 
     async def guest(self, name: str, address: str) -> tuple[str, User]:
+        self.sanctions.refuse_banned(None, address)
         self.quotas.take("guests", address)
         return await self._new_user(name, None)
 
     async def register(self, name: str, password: str, address: str) -> tuple[str, User]:
         check_new_password(password)
         valid_name(name)  # before the hash's cost
+        self.sanctions.refuse_banned(None, address)
         self.quotas.take("accounts", address)
         return await self._new_user(name, await self.new_hash(password))
 
@@ -130,6 +139,7 @@ class Accounts:
             self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
         self.quotas.note("signed_in_from", guessed, address)
+        self.sanctions.refuse_banned(row.id, None)  # told only to who knows the password
         self.presence.names[row.id] = row.name
         return await self._open_session(User(row.id, row.name, False))
 
@@ -204,7 +214,9 @@ class Accounts:
         await self.storage.sessions.open(session_key(session), user.id)
         return self.tokens.issue(user.id, session), replace(user, session=session)
 
-    async def authenticate(self, token: str) -> User:
+    async def authenticate(self, token: str, address: str | None = None) -> User:
+        """The user of a session token, unless it is closed, or the account is banned (or,
+        for a guest, ``address``: an address's ban keeps guests and new accounts out)."""
         assert self.tokens is not None
         named = self.tokens.read(token)
         if named is None or await self.storage.sessions.owner(session_key(named[1])) != named[0]:
@@ -212,5 +224,6 @@ class Accounts:
         row = await self.storage.accounts.load(named[0])
         if row is None:
             raise ServerError("bad_token", status=401)
+        self.sanctions.refuse_banned(row.id, address if row.guest else None)
         self.presence.names[row.id] = row.name
         return User(row.id, row.name, row.guest, named[1])

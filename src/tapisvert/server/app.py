@@ -28,6 +28,7 @@ from tapisvert.server.routes import (
     api,
     chat,
     community,
+    moderation,
     pages,
     records,
     rooms,
@@ -49,6 +50,7 @@ ROUTERS = (
     records.router,
     pages.router,
     community.router,
+    moderation.router,
 )
 
 

@@ -13,9 +13,20 @@ from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import message, translate
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
+from tapisvert.server.moderation_commands import MODERATION_COMMANDS, run_moderation_command
 from tapisvert.server.protocol import MAX_OPTION_VALUE, Ack, Notice, ServerMessage
 
-COMMANDS = ("join", "leave", "start", "option", "bot", "rematch", "who", "help")
+COMMANDS = (
+    "join",
+    "leave",
+    "start",
+    "option",
+    "bot",
+    "rematch",
+    "who",
+    "help",
+    *MODERATION_COMMANDS,
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,8 @@ async def run_command(
         return await lobby.rooms.who(place.room, place.table, user)
     if name == "join":
         return await _join(lobby, user, arguments, place)
+    if name in MODERATION_COMMANDS:
+        return await run_moderation_command(lobby, user, name, arguments, place.room, place.table)
     table = _table_here(place)
     if name == "leave" and not arguments:
         await lobby.tables.leave(user, table)

@@ -13,7 +13,10 @@ method of one part, so the three ways of asking behave the same:
 - ``tables``: opening tables, seating, play (``table_service``), with ``life``, the host of
   the tables served here (``table_life``), and ``registry``, those tables by id (``registry``);
 - ``records``: finished games' records and tables' descriptions (``records``), with
-  ``reviews`` and ``replays``.
+  ``reviews`` and ``replays``;
+- ``moderation``: roles, mutes, removals from tables, bans, removed chat lines, with
+  ``sanctions``, the mutes and bans in force (``moderation``, ``sanctions``), and
+  ``reports`` (``reports``).
 """
 
 from __future__ import annotations
@@ -26,14 +29,17 @@ from tapisvert.server.background import Background
 from tapisvert.server.cluster import Cluster, node_name
 from tapisvert.server.connection import Connection
 from tapisvert.server.connections import Connections
+from tapisvert.server.moderation import Moderation
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import PRESENCE_CHANNEL, LocalPubSub, PubSub
 from tapisvert.server.quotas import Quotas
 from tapisvert.server.records import Records
 from tapisvert.server.registry import TableRegistry
 from tapisvert.server.replays import Replays
+from tapisvert.server.reports import Reports
 from tapisvert.server.reviews import Reviews
 from tapisvert.server.rooms import Rooms, rooms
+from tapisvert.server.sanctions import Sanctions
 from tapisvert.server.settings import DEFAULT_RATE, Settings
 from tapisvert.server.storage import Storage
 from tapisvert.server.table_life import TableLife
@@ -90,8 +96,21 @@ class Lobby:
         self.presence.departed = self.life.went_offline
         self.tables = TableService(self.life, self.connections, self.quotas)
         self.cluster.operator = self.tables
-        self.accounts = Accounts(storage, self.quotas, self.presence, self.connections)
+        self.sanctions = Sanctions(storage)
+        self.accounts = Accounts(
+            storage, self.quotas, self.presence, self.connections, self.sanctions
+        )
         self.rooms = Rooms(self.presence, self.cluster)
+        self.moderation = Moderation(
+            storage,
+            self.sanctions,
+            self.presence,
+            self.cluster,
+            self.rooms,
+            self.tables,
+            self.background,
+        )
+        self.reports = Reports(storage, self.quotas, self.rooms, self.cluster, self.moderation)
         self.records = Records(self.cluster, self.presence)
         self.reviews = Reviews(
             storage.reviews, self.records.record, self.records.players_of, self.quotas
@@ -104,6 +123,7 @@ class Lobby:
             self.registry,
             self.pubsub,
             self.quotas,
+            self.moderation,
         )
 
     async def start(self) -> None:
@@ -114,6 +134,7 @@ class Lobby:
         """
         await self.storage.start()
         await self.accounts.start()
+        await self.sanctions.load()
         self.bot_accounts.update(await self.storage.accounts.bots(LEVELS))
         leases = await self.cluster.claim()
         rows = await self.storage.tables.listed(["open", "playing"])
@@ -125,6 +146,7 @@ class Lobby:
             self.pubsub.subscribe(PRESENCE_CHANNEL, self.presence.heard)
             self.rooms.listen()
             self.account_life.listen()
+            self.moderation.listen()
         self.cluster.start()
 
     async def stop(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import orjson
@@ -14,6 +15,23 @@ CHAT_HISTORY = 50
 
 Said = ChatLine | dict[str, Any]
 """A chat line, or a notice (rendered in each reader's language when it is sent)."""
+
+
+def new_line(text: str, sender: str, room: str | None = None, table: int | None = None) -> ChatLine:
+    """A chat line, with an id of its own (see ``ChatLine.line``)."""
+    return ChatLine(room=room, table=table, sender=sender, text=text, line=secrets.token_hex(6))
+
+
+def removed_from(said: list[Said], line: str | None, sender: str | None) -> ChatLine | None:
+    """Take out of ``said`` the chat line ``line`` (else ``sender``'s latest), if there."""
+    for index in range(len(said) - 1, -1, -1):
+        candidate = said[index]
+        if isinstance(candidate, ChatLine) and (
+            candidate.line == line if line is not None else candidate.sender == sender
+        ):
+            del said[index]
+            return candidate
+    return None
 
 
 def table_notice(

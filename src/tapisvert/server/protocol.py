@@ -244,6 +244,17 @@ class ChatLine(ServerMessage):
     text: str
     history: bool = False
     """Said before this client came: the recent lines, sent on entering, following, hello."""
+    line: str | None = None
+    """The line's own id: a moderator removes it (``unsay``), anyone signed in reports it."""
+
+
+class Unsay(ServerMessage):
+    """A moderator removed this chat line: clients drop it from the room's or table's log."""
+
+    type: Literal["unsay"] = "unsay"
+    room: str | None = None
+    table: int | None = None
+    line: str
 
 
 class Notice(ServerMessage):
@@ -279,6 +290,7 @@ OUTGOING: tuple[type[ServerMessage], ...] = (
     RoomInfo,
     View,
     ChatLine,
+    Unsay,
     Notice,
     People,
 )

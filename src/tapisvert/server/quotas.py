@@ -82,6 +82,8 @@ class QuotaSettings:
     connections: str = "30/minute"
     """Connections one person may open: one cut off for flooding does not come straight
     back for more."""
+    reports: str = "10/hour"
+    """Reports one person may make (besides ``reports.OPEN_REPORTS`` waiting at once)."""
 
 
 class MovingWindows:

@@ -9,9 +9,9 @@ from tapisvert.core.registry import game_names, load_game
 from tapisvert.server.cluster import Cluster
 from tapisvert.server.connection import Connection
 from tapisvert.server.errors import ServerError
-from tapisvert.server.notices import CHAT_HISTORY, Said
+from tapisvert.server.notices import CHAT_HISTORY, Said, new_line, removed_from
 from tapisvert.server.presence import Presence
-from tapisvert.server.protocol import ChatLine, People, RoomInfo, SeatView, TableInfo
+from tapisvert.server.protocol import ChatLine, People, RoomInfo, SeatView, TableInfo, Unsay
 from tapisvert.server.pubsub import Frame, room_channel
 from tapisvert.server.storage import TableRow
 from tapisvert.server.users import User
@@ -93,12 +93,25 @@ class Rooms:
         if table_id is not None:
             await self.cluster.on_table(table_id, "chat", user, text=text)
         elif room is not None and room in self.history:
-            line = ChatLine(room=room, sender=user.name, text=text)
+            line = new_line(text, user.name, room=room)
             if self.cluster.sole:  # with other nodes, kept as it is heard on the room's channel
                 self.history[room].append(line)
             self.cluster.pubsub.publish(room_channel(room), line.model_dump_json())
         else:
             raise no_such_room(room)
+
+    def unsay(self, room: str, line: str | None, sender: str | None) -> ChatLine | None:
+        """Remove a line of the room's chat (``line``: its id; else ``sender``'s latest):
+        from what each node keeps, and from every client's log."""
+        if room not in self.history:
+            raise no_such_room(room)
+        history = list(self.history[room])
+        removed = removed_from(history, line, sender)
+        if removed is not None:
+            self.history[room] = deque(history, maxlen=CHAT_HISTORY)
+            gone = Unsay(room=room, line=removed.line or "")
+            self.cluster.pubsub.publish(room_channel(room), gone.model_dump_json())
+        return removed
 
     def _heard_in_room(self, frame: Frame) -> None:
         """A room's chat, said on any node, is kept for those who enter it later; a table's
@@ -107,6 +120,13 @@ class Rooms:
             line = ChatLine.model_validate_json(frame)
             if line.room in self.history:
                 self.history[line.room].append(line)
+            return
+        if isinstance(frame, str) and frame.startswith('{"type":"unsay"'):
+            gone = Unsay.model_validate_json(frame)
+            if gone.room in self.history:
+                history = list(self.history[gone.room])
+                if removed_from(history, gone.line, None) is not None:
+                    self.history[gone.room] = deque(history, maxlen=CHAT_HISTORY)
             return
         if not isinstance(frame, str) or not frame.startswith('{"type":"table"'):
             return

@@ -128,6 +128,19 @@ class TableLife:
         await table.save_until_stored()
         await self.storage.leases.release(self.cluster.node, table.id)
 
+    async def shut(self, table: GameTable) -> None:
+        """Close a table for good at a moderator's word, its game under way or not: its
+        players and spectators stop following it."""
+        if table.status in ("finished", "closed"):
+            return
+        self.tell(table, "server.notice.closed")
+        table.stop_timers()
+        followers = {seat.user_id for seat in table.seats if seat.user_id is not None}
+        await self._close(table)
+        if self.followers is not None:
+            for user_id in followers | table.spectators.keys():
+                self.followers.unfollow_all(user_id, table.id)
+
     def _forget(self, table: GameTable) -> None:
         """A finished table leaves memory (and this node lets its lease go): its record
         stays in the database. Its players and spectators stop following it, on every

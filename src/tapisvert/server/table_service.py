@@ -19,8 +19,8 @@ from tapisvert.core.registry import load_game
 from tapisvert.server.connection import Connection
 from tapisvert.server.connections import Connections
 from tapisvert.server.errors import ServerError
-from tapisvert.server.notices import said_to
-from tapisvert.server.protocol import ChatLine
+from tapisvert.server.notices import new_line, removed_from, said_to
+from tapisvert.server.protocol import ChatLine, Unsay
 from tapisvert.server.pubsub import seat_channel, table_channel
 from tapisvert.server.quotas import Quotas
 from tapisvert.server.rooms import no_such_room
@@ -252,9 +252,17 @@ class TableService:
             case "chat":
                 if table.seat_of(user.id) is None and user.id not in table.spectators:
                     raise ServerError("chat_not_at_table", status=403, table=table.id)
-                line = ChatLine(table=table.id, sender=user.name, text=arguments["text"])
+                line = new_line(arguments["text"], user.name, table=table.id)
                 table.history.append(line)
                 self.life.pubsub.publish(table_channel(table.id), line.model_dump_json())
+            case "kick":
+                return await table.remove(arguments["target"], self.life.settings.replacement_level)
+            case "close":
+                await self.life.shut(table)
+            case "unsay":
+                return self._unsay(table, arguments["line"], arguments["sender"])
+            case "said":
+                return [said.model_dump(mode="json") for said in _lines(table)]
             case "who":
                 return table.people()
             case "info":
@@ -266,6 +274,18 @@ class TableService:
             case _:
                 raise ServerError("node_failed", status=500)
         return None
+
+    def _unsay(self, table: GameTable, line: str | None, sender: str | None) -> Any:
+        """Remove a chat line from the table's history and every client's log."""
+        history = list(table.history)
+        removed = removed_from(history, line, sender)
+        if removed is None:
+            return None
+        table.history.clear()
+        table.history.extend(history)
+        gone = Unsay(table=table.id, line=removed.line or "")
+        self.life.pubsub.publish(table_channel(table.id), gone.model_dump_json())
+        return removed.model_dump(mode="json")
 
     async def _snapshot(
         self, table: GameTable, user: User, seat: int | None, history: bool, returning: bool
@@ -294,3 +314,8 @@ class TableService:
         for index, seat in enumerate(table.seats):
             if seat.user_id is not None:
                 await self.connections.follow_all(seat.user_id, table.id, index)
+
+
+def _lines(table: GameTable) -> list[ChatLine]:
+    """The chat lines the table keeps (its notices left out)."""
+    return [said for said in table.history if isinstance(said, ChatLine)]

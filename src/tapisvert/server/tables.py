@@ -223,6 +223,27 @@ class GameTable:
             self.host.tell(self, "server.notice.left_game", name=name)
             self.turns.next()
 
+    async def remove(self, user_id: int, level: str) -> bool:
+        """A moderator takes the person from the table: a bot of ``level`` plays their seat
+        for good (at an open table, the seat is free again); whether they were there."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            watching = self.spectators.pop(user_id, None) is not None
+            if watching:
+                self.host.table_changed(self)
+            return watching
+        if self.status not in ("open", "playing"):
+            return False
+        name = self.seats[seat].name
+        async with self._changing():
+            playing = self.status == "playing"
+            bot = Seat("bot", name=bot_name(self.seats, level), level=level)
+            self.seats[seat] = bot if playing else Seat()
+        self.host.tell(self, "server.notice.removed", name=name)
+        if self.status == "playing":
+            self.turns.next()
+        return True
+
     async def start(self, user_id: int) -> None:
         self._require_open(user_id)
         if any(seat.kind == "empty" for seat in self.seats):

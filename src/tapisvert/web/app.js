@@ -8,6 +8,7 @@ import { Lobby } from "./lobby.js";
 import { Replay, TableScreen, focusHand } from "./table.js";
 import { RulesButton } from "./rules.js";
 import { Leaderboard, Profile, ReplayScreen, ResetPassword, profileLink } from "./community.js";
+import { ModerationPage } from "./moderation.js";
 
 function App() {
   const [, setVersion] = useState(0);
@@ -26,6 +27,7 @@ function App() {
     <header id="bar">
       <a class="brand" href="#">tapisvert</a>
       <a class="nav" id="leaderboards" href=${`#leaderboard=${state.games[0].name}`}>${t("web.leaderboards")}</a>
+      ${state.roles.length ? html`<a class="nav" id="moderation-link" href="#moderation">${t("web.moderation")}</a>` : null}
       ${state.token ? html`<a class="me" href=${profileLink(state.user)} title=${t("web.my_profile")}>${state.user}</a>` : null}
       ${state.token && waiting.length && waiting[0] !== table ? html`
         <a class="your-turn" href=${`#table=${waiting[0]}`}>${t("web.your_turn_at", { table: waiting[0] })}</a>` : null}
@@ -42,6 +44,7 @@ function App() {
     <main id="main">
       ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} />`
         : page?.kind === "leaderboard" ? html`<${Leaderboard} game=${page.value} key=${page.value} />`
+        : page?.kind === "moderation" && state.token ? html`<${ModerationPage} />`
         : page?.kind === "replay" ? html`<${ReplayScreen} id=${page.value} key=${page.value} Replay=${Replay} />`
         : page?.kind === "reset" ? html`<${ResetPassword} resetKey=${page.value} />`
         : !state.token ? html`<${SignIn} invited=${page?.kind === "join" ? page.value : null} />`

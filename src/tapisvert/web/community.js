@@ -107,7 +107,30 @@ export function Profile({ name }) {
     </li>`)}</ul>
     ${player.name === state.user && !player.guest ? html`<${PasswordForm} />` : null}
     ${player.name === state.user ? html`<${AccountForm} guest=${player.guest} />` : null}
+    ${state.token && !state.guest && !player.bot && player.name !== state.user ? html`<${ReportPerson} name=${player.name} />` : null}
   </section>`;
+}
+
+/** Tell the moderators about this person, with a reason. */
+function ReportPerson({ name }) {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState("");
+  const submit = async (event) => {
+    event.preventDefault();
+    try {
+      await api("/api/reports", { kind: "player", name, reason });
+      tell(t("web.reported"), "info");
+      setOpen(false);
+      setReason("");
+    } catch (error) { tell(error.message); }
+  };
+  if (!open) return html`<p><button id="report-player" onClick=${() => setOpen(true)}>${t("web.report_player")}</button></p>`;
+  return html`<form class="row reason-form" id="report-form" onSubmit=${submit}>
+    <label class="grow">${t("web.report_reason")}
+      <input class="reason" maxlength="300" value=${reason} onInput=${(event) => setReason(event.target.value)} /></label>
+    <button type="submit" class="primary">${t("web.report")}</button>
+    <button type="button" onClick=${() => setOpen(false)}>${t("web.cancel")}</button>
+  </form>`;
 }
 
 /** One's own password, changed: every other session of the account ends (other devices sign

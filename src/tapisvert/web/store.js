@@ -5,6 +5,8 @@ import { language, loadTexts, recorded, say, t } from "./i18n.js";
 export const state = {
   token: localStorage.getItem("token"),
   user: localStorage.getItem("user"),
+  guest: localStorage.getItem("guest") === "yes",
+  roles: [],         // this person's roles: administrator, moderator (from /api/moderation/me)
   socket: null,
   connected: false,
   room: localStorage.getItem("room") || "main",
@@ -121,6 +123,8 @@ export function signedIn(session) {
   state.user = session.user;
   localStorage.setItem("token", session.token);
   localStorage.setItem("user", session.user);
+  state.guest = session.guest;
+  localStorage.setItem("guest", session.guest ? "yes" : "no");
   connect();
 }
 
@@ -139,7 +143,7 @@ export async function signOut() {
 export function forgetSession() {
   localStorage.removeItem("token");
   Object.assign(state, { token: null, user: null, connected: false, views: {}, tables: {}, roomInfo: null,
-    outbox: [] });
+    outbox: [], roles: [] });
   state.socket?.close();
   state.socket = null;
   location.hash = "";
@@ -183,8 +187,10 @@ export function currentTable() {
 }
 
 /** The page the address names besides a table: `{ kind, value }` for `#player=NAME`,
- * `#leaderboard=GAME`, `#replay=TABLE` and `#join=TABLE` (an invitation), else null. */
+ * `#leaderboard=GAME`, `#replay=TABLE`, `#join=TABLE` (an invitation) and `#moderation`
+ * (the moderators' page), else null. */
 export function route() {
+  if (location.hash === "#moderation") return { kind: "moderation", value: null };
   const match = location.hash.match(/^#(player|leaderboard|replay|join|reset)=(.+)$/);
   if (!match) return null;
   const value = decodeURIComponent(match[2]);
@@ -232,10 +238,14 @@ function receive(frame) {
       }
       if (currentTable() && !state.views[currentTable()]) send({ type: "watch", table: currentTable() });
       if (route()?.kind === "join") accept(route().value);
+      api("/api/moderation/me").then((mine) => { state.roles = mine.roles; changed(); }, () => {});
       break;
     case "error":
-      if (["bad_token", "hello_first", "signed_out"].includes(frame.code)) forgetSession();
+      if (["bad_token", "hello_first", "signed_out", "banned"].includes(frame.code)) forgetSession();
       tell(frame.message);
+      break;
+    case "unsay":
+      unsay(frame);
       break;
     case "room":
       state.roomInfo = frame;
@@ -249,8 +259,10 @@ function receive(frame) {
       break;
     case "chat": case "notice": case "people":
       if (frame.type === "notice" && frame.rematch) state.rematches[frame.table] = frame.rematch;
+      // a word for this person alone (a moderator's act, a report handled) shows at the top too
+      if (frame.type === "notice" && !frame.table && !frame.room && frame.key !== "server.help") tell(frame.text, "info");
       note(frame.table, frame.type === "chat"
-        ? { kind: "chat", sender: frame.sender, text: frame.text }
+        ? { kind: "chat", sender: frame.sender, text: frame.text, line: frame.line }
         : { kind: "notice", text: frame.type === "people" ? frame.people.join(", ") : frame.text }, frame.history);
       break;
   }
@@ -352,6 +364,14 @@ function note(table, line, history = false) {
   lines.push({ ...line, key: ++lineKeys });
   if (lines.length > 500) lines.splice(0, lines.length - 500);
   if (table) keepLog(table);
+}
+
+/** A moderator removed a chat line: it goes from the log it was in. */
+function unsay(frame) {
+  const lines = frame.table ? tableLog(frame.table) : state.logs.room;
+  const index = lines.findIndex((line) => line.line === frame.line);
+  if (index >= 0) lines.splice(index, 1);
+  if (frame.table) keepLog(frame.table);
 }
 
 function keepLog(table) {

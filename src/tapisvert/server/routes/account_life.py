@@ -1,5 +1,5 @@
-"""An account's end and its data over HTTP: deleting it, downloading it, and spending a
-one-time link that sets a new password."""
+"""An account's end and its data over HTTP: deleting it, downloading it, and the one-time
+links that set a new password (an administrator makes one, its holder spends it)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,15 @@ class Reset(BaseModel):
     password: Annotated[str, Field(max_length=200)]
 
 
+class ResetFor(BaseModel):
+    name: Annotated[str, Field(min_length=1, max_length=32)]
+
+
+class ResetLink(BaseModel):
+    link: str
+    """The page's address with the one-time key (``/#reset=KEY``), to give the person."""
+
+
 class ResetDone(BaseModel):
     user: str
     """The name to sign in with."""
@@ -45,3 +54,9 @@ async def download_data(user: Me, lobby: TheLobby) -> JSONResponse:
 async def reset_password(body: Reset, request: Request, lobby: TheLobby) -> ResetDone:
     name = await lobby.account_life.reset_password(body.key, body.password, peer(request))
     return ResetDone(user=name)
+
+
+@router.post("/api/moderation/reset-links")
+async def reset_link(body: ResetFor, user: Me, lobby: TheLobby) -> ResetLink:
+    key = await lobby.account_life.reset_link(user, body.name)
+    return ResetLink(link=f"/#reset={key}")

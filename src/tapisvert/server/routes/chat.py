@@ -36,5 +36,6 @@ async def say(
     lobby.quotas.take("chat", user.id)
     if text.startswith("/") and len(text) > 1:
         return await run_command(lobby, user, language, text, Place(room, table))
+    lobby.moderation.may_chat(user, room, table)
     await lobby.rooms.chat(user, text, room, table)
     return Ack(table=table)

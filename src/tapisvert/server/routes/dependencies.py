@@ -35,7 +35,8 @@ async def current_user(
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise ServerError("bad_token", status=401)
-    return replace(await lobby.accounts.authenticate(token), address=peer(request))
+    address = peer(request)
+    return replace(await lobby.accounts.authenticate(token, address), address=address)
 
 
 Me = Annotated[User, Depends(current_user)]

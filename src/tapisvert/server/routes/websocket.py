@@ -70,27 +70,32 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
 
 
 async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | None:
-    """Wait for a valid ``hello``; anything else is refused and the link closed."""
+    """Wait for a valid ``hello``; anything else is refused and the link closed (in the
+    hello's language once it is read: a banned person reads why)."""
+    language = DEFAULT_LANGUAGE
     try:
         text = await asyncio.wait_for(link.receive(), HELLO_SECONDS)
         if text is None:
             return None
         hello = Hello.model_validate_json(text)
+        language = hello.language or DEFAULT_LANGUAGE
         if hello.version != PROTOCOL_VERSION:
             raise ServerError("version", version=hello.version, supported=PROTOCOL_VERSION)
-        user = replace(await lobby.accounts.authenticate(hello.token), address=link.address)
+        user = await lobby.accounts.authenticate(hello.token, link.address)
+        user = replace(user, address=link.address)
         if lobby.addresses.barred(link.address):  # barred while this socket said nothing
             raise ServerError("address_barred", status=429)
         lobby.connections.may_connect(user)
     except (ValidationError, ServerError, TimeoutError) as error:
         refusal = error if isinstance(error, ServerError) else ServerError("hello_first")
-        frame = Error(code=refusal.code, message=refusal.render(DEFAULT_LANGUAGE))
+        frame = Error(code=refusal.code, message=refusal.render(language))
         link.push(frame.model_dump_json())
         link.drop()  # whatever else it sends is not read
         return None
-    language = hello.language or DEFAULT_LANGUAGE
     link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())
-    return await lobby.connections.connect(user, language, link, bucket)
+    connection = await lobby.connections.connect(user, language, link, bucket)
+    await lobby.reports.tell_handled(connection)
+    return connection
 
 
 async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:

@@ -2,8 +2,9 @@
 
 The server reaches each area through an attribute: ``storage.accounts``,
 ``storage.sessions``, ``storage.tables`` (rows and action logs), ``storage.ratings``
-(results, ratings and what is read of them), ``storage.reviews``, ``storage.leases`` and
-``storage.account_life`` (deleting an account, its data, links that set a new password).
+(results, ratings and what is read of them), ``storage.reviews``, ``storage.leases``,
+``storage.account_life`` (deleting an account, its data, links that set a new password),
+``storage.moderation`` (roles, mutes, bans, the audit log) and ``storage.reports``.
 Every one of them runs its statements in one writer thread, committed in groups (see
 ``writer``); ``schema`` holds the tables and runs the migrations, ``engine`` opens the
 database.
@@ -21,7 +22,9 @@ from tapisvert.server.storage.account_life import ERASED_NAME, AccountLifeStore
 from tapisvert.server.storage.accounts import AccountStore, SessionStore
 from tapisvert.server.storage.engine import Checkpointer, default_database_url, make_engine
 from tapisvert.server.storage.leases import LeaseStore
+from tapisvert.server.storage.moderation import ModerationStore
 from tapisvert.server.storage.ratings import RatingStore
+from tapisvert.server.storage.reports import ReportStore
 from tapisvert.server.storage.reviews import ReviewStore
 from tapisvert.server.storage.rows import (
     GameCounts,
@@ -63,6 +66,8 @@ class Storage(Protocol):
     reviews: ReviewStore
     leases: LeaseStore
     account_life: AccountLifeStore
+    moderation: ModerationStore
+    reports: ReportStore
 
     async def start(self) -> None: ...
     async def close(self) -> None: ...
@@ -86,6 +91,8 @@ class SqlStorage:
         self.reviews = ReviewStore(self._writer)
         self.leases = LeaseStore(self._writer)
         self.account_life = AccountLifeStore(self._writer)
+        self.moderation = ModerationStore(self._writer)
+        self.reports = ReportStore(self._writer)
 
     async def start(self) -> None:
         self._writer.start()

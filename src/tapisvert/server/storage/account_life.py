@@ -66,7 +66,7 @@ class AccountLifeStore:
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [played_game(row) for row in rows]
 
-    async def keep_reset(self, key: str, user_id: int, made_by: int | None, ttl: float) -> None:
+    async def keep_reset(self, key: str, user_id: int, ttl: float) -> None:
         """Keep a new link (by its key's hash); it replaces any earlier one of the account."""
 
         def work(connection: Connection) -> None:
@@ -75,7 +75,6 @@ class AccountLifeStore:
             values = {
                 "key": key,
                 "user_id": user_id,
-                "made_by": made_by,
                 "expires_at": time.time() + ttl,
             }
             connection.execute(insert(password_resets_table).values(values))

@@ -56,7 +56,6 @@ password_resets_table = Table(
     metadata,
     Column("key", String(64), primary_key=True),
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
-    Column("made_by", Integer, nullable=True),
     Column("expires_at", Float, nullable=False),
 )
 """One-time links that set a new password: the link's key is kept hashed, as sessions' are."""
@@ -134,6 +133,63 @@ results_table = Table(
     Column("finished_at", Float, nullable=False),
     UniqueConstraint("table_id", "seat", name="uq_results_table_seat"),
 )
+
+roles_table = Table(
+    "roles",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("role", String(16), primary_key=True),
+    Column("granted_by", String(32), nullable=False),
+    Column("granted_at", Float, nullable=False),
+)
+"""Who is an administrator or a moderator (a person may be both)."""
+sanctions_table = Table(
+    "sanctions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(8), nullable=False),
+    Column("user_id", Integer, nullable=True, index=True),
+    Column("address", String(64), nullable=True, index=True),
+    Column("scope", String(48), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("given_by", String(32), nullable=False),
+    Column("given_at", Float, nullable=False),
+    Column("until", Float, nullable=True),
+    Column("lifted_at", Float, nullable=True, index=True),
+)
+"""Mutes and bans of an account (``user_id``) or a guest's address: ``scope`` is ``all``,
+``room:NAME`` or ``table:N`` (for a mute); ``until`` none: for good; ``lifted_at``: undone."""
+audit_table = Table(
+    "audit_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False, index=True),
+    Column("actor", String(32), nullable=False),
+    Column("action", String(16), nullable=False),
+    Column("target", String(64), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("until", Float, nullable=True),
+    Column("detail", Text, nullable=False),
+)
+"""Every act of moderation: who, to whom, what, why, when, until when (``detail``: JSON,
+the words of a removed chat line, say)."""
+reports_table = Table(
+    "reports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("reporter_id", Integer, ForeignKey("users.id"), nullable=False),
+    Column("kind", String(8), nullable=False),
+    Column("target", String(64), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("context", Text, nullable=False),
+    Column("made_at", Float, nullable=False),
+    Column("status", String(12), nullable=False, index=True),
+    Column("handled_by", String(32), nullable=True),
+    Column("handled_at", Float, nullable=True),
+    Column("notified", Boolean, nullable=False, server_default=false()),
+)
+"""A chat line, a person or a table reported (``kind``: line, player, table), with what was
+said around it (``context``: JSON); ``status``: open, acted or dismissed."""
 
 ACTION_COLUMNS = tuple(column.name for column in actions_table.columns)
 

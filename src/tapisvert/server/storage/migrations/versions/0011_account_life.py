@@ -4,7 +4,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011"
-down_revision = "0008"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
@@ -15,7 +15,6 @@ def upgrade() -> None:
         "password_resets",
         sa.Column("key", sa.String(64), primary_key=True),
         sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False, index=True),
-        sa.Column("made_by", sa.Integer, nullable=True),
         sa.Column("expires_at", sa.Float, nullable=False),
     )
 

@@ -1,0 +1,106 @@
+"""``tapisvert admin``: give and take back roles, and make one-time links that set a password,
+on the server's machine, straight in the database, whether the server runs or not (each node
+reads a person's roles as they act)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
+
+import typer
+from rich.console import Console
+
+from tapisvert.i18n import default_language, translate
+
+T = TypeVar("T")
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+
+def _help(key: str) -> str:
+    return translate(f"cli.help.{key}", default_language())
+
+
+admin = typer.Typer(help=_help("admin"), no_args_is_help=True)
+DatabaseOption = Annotated[str, typer.Option(help=_help("database_url"))]
+
+
+def _on_database(url: str, work: Callable[..., Awaitable[T]]) -> T:
+    """Run ``work(storage)`` on the database (brought to the latest migration first); a
+    refusal is printed in the reader's language."""
+    from tapisvert.server.errors import ServerError
+    from tapisvert.server.storage import default_database_url, open_storage
+
+    async def run() -> T:
+        storage = open_storage(url or default_database_url())
+        await storage.start()
+        try:
+            return await work(storage)
+        finally:
+            await storage.close()
+
+    try:
+        return asyncio.run(run())
+    except ServerError as refusal:
+        errors.print(f"[bold red]✗[/] {refusal.render(default_language())}")
+        raise typer.Exit(code=2) from None
+
+
+@admin.command(help=_help("admin_grant"))
+def grant(
+    name: str,
+    role: str,
+    reason: Annotated[str, typer.Argument()] = "",
+    database_url: DatabaseOption = "",
+) -> None:
+    from tapisvert.server.roles import CONSOLE, grant_role
+
+    changed = _on_database(
+        database_url, lambda storage: grant_role(storage, CONSOLE, name, role, reason)
+    )
+    key = "cli.admin.granted" if changed else "cli.admin.had_it"
+    console.print(translate(key, default_language(), name=name, role=role.lower()))
+
+
+@admin.command(help=_help("admin_revoke"))
+def revoke(
+    name: str,
+    role: str,
+    reason: Annotated[str, typer.Argument()] = "",
+    database_url: DatabaseOption = "",
+) -> None:
+    from tapisvert.server.roles import CONSOLE, revoke_role
+
+    changed = _on_database(
+        database_url, lambda storage: revoke_role(storage, CONSOLE, name, role, reason)
+    )
+    key = "cli.admin.revoked" if changed else "cli.admin.did_not_have_it"
+    console.print(translate(key, default_language(), name=name, role=role.lower()))
+
+
+@admin.command(name="list", help=_help("admin_list"))
+def list_roles(database_url: DatabaseOption = "") -> None:
+    staff = _on_database(database_url, lambda storage: storage.moderation.staff())
+    if not staff:
+        console.print(translate("cli.admin.nobody", default_language()))
+    for row in staff:
+        console.print(f"{row.name}\t{row.role}\t{row.granted_by}")
+
+
+@admin.command(name="reset-link", help=_help("admin_reset_link"))
+def reset_link(
+    name: str,
+    url: Annotated[str, typer.Option(help=_help("admin_reset_url"))] = "",
+    database_url: DatabaseOption = "",
+) -> None:
+    from tapisvert.server.account_life import RESET_LINK_HOURS, issue_reset_key
+    from tapisvert.server.roles import CONSOLE
+
+    key = _on_database(database_url, lambda storage: issue_reset_key(storage, CONSOLE, name))
+    link = f"{url.rstrip('/')}/#reset={key}"
+    console.print(
+        translate(
+            "cli.admin.reset_link", default_language(), name=name, link=link, hours=RESET_LINK_HOURS
+        )
+    )
