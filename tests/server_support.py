@@ -281,6 +281,13 @@ def one_round_game(server: Server, token: str, seed: int = 5) -> int:
     return table
 
 
+def admin_command(server: Server, *words: str) -> subprocess.CompletedProcess[str]:
+    """``tapisvert admin WORDS`` on the server's database, from its machine."""
+    command = [sys.executable, "-m", "tapisvert", "admin", *words]
+    command += ["--database-url", server.database_url]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
 @contextmanager
 def serving(folder: Path, **settings: float | str) -> Iterator[Server]:
     """A server on a SQLite file in ``folder``, stopped afterwards."""

@@ -14,7 +14,7 @@ import websockets
 
 from tapisvert.server.storage import ERASED_NAME
 
-from server_support import Player, Server, serving
+from server_support import Player, Server, admin_command, serving
 
 PASSWORD = "secret-enough"
 
@@ -131,6 +131,47 @@ def test_a_guest_deletes_without_a_password_and_bad_requests_change_nothing(
         f"{server.url}/api/password-reset", json={"key": "made-up", "password": PASSWORD}
     )
     assert spent.status_code == 404 and spent.json()["code"] == "bad_reset_link"
+
+
+def test_an_administrators_link_sets_a_new_password_once(server: Server) -> None:
+    carl, bob, root = (
+        register(server, "carl"),
+        register(server, "bob-reset"),
+        register(server, "root"),
+    )
+    bot = server.call(bob, "POST", "/api/moderation/reset-links", name="carl")
+    assert bot.status_code == 403 and bot.json()["code"] == "not_administrator"
+    by_console = admin_command(server, "reset-link", "carl", "--url", "https://cards.example")
+    assert by_console.returncode == 0, by_console.stderr
+    first = by_console.stdout.split("#reset=")[1].split()[0]
+    assert "https://cards.example/#reset=" in by_console.stdout
+
+    assert admin_command(server, "grant", "root", "administrator").returncode == 0
+    for nobody in ("bot easy", "nobody-here", "passing-by"):  # a bot, no one, a guest
+        made = server.call(root, "POST", "/api/moderation/reset-links", name=nobody)
+        assert made.status_code == 404 and made.json()["code"] == "no_such_account"
+    made = server.call(root, "POST", "/api/moderation/reset-links", name="carl")
+    assert made.status_code == 200
+    key = made.json()["link"].removeprefix("/#reset=")
+
+    def spend(key: str, password: str) -> httpx.Response:
+        return server.http.post(
+            f"{server.url}/api/password-reset", json={"key": key, "password": password}
+        )
+
+    assert spend(first, "a-new-one").json()["code"] == "bad_reset_link"  # replaced
+    assert spend(key, "short").json()["code"] == "short_password"  # and the link still works
+    done = spend(key, "a-new-one")
+    assert done.status_code == 200 and done.json() == {"user": "carl"}
+    assert spend(key, "another-one").json()["code"] == "bad_reset_link"  # once only
+    assert server.call(carl, "GET", "/api/account/data").status_code == 401  # sessions ended
+    login = "/api/login"
+    old = server.http.post(f"{server.url}{login}", json={"name": "carl", "password": PASSWORD})
+    new = server.http.post(f"{server.url}{login}", json={"name": "carl", "password": "a-new-one"})
+    assert old.status_code == 401 and new.status_code == 200
+    audit = server.call(root, "GET", "/api/moderation").json()["audit"]
+    made_links = [(row["actor"], row["target"]) for row in audit if row["action"] == "reset_link"]
+    assert sorted(made_links) == [("(console)", "carl"), ("root", "carl")]
 
 
 def replay_text(response: httpx.Response) -> str:

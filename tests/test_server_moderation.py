@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -22,7 +20,7 @@ from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
 from tapisvert.server.roles import grant_role
 from tapisvert.server.storage import SqlStorage
 
-from server_support import Server, postgres_database, serving
+from server_support import Server, admin_command, postgres_database, serving
 
 Frame = dict[str, Any]
 
@@ -44,12 +42,6 @@ def login(server: Server, name: str) -> str:
     made = httpx.post(f"{server.url}/api/login", json={"name": name, "password": "secret-6"})
     made.raise_for_status()
     return str(made.json()["token"])
-
-
-def admin_command(server: Server, *words: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "tapisvert", "admin", *words]
-    command += ["--database-url", server.database_url]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
 
 @pytest.fixture(scope="module")
