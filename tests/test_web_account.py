@@ -20,7 +20,7 @@ from web_support import (
     server,
 )
 
-from server_support import Server
+from server_support import Server, admin_command
 
 __all__ = ["browser", "page", "phone", "server"]  # fixtures
 pytestmark = needs_chromium
@@ -61,3 +61,21 @@ def test_a_person_downloads_their_data_then_deletes_their_account(
     phone.locator("#account-heading").scroll_into_view_if_needed()
     assert no_horizontal_overflow(phone) == 0
     screenshot(phone, "account-phone")
+
+
+def test_a_link_from_an_administrator_sets_a_new_password(server: Server, page: Page) -> None:
+    register(page, server, "web-forgetful", password="forgotten")
+    page.click("#bar button:has-text('Sign out')")
+    made = admin_command(server, "reset-link", "web-forgetful")
+    assert made.returncode == 0, made.stderr
+    key = made.stdout.split("#reset=")[1].split()[0]
+    page.goto(f"{server.url}/#reset={key}")
+    page.wait_for_selector("#reset-form")
+    screenshot(page, "password-reset")
+    page.fill("#reset-password", "remembered")
+    page.click("#reset-button")
+    page.wait_for_selector("#notice >> text=Password set: sign in as web-forgetful with it.")
+    page.fill("#name", "web-forgetful")
+    page.fill("#password", "remembered")
+    page.click("#login")
+    page.wait_for_selector("#create")
