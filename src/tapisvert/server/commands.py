@@ -15,8 +15,10 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
 from tapisvert.server.moderation_commands import MODERATION_COMMANDS, run_moderation_command
 from tapisvert.server.protocol import MAX_OPTION_VALUE, Ack, Notice, ServerMessage
+from tapisvert.server.rooms import MAIN_ROOM
 
 COMMANDS = (
+    "play",
     "join",
     "leave",
     "start",
@@ -51,6 +53,8 @@ async def run_command(
         return await lobby.rooms.who(place.room, place.table, user)
     if name == "join":
         return await _join(lobby, user, arguments, place)
+    if name == "play":
+        return await _play(lobby, user, arguments, place)
     if name in MODERATION_COMMANDS:
         return await run_moderation_command(lobby, user, name, arguments, place.room, place.table)
     table = _table_here(place)
@@ -85,6 +89,15 @@ async def _join(lobby: Lobby, user: User, arguments: list[str], place: Place) ->
         raise _usage("join")
     await lobby.tables.join(user, table, seat)
     return Ack(table=table)
+
+
+async def _play(lobby: Lobby, user: User, arguments: list[str], place: Place) -> ServerMessage:
+    """``/play GAME [LEVEL]``: a table of the person and bots, started; the ack names it."""
+    if not 1 <= len(arguments) <= 2:
+        raise _usage("play")
+    game, level = arguments[0].lower(), (arguments[1] if len(arguments) == 2 else "easy")
+    room = place.room or MAIN_ROOM
+    return Ack(table=await lobby.tables.play_now(user, room, game, level))
 
 
 def _usage(name: str) -> ServerError:

@@ -109,6 +109,15 @@ class Who(ClientMessage):
     table: TableId | None = None
 
 
+class PlayNow(ClientMessage):
+    """A table of this person and bots of ``level`` in every other seat, started at once."""
+
+    type: Literal["play_now"]
+    room: Name
+    game: Name
+    level: Name = "easy"
+
+
 class Ping(ClientMessage):
     type: Literal["ping", "help"]
 
@@ -118,6 +127,7 @@ Incoming = Annotated[
     | EnterRoom
     | Chat
     | CreateTable
+    | PlayNow
     | Join
     | TableRequest
     | SetOption
@@ -299,6 +309,7 @@ INCOMING: tuple[type[ClientMessage], ...] = (
     EnterRoom,
     Chat,
     CreateTable,
+    PlayNow,
     Join,
     TableRequest,
     SetOption,

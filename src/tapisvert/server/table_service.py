@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from tapisvert.bots import make_bot
 from tapisvert.core.errors import OptionError
-from tapisvert.core.registry import load_game
+from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.server.connection import Connection
 from tapisvert.server.connections import Connections
 from tapisvert.server.errors import ServerError
@@ -30,6 +31,8 @@ from tapisvert.server.table_life import TableLife
 from tapisvert.server.tables import GameTable
 from tapisvert.server.users import User
 
+QUICK_PLAYERS = 4
+"""Seats of a table opened to play at once, where the game allows so many (``play_now``)."""
 OPEN_TABLES_PER_ROOM = 100
 """Open tables one room may hold at once (on each node)."""
 OPEN_TABLES_PER_PERSON = 3
@@ -76,6 +79,24 @@ class TableService:
             table.opened_from = user.address
             await self.join(user, table.id, 0)
         return table
+
+    async def play_now(self, user: User, room: str, game: str, level: str) -> int:
+        """A game in one request: a table of the person and bots of ``level`` in every other
+        seat (``QUICK_PLAYERS`` seats where the game allows), with the game's own options,
+        started at once."""
+        if game not in game_names():
+            raise ServerError("no_such_game", game=game, games=", ".join(game_names()))
+        spec = game_class(game)
+        players = max(spec.min_players, min(QUICK_PLAYERS, spec.max_players))
+        try:
+            make_bot(level, load_game(game, players))  # before a table is opened for it
+        except OptionError as error:
+            raise ServerError.wrapping("bad_bot", error) from None
+        table = await self.create_table(user, room, game, players, {}, None)
+        for _ in range(players - 1):
+            await self.add_bot(user, table.id, level, None)
+        await self.start_game(user, table.id)
+        return table.id
 
     @contextlib.contextmanager
     def _opening_table(self, user: User, room: str) -> Iterator[None]:

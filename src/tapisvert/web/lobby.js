@@ -18,6 +18,7 @@ export function Lobby() {
           <h2 class="small">${t("web.my_tables")}</h2>
           <ul class="tables">${mine.map((table) => html`<${TableLine} key=${table.table} table=${table} />`)}</ul>
         </section>` : null}
+        <${PlayNow} />
         <section class="panel">
           <nav class="row" aria-label=${t("web.rooms")}>
             <strong>${t("web.rooms")}</strong>
@@ -64,6 +65,26 @@ function TableLine({ table }) {
         location.hash = `table=${table.table}`; }}>${t("web.join")}</button>` : null}
       <button onClick=${() => openTable(table.table)}>${t("web.open_table")}</button>
     </li>`;
+}
+
+/** A game in one click: a table of this person and bots of the chosen level, started at once. */
+function PlayNow() {
+  const [level, setLevel] = useState(localStorage.getItem("level") ?? "easy");
+  const play = (game) => send({ type: "play_now", room: state.room, game, level }, (answer) => {
+    if (answer.type === "ack" && answer.table) location.hash = `table=${answer.table}`;
+  });
+  return html`<section class="panel play-now" aria-labelledby="play-now-heading">
+    <h2 class="small" id="play-now-heading">${t("web.play_now")}</h2>
+    <div class="row">
+      ${state.games.map((spec) => html`<button key=${spec.name} class="primary" data-play=${spec.name}
+        onClick=${() => play(spec.name)}>${t(`${spec.name}.name`)}</button>`)}
+      <label>${t("web.bot_level")} <select id="play-level" value=${level}
+        onChange=${(event) => { setLevel(event.target.value); localStorage.setItem("level", event.target.value); }}>
+        ${state.games[0].bots.map((name) => html`<option key=${name} value=${name}>${t(`web.level.${name}`)}</option>`)}
+      </select></label>
+    </div>
+    <p class="hint">${t("web.play_now_hint")}</p>
+  </section>`;
 }
 
 const CLOCKS = [0, 15, 30, 60, 120];

@@ -52,6 +52,18 @@ async def create_table(body: NewTable, user: Me, lobby: TheLobby) -> protocol.Ta
     return table.info()
 
 
+class QuickTable(BaseModel):
+    room: str = MAIN_ROOM
+    game: str
+    level: str = "easy"
+
+
+@router.post("/api/tables/play-now")
+async def play_now(body: QuickTable, user: Me, lobby: TheLobby) -> protocol.TableInfo:
+    table = await lobby.tables.play_now(user, body.room, body.game, body.level)
+    return await lobby.records.table_info(table)
+
+
 @router.get("/api/tables/{table_id}")
 async def table_info(table_id: TableId, lobby: TheLobby) -> protocol.TableInfo:
     return await lobby.records.table_info(table_id)

@@ -1,6 +1,7 @@
-"""In the browser, with the keyboard alone: when the person's turn comes their first playable
-card (or the move's control) has the focus, unless they are typing elsewhere; a skip link,
-the first stop of the Tab key at a table, leads to the hand."""
+"""In the browser, what a newcomer meets first: a game against bots in one click, and play with
+the keyboard alone (when the person's turn comes their first playable card, or the move's
+control, has the focus, unless they are typing elsewhere; a skip link, the first stop of the
+Tab key at a table, leads to the hand)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,18 @@ def test_the_turn_brings_the_focus_to_the_hand_but_never_takes_it_from_typing(
         page.wait_for_function(f"document.querySelector('#board').dataset.seq !== '{seq}'")
         assert page.evaluate("document.activeElement.id") == "table-chat"
     assert page.input_value("#table-chat") == "thinking"
+
+
+def test_play_now_starts_a_game_against_bots_of_the_chosen_level(
+    server: Server, page: Page
+) -> None:
+    sign_in(page, server, "quick-web")
+    page.select_option("#play-level", "medium")
+    screenshot(page, "play-now")
+    page.click("[data-play='fzzzt']")
+    page.wait_for_selector("#board")
+    assert page.locator(".seat .chip", has_text="medium").count() == 3  # three bots, one level
+    assert "quick-web" in page.inner_text("#dock")
+    page.click("#back")
+    page.wait_for_selector("#play-level")
+    assert page.input_value("#play-level") == "medium"  # remembered
