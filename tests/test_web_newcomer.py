@@ -65,10 +65,21 @@ def test_play_now_starts_a_game_against_bots_of_the_chosen_level(
     sign_in(page, server, "quick-web")
     page.select_option("#play-level", "medium")
     screenshot(page, "play-now")
-    page.click("[data-play='fzzzt']")
+    page.click("[data-play='wizard']")
     page.wait_for_selector("#board")
     assert page.locator(".seat .chip", has_text="medium").count() == 3  # three bots, one level
     assert "quick-web" in page.inner_text("#dock")
-    page.click("#back")
+    page.wait_for_selector("#dock.my-turn")  # left on one's turn: the bot plays it
+
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.click("#leave")
+    assert "A bot plays your seat until you come back" in asked[0]
+    assert page.is_visible("#board")  # dismissed: still at the table
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#leave")
     page.wait_for_selector("#play-level")
     assert page.input_value("#play-level") == "medium"  # remembered
+    page.wait_for_selector("#my-tables")
+    assert page.locator(".your-turn, .badge").count() == 0
+    assert "Your turn" not in page.title()

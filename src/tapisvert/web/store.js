@@ -219,8 +219,10 @@ export function openTable(id) {
 
 /** The tables where this person sits and the game waits for them. */
 export function myTurns() {
+  // a seat a bot plays for its absent person (they left) is not theirs to play now
   return Object.values(state.views).filter((frame) =>
-    frame.seat !== null && frame.to_act === frame.seat && !frame.result).map((frame) => frame.table);
+    frame.seat !== null && frame.to_act === frame.seat && !frame.result
+    && !state.tables[frame.table]?.seats[frame.seat]?.replaced).map((frame) => frame.table);
 }
 
 function receive(frame) {

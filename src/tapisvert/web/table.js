@@ -38,6 +38,7 @@ export function TableScreen({ id }) {
           ${module.lastTrick && frame ? html`<button id="last-trick" aria-pressed=${String(showLast)}
             disabled=${!module.lastTrick(frame.view)} onClick=${() => setShowLast(!showLast)}>${t("web.last_trick")}</button>` : null}
           ${info.status !== "finished" && own >= 0 && !info.seats[own].replaced ? html`<button id="leave" onClick=${() => {
+            if (info.status === "playing" && !confirm(t(info.rated && !state.guest ? "web.leave_rated_game" : "web.leave_game"))) return;
             send({ type: "leave", table: id }); location.hash = ""; }}>${t("web.leave")}</button>` : null}
           ${info.status === "playing" && info.seats[own]?.replaced ? html`<button class="primary" id="take-back"
             onClick=${() => send({ type: "join", table: id, seat: own })}>${t("web.take_back_seat")}</button>` : null}
