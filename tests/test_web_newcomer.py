@@ -9,7 +9,17 @@ import random
 
 from playwright.sync_api import Page
 
-from web_support import browser, needs_chromium, page, screenshot, server, sign_in, start_table
+from web_support import (
+    browser,
+    create_table,
+    needs_chromium,
+    page,
+    play_to_the_end,
+    screenshot,
+    server,
+    sign_in,
+    start_table,
+)
 
 from server_support import Server
 
@@ -27,7 +37,7 @@ def test_the_turn_brings_the_focus_to_the_hand_but_never_takes_it_from_typing(
     server: Server, page: Page
 ) -> None:
     sign_in(page, server, "keys-ana")
-    start_table(page, "wizard", 3, {"rounds": "2"})
+    table = start_table(page, "wizard", 3, {"rounds": "2"})
     page.wait_for_function(MY_TURN)
     page.wait_for_function(FOCUS_IN_DOCK)
     focused = page.evaluate(
@@ -57,6 +67,18 @@ def test_the_turn_brings_the_focus_to_the_hand_but_never_takes_it_from_typing(
         page.wait_for_function(f"document.querySelector('#board').dataset.seq !== '{seq}'")
         assert page.evaluate("document.activeElement.id") == "table-chat"
     assert page.input_value("#table-chat") == "thinking"
+
+    play_to_the_end(page, rng)  # then a finished table waits under its own heading
+    page.click("#end >> text=Back to the lobby")
+    page.wait_for_selector("#finished-tables")
+    assert page.locator(f"#finished-tables [data-table='{table}']").count() == 1
+    assert (
+        page.locator(f".tables:not(#finished-tables .tables) [data-table='{table}']").count() == 0
+    )
+    waiting = create_table(page, "luz", 3)  # one's own open table offers no seat to take
+    page.click("#back")
+    page.wait_for_selector(f"#my-tables [data-table='{waiting}']")
+    assert page.locator(f"[data-table='{waiting}'] button", has_text="Join").count() == 0
 
 
 def test_play_now_starts_a_game_against_bots_of_the_chosen_level(

@@ -9,6 +9,8 @@ import { Presence } from "./community.js";
 export function Lobby() {
   const info = state.roomInfo;
   const tables = info ? info.tables : [];
+  const finished = tables.filter((table) => table.status === "finished");
+  const current = tables.filter((table) => table.status !== "finished");
   const mine = Object.values(state.tables).filter((table) => table.status !== "finished"
     && table.seats.some((seat) => seat.kind === "human" && seat.name === state.user));
   return html`
@@ -26,8 +28,12 @@ export function Lobby() {
               aria-current=${room === state.room ? "true" : null} onClick=${() => enter(room)}>${roomName(room)}</button>`)}
           </nav>
           <h2 class="small">${t("web.tables")}</h2>
-          ${tables.length ? html`<ul class="tables">${tables.map((table) => html`<${TableLine} key=${table.table} table=${table} />`)}</ul>`
+          ${current.length ? html`<ul class="tables">${current.map((table) => html`<${TableLine} key=${table.table} table=${table} />`)}</ul>`
             : html`<p>${t("web.no_tables")}</p>`}
+          ${finished.length ? html`<details class="finished-tables" id="finished-tables">
+            <summary>${tn("web.finished_tables", finished.length)}</summary>
+            <ul class="tables">${finished.map((table) => html`<${TableLine} key=${table.table} table=${table} />`)}</ul>
+          </details>` : null}
         </section>
         <${NewTable} />
       </div>
@@ -54,7 +60,8 @@ function enter(room) {
 function TableLine({ table }) {
   const waiting = myTurns().includes(table.table);
   const seats = table.seats.map((seat) => seat.name ?? t("web.empty_seat")).join(", ");
-  const free = table.status === "open" && table.seats.some((seat) => seat.kind === "empty");
+  const seated = table.seats.some((seat) => seat.kind === "human" && seat.name === state.user);
+  const free = !seated && table.status === "open" && table.seats.some((seat) => seat.kind === "empty");
   return html`
     <li class=${`row${waiting ? " waiting" : ""}`} data-table=${table.table}>
       <strong>#${table.table} ${t(`${table.game}.name`)}</strong>
