@@ -30,6 +30,7 @@ from tapisvert.server.routes import (
     pages,
     records,
     rooms,
+    social,
     tables,
 )
 from tapisvert.server.routes.middleware import BodyLimit, SecurityHeaders
@@ -47,6 +48,7 @@ ROUTERS = (
     records.router,
     pages.router,
     community.router,
+    social.router,
 )
 
 

@@ -14,8 +14,9 @@ from tapisvert.i18n import message, translate
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
 from tapisvert.server.protocol import MAX_OPTION_VALUE, Ack, Notice, ServerMessage
+from tapisvert.server.social_commands import SOCIAL_COMMANDS, run_social_command
 
-COMMANDS = ("join", "leave", "start", "option", "bot", "rematch", "who", "help")
+COMMANDS = ("join", "leave", "start", "option", "bot", "rematch", "who", *SOCIAL_COMMANDS, "help")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ async def run_command(
         return _help(language, place)
     if name == "who":
         return await lobby.rooms.who(place.room, place.table, user)
+    if name in SOCIAL_COMMANDS:
+        return await run_social_command(lobby, user, language, text, place.room, place.table)
     if name == "join":
         return await _join(lobby, user, arguments, place)
     table = _table_here(place)

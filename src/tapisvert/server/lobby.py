@@ -11,7 +11,9 @@ method of one part, so the three ways of asking behave the same:
 - ``tables``: opening tables, seating, play (``table_service``), with ``life``, the host of
   the tables served here (``table_life``), and ``registry``, those tables by id (``registry``);
 - ``records``: finished games' records and tables' descriptions (``records``), with
-  ``reviews`` and ``replays``.
+  ``reviews`` and ``replays``;
+- ``social``: ignores and friends (``social``), with ``messages``, private messages and
+  invitations (``messages``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tapisvert.server.background import Background
 from tapisvert.server.cluster import Cluster, node_name
 from tapisvert.server.connection import Connection
 from tapisvert.server.connections import Connections
+from tapisvert.server.messages import Messages
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import PRESENCE_CHANNEL, LocalPubSub, PubSub
 from tapisvert.server.quotas import Quotas
@@ -32,6 +35,7 @@ from tapisvert.server.replays import Replays
 from tapisvert.server.reviews import Reviews
 from tapisvert.server.rooms import Rooms, rooms
 from tapisvert.server.settings import DEFAULT_RATE, Settings
+from tapisvert.server.social import Social
 from tapisvert.server.storage import Storage
 from tapisvert.server.table_life import TableLife
 from tapisvert.server.table_service import TableService
@@ -94,6 +98,8 @@ class Lobby:
             storage.reviews, self.records.record, self.records.players_of, self.quotas
         )
         self.replays = Replays(self.records.record)
+        self.social = Social(storage, self.presence, self.pubsub, self.quotas)
+        self.messages = Messages(self.social)
 
     async def start(self) -> None:
         """Open the database and bring back the tables that were open or playing.

@@ -80,6 +80,10 @@ class QuotaSettings:
     connections: str = "30/minute"
     """Connections one person may open: one cut off for flooding does not come straight
     back for more."""
+    messages: str = "20/minute"
+    """Private messages (and invitations) one person may send."""
+    friend_requests: str = "20/day"
+    """Friend requests one person may send."""
 
 
 class MovingWindows:

@@ -61,8 +61,11 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
         connection = await _greet(lobby, link, bucket)
         if connection is not None:
             try:
+                connection.send(await lobby.social.connected(connection))
+                await lobby.messages.unread_for(connection)
                 await _listen(lobby, link, connection)
             finally:
+                lobby.social.disconnected(connection)
                 lobby.connections.disconnect(connection)
     finally:
         lobby.addresses.close(link.address)

@@ -2,10 +2,10 @@
 
 The server reaches each area through an attribute: ``storage.accounts``,
 ``storage.sessions``, ``storage.tables`` (rows and action logs), ``storage.ratings``
-(results, ratings and what is read of them), ``storage.reviews`` and ``storage.leases``.
-Every one of them runs its statements in one writer thread, committed in groups (see
-``writer``); ``schema`` holds the tables and runs the migrations, ``engine`` opens the
-database.
+(results, ratings and what is read of them), ``storage.reviews``, ``storage.leases`` and
+``storage.social`` (ignores, friends, private messages). Every one of them runs its
+statements in one writer thread, committed in groups (see ``writer``); ``schema`` holds the
+tables and runs the migrations, ``engine`` opens the database.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from tapisvert.server.storage.rows import (
     UserRow,
 )
 from tapisvert.server.storage.schema import MIGRATIONS, migrate, settings_table
+from tapisvert.server.storage.social import MessageRow, Relations, SocialStore
 from tapisvert.server.storage.tables import TableStore
 from tapisvert.server.storage.writer import Writer
 
@@ -38,8 +39,10 @@ __all__ = [
     "MIGRATIONS",
     "GameCounts",
     "LoggedAction",
+    "MessageRow",
     "PlayedGame",
     "RatingRow",
+    "Relations",
     "SeatResult",
     "SqlStorage",
     "Storage",
@@ -59,6 +62,7 @@ class Storage(Protocol):
     ratings: RatingStore
     reviews: ReviewStore
     leases: LeaseStore
+    social: SocialStore
 
     async def start(self) -> None: ...
     async def close(self) -> None: ...
@@ -81,6 +85,7 @@ class SqlStorage:
         self.ratings = RatingStore(self._writer)
         self.reviews = ReviewStore(self._writer)
         self.leases = LeaseStore(self._writer)
+        self.social = SocialStore(self._writer)
 
     async def start(self) -> None:
         self._writer.start()
