@@ -83,7 +83,7 @@ async def link(server: Server, token: str, room: str | None = "main") -> AsyncIt
     async with websockets.connect(server.ws_url) as socket:
         opened = Link(socket)
         await socket.send(json.dumps({"type": "hello", "version": 1, "token": token}))
-        await opened.expect(lambda frame: frame["type"] == "social")
+        await opened.expect(lambda frame: frame["type"] == "welcome")
         if room is not None:
             await opened.answer(type="enter", room=room)
         yield opened

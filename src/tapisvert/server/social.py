@@ -162,9 +162,10 @@ class Social:
 
     # -- each person's channel -----------------------------------------------------------
 
-    async def connected(self, connection: Connection) -> SocialInfo:
+    async def connected(self, connection: Connection) -> None:
         """A new connection hears its person's channel, from now on, and follows the people
-        they ignore; their ``social`` frame, for it to send."""
+        they ignore; it is sent their ``social`` frame unless it would be empty (no friends,
+        requests, ignored or unread messages: a guest's, usually)."""
         user_id = connection.user.id
         if user_id not in self._heard:
             self._heard[user_id] = heard = self._hearer(user_id)
@@ -172,7 +173,8 @@ class Social:
             await self.pubsub.following(inbox_channel(user_id))
         info = await self.info(user_id)
         connection.ignored = frozenset(info.ignored)
-        return info
+        if info.friends or info.asked_by or info.asking or info.ignored or info.unread:
+            connection.send(info)
 
     def disconnected(self, connection: Connection) -> None:
         user_id = connection.user.id

@@ -8,6 +8,7 @@ import { Lobby } from "./lobby.js";
 import { Replay, TableScreen } from "./table.js";
 import { RulesButton } from "./rules.js";
 import { Leaderboard, Profile, ReplayScreen, profileLink } from "./community.js";
+import { MessagesLink, MessagesPanel, ProfileActions } from "./messages.js";
 
 function App() {
   const [, setVersion] = useState(0);
@@ -25,6 +26,7 @@ function App() {
       <a class="brand" href="#">tapisvert</a>
       <a class="nav" id="leaderboards" href=${`#leaderboard=${state.games[0].name}`}>${t("web.leaderboards")}</a>
       ${state.token ? html`<a class="me" href=${profileLink(state.user)} title=${t("web.my_profile")}>${state.user}</a>` : null}
+      ${state.token ? html`<${MessagesLink} />` : null}
       ${state.token && waiting.length && waiting[0] !== table ? html`
         <a class="your-turn" href=${`#table=${waiting[0]}`}>${t("web.your_turn_at", { table: waiting[0] })}</a>` : null}
       <${RulesButton} />
@@ -38,10 +40,11 @@ function App() {
       <button class="close" aria-label=${t("web.close")} onClick=${() => { state.notice = null; setVersion((v) => v + 1); }}>×</button>
     </div>` : null}
     <main id="main">
-      ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} />`
+      ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} Actions=${ProfileActions} />`
         : page?.kind === "leaderboard" ? html`<${Leaderboard} game=${page.value} key=${page.value} />`
         : page?.kind === "replay" ? html`<${ReplayScreen} id=${page.value} key=${page.value} Replay=${Replay} />`
         : !state.token ? html`<${SignIn} invited=${page?.kind === "join" ? page.value : null} />`
+        : page?.kind === "messages" ? html`<${MessagesPanel} name=${page.value} key=${page.value ?? ""} />`
         : table ? html`<${TableScreen} id=${table} key=${table} />` : html`<${Lobby} />`}
     </main>`;
 }

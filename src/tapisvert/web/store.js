@@ -5,6 +5,7 @@ import { language, loadTexts, recorded, say, t } from "./i18n.js";
 export const state = {
   token: localStorage.getItem("token"),
   user: localStorage.getItem("user"),
+  guest: localStorage.getItem("guest") === "yes",
   socket: null,
   connected: false,
   room: localStorage.getItem("room") || "main",
@@ -26,6 +27,9 @@ export const state = {
   outbox: [],        // messages written while the page was (re)connecting
 };
 
+/** What other modules do with frames, by type (`social`, `message`…), after the store's own. */
+export const frameHandlers = {};
+
 const listeners = new Set();
 export function subscribe(listener) {
   listeners.add(listener);
@@ -42,9 +46,9 @@ export function tell(text, kind = "error") {
   tell.timer = setTimeout(() => { state.notice = null; changed(); }, kind === "error" ? 8000 : 4000);
 }
 
-export async function api(path, body) {
+export async function api(path, body, method = body === undefined ? "GET" : "POST") {
   const response = await fetch(path, {
-    method: body === undefined ? "GET" : "POST",
+    method,
     headers: { "Content-Type": "application/json", "Accept-Language": language(),
       ...(state.token ? { Authorization: `Bearer ${state.token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -119,8 +123,10 @@ export async function switchLanguage() {
 export function signedIn(session) {
   state.token = session.token;
   state.user = session.user;
+  state.guest = session.guest;
   localStorage.setItem("token", session.token);
   localStorage.setItem("user", session.user);
+  localStorage.setItem("guest", session.guest ? "yes" : "no");
   connect();
 }
 
@@ -183,9 +189,11 @@ export function currentTable() {
 }
 
 /** The page the address names besides a table: `{ kind, value }` for `#player=NAME`,
- * `#leaderboard=GAME`, `#replay=TABLE` and `#join=TABLE` (an invitation), else null. */
+ * `#leaderboard=GAME`, `#replay=TABLE`, `#join=TABLE` (an invitation) and `#messages` or
+ * `#messages=NAME` (the messages panel, a conversation), else null. */
 export function route() {
-  const match = location.hash.match(/^#(player|leaderboard|replay|join)=(.+)$/);
+  if (location.hash === "#messages") return { kind: "messages", value: null };
+  const match = location.hash.match(/^#(player|leaderboard|replay|join|messages)=(.+)$/);
   if (!match) return null;
   const value = decodeURIComponent(match[2]);
   return { kind: match[1], value: ["replay", "join"].includes(match[1]) ? Number(value) : value };
@@ -254,6 +262,7 @@ function receive(frame) {
         : { kind: "notice", text: frame.type === "people" ? frame.people.join(", ") : frame.text }, frame.history);
       break;
   }
+  frameHandlers[frame.type]?.(frame);
   if (answer) answer(frame);
   changed();
 }

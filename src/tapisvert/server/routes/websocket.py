@@ -8,6 +8,7 @@ layers that HTTP routes need (exception handlers, routing, dependencies).
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +28,8 @@ from tapisvert.server.rooms import rooms
 from tapisvert.server.routes.chat import say
 
 HELLO_SECONDS = 10.0
+
+_log = logging.getLogger(__name__)
 
 
 class SocketEndpoint:
@@ -61,8 +64,7 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
         connection = await _greet(lobby, link, bucket)
         if connection is not None:
             try:
-                connection.send(await lobby.social.connected(connection))
-                await lobby.messages.unread_for(connection)
+                await _social(lobby, connection)
                 await _listen(lobby, link, connection)
             finally:
                 lobby.social.disconnected(connection)
@@ -94,6 +96,20 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
     language = hello.language or DEFAULT_LANGUAGE
     link.push(Welcome(user=user.name, language=language, rooms=list(rooms())).model_dump_json())
     return await lobby.connections.connect(user, language, link, bucket)
+
+
+async def _social(lobby: Lobby, connection: Connection) -> None:
+    """The person's friends, ignored and unread messages; a connection whose database does
+    not answer them carries on without (it hears the changes that come)."""
+    try:
+        await lobby.social.connected(connection)
+        await lobby.messages.unread_for(connection)
+    except ServerError as refusal:
+        _log.warning(
+            "the friends and messages of %s are out of reach: %s",
+            connection.user.name,
+            refusal.code,
+        )
 
 
 async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:
