@@ -142,6 +142,16 @@ def test_ignore_hides_chat_lines_and_blocks_messages_invitations_and_requests(
     asyncio.run(scenario())
     refused = server.call(ana, "POST", "/api/ignores", name="nobody-such")
     assert refused.status_code == 404 and refused.json()["code"] == "no_such_player"
+    for language, lines in [
+        ("en", ["/tell NAME TEXT —", "/invite NAME [TABLE] —", "/ignore [NAME] —"]),
+        ("fr", ["/tell NOM TEXTE —", "/invite NOM [TABLE] —", "/unignore NOM —"]),
+    ]:
+        helped = server.http.post(
+            f"{server.url}/api/chat",
+            json={"text": "/help", "room": "main"},
+            headers={"Authorization": f"Bearer {cy}", "Accept-Language": language},
+        ).json()["text"]
+        assert all(line in helped for line in lines), helped
 
 
 def test_friends_see_each_other_and_messages_wait_for_the_offline(server: Server) -> None:

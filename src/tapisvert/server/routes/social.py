@@ -50,13 +50,14 @@ async def social(user: Me, lobby: TheLobby) -> SocialInfo:
 
 
 @router.post("/api/ignores")
-async def ignore(body: Named, user: Me, lobby: TheLobby) -> Done:
-    return Done(name=await lobby.social.ignore(user, body.name))
+async def ignore(body: Named, user: Me, lobby: TheLobby) -> Named:
+    """The answer names the person as their name is written."""
+    return Named(name=await lobby.social.ignore(user, body.name))
 
 
 @router.delete("/api/ignores/{name}")
-async def unignore(name: str, user: Me, lobby: TheLobby) -> Done:
-    return Done(name=await lobby.social.unignore(user, name))
+async def unignore(name: str, user: Me, lobby: TheLobby) -> Named:
+    return Named(name=await lobby.social.unignore(user, name))
 
 
 @router.post("/api/friends")
