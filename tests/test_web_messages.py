@@ -9,7 +9,15 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page
 
-from web_support import browser, needs_chromium, no_horizontal_overflow, page, phone, screenshot
+from web_support import (
+    browser,
+    create_table,
+    needs_chromium,
+    no_horizontal_overflow,
+    page,
+    phone,
+    screenshot,
+)
 
 from server_support import Server, serving
 
@@ -67,8 +75,18 @@ def test_the_messages_panel_at_both_sizes(server: Server, page: Page, phone: Pag
     page.wait_for_function("!document.querySelector('#messages-link .badge')")  # read now
     seen = server.call(bob, "GET", "/api/messages/pm-ana").json()
     assert [one["text"] for one in seen] == ["a game tonight?", "yes, at nine"]
+    page.click("#back")
+    page.click("#back")  # to the lobby, where friends are listed
+    page.wait_for_selector("#friends >> text=pm-bob")
     screenshot(page, "messages-conversation")
     assert serious_violations(page) == []
+
+    # an open table invites a friend (he reads it when he comes back)
+    table = create_table(page, "wizard", 3)
+    page.click("#invite-friends >> text=Invite pm-bob")
+    page.wait_for_selector(f"#notice >> text=pm-bob is invited to table {table}")
+    invited = server.call(bob, "GET", "/api/messages/pm-ana").json()[-1]
+    assert (invited["sender"], invited["table"]) == ("pm-ana", table)
 
     # a profile's button ignores a guest; the panel lists them, in French too
     page.goto(f"{server.url}/#player=pm-gus")

@@ -30,8 +30,6 @@ from tapisvert.server.storage import Relations, Storage
 from tapisvert.server.users import User
 
 SOCIAL_HEAD = '{"type":"social"'
-UNREAD_COUNTED = 1000
-"""Unread messages counted at most (the panel says "1000" beyond)."""
 
 
 def inbox_channel(user_id: int) -> str:
@@ -150,7 +148,7 @@ class Social:
             asked_by=[name for _, name in relations.asked_by],
             asking=[name for _, name in relations.asking],
             ignored=[name for _, name in relations.ignored],
-            unread=len(await self.store.unread(user_id, UNREAD_COUNTED)),
+            unread=await self.store.unread_count(user_id),
         )
 
     async def changed(self, *user_ids: int) -> None:

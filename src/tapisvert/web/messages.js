@@ -84,14 +84,40 @@ function FriendLine({ friend, actions = true }) {
   </li>`;
 }
 
-/** The lobby's friends list: who is online, and at which table. */
+/** Ask for the `social` frame again: friends come and go without one being sent. */
+async function refresh() {
+  try {
+    social.info = await api("/api/social");
+    changed();
+  } catch { /* signed out meanwhile: the next hello says it */ }
+}
+
+/** The lobby's friends list: who is online, and at which table (refreshed every 15 s). */
 export function Friends() {
+  useEffect(() => {
+    const timer = setInterval(() => { if (social.info.friends.length) refresh(); }, 15_000);
+    return () => clearInterval(timer);
+  }, []);
   const info = social.info;
   if (!info.friends.length) return null;
   return html`<section class="panel" id="friends" aria-labelledby="friends-heading">
     <h2 class="small" id="friends-heading">${t("web.social.friends")}</h2>
     <ul class="friends">${info.friends.map((friend) => html`<${FriendLine} key=${friend.name} friend=${friend} actions=${false} />`)}</ul>
   </section>`;
+}
+
+/** At an open table: a button to invite each friend not seated there (a message that they
+ * receive now or at their next sign-in). */
+export function InviteFriends({ info }) {
+  const seated = info.seats.map((seat) => seat.name);
+  const friends = social.info.friends.filter((friend) => !seated.includes(friend.name));
+  if (!friends.length) return null;
+  const invite = (name) => act("POST", "/api/messages", { to: name, table: info.table },
+    () => t("web.social.invited", { name, table: info.table }));
+  return html`<div class="row invite-friends" id="invite-friends">
+    ${friends.map((friend) => html`<button key=${friend.name} onClick=${() => invite(friend.name)}>
+      ${t("web.social.invite_friend", { name: friend.name })}</button>`)}
+  </div>`;
 }
 
 /** The buttons of someone else's profile: befriend or unfriend, write, ignore or stop. */
@@ -123,6 +149,7 @@ export function MessagesPanel({ name }) {
     social.with = name;
     social.conversation = null;
     if (name) load(name);
+    else if (!state.guest) refresh();
     return () => { social.with = null; social.conversation = null; };
   }, [name]);
   useEffect(() => {

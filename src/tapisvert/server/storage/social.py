@@ -168,13 +168,14 @@ class SocialStore:
         return rows[0]
 
     async def unread(self, user_id: int, limit: int) -> list[MessageRow]:
-        """The messages ``user_id`` has not read, oldest first, but for their ignored's."""
-        condition = and_(
-            messages_table.c.recipient_id == user_id,
-            messages_table.c.read_at.is_(None),
-            messages_table.c.sender_id.not_in(_ignored_by(user_id)),
-        )
-        return await self._writer.run(lambda c: _messages(c, condition, limit))
+        """The latest messages ``user_id`` has not read, oldest first, but for their
+        ignored's."""
+        return await self._writer.run(lambda c: _messages(c, _unread(user_id), limit))
+
+    async def unread_count(self, user_id: int) -> int:
+        query = select(func.count()).select_from(messages_table).where(_unread(user_id))
+        counted: int | None = await self._writer.run(lambda c: c.execute(query).scalar())
+        return counted or 0
 
     async def conversation(self, user_id: int, other_id: int, limit: int) -> list[MessageRow]:
         """The latest messages between two people, oldest first."""
@@ -251,6 +252,14 @@ def _by_name(people: list[tuple[int, str]]) -> list[tuple[int, str]]:
 def _sent(sender_id: int, recipient_id: int) -> Any:
     return (messages_table.c.sender_id == sender_id) & (
         messages_table.c.recipient_id == recipient_id
+    )
+
+
+def _unread(user_id: int) -> Any:
+    return and_(
+        messages_table.c.recipient_id == user_id,
+        messages_table.c.read_at.is_(None),
+        messages_table.c.sender_id.not_in(_ignored_by(user_id)),
     )
 
 
