@@ -252,6 +252,7 @@ def test_a_message_sent_on_one_node_reaches_a_friend_on_another(two_nodes: list[
 
     async def scenario() -> None:
         async with link(second, bob, room=None) as b:
+            await b.expect(lambda frame: frame["type"] == "social")  # his channel is heard
             for _ in range(200):  # the first node hears that bob came, on the second
                 seen = await asyncio.to_thread(first.call, ana, "GET", "/api/social")
                 if seen.json()["friends"][0]["online"]:

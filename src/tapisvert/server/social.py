@@ -99,8 +99,9 @@ class Social:
     async def ignore(self, user: User, name: str) -> str:
         """``user`` ignores the person named; their name as it is written."""
         other = await self.other(user, name)
-        await self.store.ignore(user.id, other.id)
-        await self.changed(user.id, other.id)
+        if await self.store.ignore(user.id, other.id):  # no longer friends: they see it
+            await self.changed(other.id)
+        await self.changed(user.id)
         return other.name
 
     async def unignore(self, user: User, name: str) -> str:
@@ -165,6 +166,8 @@ class Social:
         they ignore; it is sent their ``social`` frame unless it would be empty (no friends,
         requests, ignored or unread messages: a guest's, usually)."""
         user_id = connection.user.id
+        if connection.closed:  # gone before this began (see ``disconnected``)
+            return
         if user_id not in self._heard:
             self._heard[user_id] = heard = self._hearer(user_id)
             self.pubsub.subscribe(inbox_channel(user_id), heard)
@@ -175,6 +178,8 @@ class Social:
             connection.send(info)
 
     def disconnected(self, connection: Connection) -> None:
+        """The connection is closing: its person's channel is no longer heard here once
+        their last connection here closes."""
         user_id = connection.user.id
         if not self.presence.connections.get(user_id, set()) - {connection}:
             heard = self._heard.pop(user_id, None)

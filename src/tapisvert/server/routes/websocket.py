@@ -64,7 +64,7 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
         connection = await _greet(lobby, link, bucket)
         if connection is not None:
             try:
-                await _social(lobby, connection)
+                lobby.background.spawn(_social(lobby, connection))  # while it is served
                 await _listen(lobby, link, connection)
             finally:
                 lobby.social.disconnected(connection)
@@ -99,8 +99,9 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
 
 
 async def _social(lobby: Lobby, connection: Connection) -> None:
-    """The person's friends, ignored and unread messages; a connection whose database does
-    not answer them carries on without (it hears the changes that come)."""
+    """The person's friends, ignored and unread messages, sent as soon as the database
+    answers: the connection is served meanwhile, and carries on without them if it fails
+    (it hears the changes that come)."""
     try:
         await lobby.social.connected(connection)
         await lobby.messages.unread_for(connection)

@@ -66,17 +66,19 @@ class SocialStore:
 
     # -- ignores ----------------------------------------------------------------------
 
-    async def ignore(self, user_id: int, other_id: int) -> None:
-        """``user_id`` ignores ``other_id``: their friendship and requests go too."""
+    async def ignore(self, user_id: int, other_id: int) -> bool:
+        """``user_id`` ignores ``other_id``: their friendship and requests go too (whether
+        there were some)."""
 
-        def work(connection: Connection) -> None:
-            _unfriend(connection, user_id, other_id)
+        def work(connection: Connection) -> bool:
+            ended = _unfriend(connection, user_id, other_id)
             mine = (ignores_table.c.user_id == user_id) & (ignores_table.c.ignored_id == other_id)
             if connection.execute(select(ignores_table.c.since).where(mine)).first() is None:
                 values = {"user_id": user_id, "ignored_id": other_id, "since": time.time()}
                 connection.execute(insert(ignores_table).values(**values))
+            return ended
 
-        await self._writer.run(work)
+        return await self._writer.run(work)
 
     async def unignore(self, user_id: int, other_id: int) -> bool:
         """Whether ``user_id`` ignored ``other_id`` (and no longer does)."""
