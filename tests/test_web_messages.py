@@ -75,11 +75,12 @@ def test_the_messages_panel_at_both_sizes(server: Server, page: Page, phone: Pag
     page.wait_for_function("!document.querySelector('#messages-link .badge')")  # read now
     seen = server.call(bob, "GET", "/api/messages/pm-ana").json()
     assert [one["text"] for one in seen] == ["a game tonight?", "yes, at nine"]
+    screenshot(page, "messages-conversation")
+    assert serious_violations(page) == []
     page.click("#back")
     page.click("#back")  # to the lobby, where friends are listed
     page.wait_for_selector("#friends >> text=pm-bob")
-    screenshot(page, "messages-conversation")
-    assert serious_violations(page) == []
+    screenshot(page, "friends-lobby")
 
     # an open table invites a friend (he reads it when he comes back)
     table = create_table(page, "wizard", 3)
