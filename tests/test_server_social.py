@@ -246,7 +246,7 @@ def two_nodes(
 
 def test_a_message_sent_on_one_node_reaches_a_friend_on_another(two_nodes: list[Server]) -> None:
     first, second = two_nodes
-    ana, bob = account(first, "nd-ana"), account(second, "nd-bob")
+    ana, bob, cy = account(first, "nd-ana"), account(second, "nd-bob"), account(first, "nd-cy")
     first.call(ana, "POST", "/api/friends", name="nd-bob").raise_for_status()
     second.call(bob, "POST", "/api/friends", name="nd-ana").raise_for_status()
 
@@ -271,5 +271,10 @@ def test_a_message_sent_on_one_node_reaches_a_friend_on_another(two_nodes: list[
             # ignoring, asked on the first node, hides her lines on the second at once
             first.call(bob, "POST", "/api/ignores", name="nd-ana").raise_for_status()
             await b.expect(lambda frame: frame["type"] == "social" and frame["ignored"])
+            await b.answer(type="enter", room="main")
+            for token, text in ((ana, "hidden"), (cy, "seen")):  # in this order, from one node
+                first.call(token, "POST", "/api/chat", room="main", text=text).raise_for_status()
+            await b.expect(said(("nd-cy", "seen")))
+            assert ("nd-ana", "hidden") not in b.lines()
 
     asyncio.run(scenario())
