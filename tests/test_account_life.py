@@ -59,6 +59,9 @@ def test_a_deleted_account_leaves_its_games_to_the_others_under_a_placeholder(
     before = server.record(table)
     assert before.seats[:2] == ["ana", "bob"]
 
+    told = server.call(bob, "POST", "/api/messages", to="ana", text="well played")
+    assert told.status_code == 200, told.text
+    server.call(bob, "POST", "/api/friends", name="ana").raise_for_status()
     data = server.call(ana, "GET", "/api/account/data")
     assert data.status_code == 200
     assert "attachment" in data.headers["content-disposition"]
@@ -68,6 +71,8 @@ def test_a_deleted_account_leaves_its_games_to_the_others_under_a_placeholder(
     assert game["table"] == table and game["players"][:2] == ["ana", "bob"]
     assert game["seat"] == 1 and game["record"] == f"/api/tables/{table}/record"
     assert [rating["game"] for rating in downloaded["ratings"]] == ["wizard"]
+    [message] = downloaded["messages"]
+    assert (message["from"], message["to"], message["text"]) == ("bob", "ana", "well played")
 
     wrong = server.call(ana, "POST", "/api/account/delete", password="not-it")
     assert wrong.status_code == 401 and wrong.json()["code"] == "bad_login"
@@ -112,6 +117,9 @@ def test_a_deleted_account_leaves_its_games_to_the_others_under_a_placeholder(
     for text in seen_by_anyone:
         assert '"ana"' not in text and "ana\n" not in text
     assert ERASED_NAME in seen_by_anyone[0] and ERASED_NAME in seen_by_anyone[2]
+    assert server.call(bob, "GET", "/api/messages").json() == []  # the conversation went
+    ties = server.call(bob, "GET", "/api/social").text
+    assert "ana" not in ties and "deleted" not in ties  # and the request to be friends
     assert register(server, "ana")  # the name is free again
 
 

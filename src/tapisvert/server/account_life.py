@@ -26,6 +26,8 @@ from tapisvert.server.storage import ERASED_NAME, Storage
 from tapisvert.server.storage.moderation import audit_entry
 from tapisvert.server.users import User
 
+MESSAGES_DOWNLOADED = 100_000
+"""The latest private messages a download gives at most."""
 RESET_LINK_HOURS = 24
 """How long a link that sets a new password may be used (once)."""
 
@@ -89,6 +91,7 @@ class AccountLife:
         self.quotas.take("data_downloads", str(user.id))
         ratings = await self.storage.ratings.of(user.id)
         games = await self.storage.account_life.games(user.id)
+        messages = await self.storage.social.messages_of(user.id, MESSAGES_DOWNLOADED)
         return {
             "name": user.name,
             "guest": user.guest,
@@ -117,6 +120,17 @@ class AccountLife:
                     "record": f"/api/tables/{game.table}/record",
                 }
                 for game in games
+            ],
+            "messages": [
+                {
+                    "from": message.sender,
+                    "to": message.recipient,
+                    "text": message.text,
+                    "table": message.table,
+                    "sent_at": message.sent_at,
+                    "read": message.read,
+                }
+                for message in messages
             ],
         }
 

@@ -32,6 +32,7 @@ from tapisvert.server.routes import (
     pages,
     records,
     rooms,
+    social,
     tables,
 )
 from tapisvert.server.routes.middleware import BodyLimit, SecurityHeaders
@@ -51,6 +52,7 @@ ROUTERS = (
     pages.router,
     community.router,
     moderation.router,
+    social.router,
 )
 
 

@@ -16,6 +16,7 @@ from tapisvert.server.lobby import Lobby, User
 from tapisvert.server.moderation_commands import MODERATION_COMMANDS, run_moderation_command
 from tapisvert.server.protocol import MAX_OPTION_VALUE, Ack, Notice, ServerMessage
 from tapisvert.server.rooms import MAIN_ROOM
+from tapisvert.server.social_commands import SOCIAL_COMMANDS, run_social_command
 
 COMMANDS = (
     "play",
@@ -26,8 +27,9 @@ COMMANDS = (
     "bot",
     "rematch",
     "who",
-    "help",
+    *SOCIAL_COMMANDS,
     *MODERATION_COMMANDS,
+    "help",
 )
 
 
@@ -51,6 +53,8 @@ async def run_command(
         return _help(language, place)
     if name == "who":
         return await lobby.rooms.who(place.room, place.table, user)
+    if name in SOCIAL_COMMANDS:
+        return await run_social_command(lobby, user, language, text, place.room, place.table)
     if name == "join":
         return await _join(lobby, user, arguments, place)
     if name == "play":

@@ -7,6 +7,8 @@ import re
 import time
 from collections.abc import Callable, Iterable
 
+import orjson
+
 from tapisvert.server.addresses import TokenBucket
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import Link
@@ -18,6 +20,8 @@ from tapisvert.server.users import User
 
 VIEW_HEAD = re.compile(r'\{"type":"view","table":(?P<table>\d+),"seq":(?P<seq>\d+),')
 """The head of a view frame (see ``Views.frame``)."""
+CHAT_HEAD = '{"type":"chat"'
+"""The head of a chat line's frame."""
 FLOOD_SECONDS = 10
 """A connection whose refused messages outrun its rate by this many seconds' worth is
 dropped: a client that backs off when refused never comes near it."""
@@ -59,6 +63,8 @@ class Connection:
         self.closed = False
         self._held: dict[int, list[str]] = {}
         """Views of tables served elsewhere, kept while their first view is on its way."""
+        self.ignored: frozenset[str] = frozenset()
+        """The names whose chat lines this connection does not pass on (see ``social``)."""
         self._last_published: Frame | None = None
         """The frame last published to this connection: the same one, published on two of
         its channels, is sent once (two equal chat lines are two lines, and both are sent)."""
@@ -73,9 +79,15 @@ class Connection:
                 self._held[int(head["table"])].append(frame)
                 return
         self._last_published = frame
+        if self.ignored and isinstance(frame, str) and self._ignored_line(frame):
+            return
         if isinstance(frame, dict):
             frame = render_notice(frame, self.language)
         self._enqueue(frame)
+
+    def _ignored_line(self, frame: str) -> bool:
+        """Whether ``frame`` is a chat line of someone this connection's person ignores."""
+        return frame.startswith(CHAT_HEAD) and orjson.loads(frame)["sender"] in self.ignored
 
     def send(self, message: ServerMessage) -> None:
         """A frame for this connection alone: an answer, or the view it asked for."""
@@ -85,6 +97,8 @@ class Connection:
         """What a room or a table said before this connection came, marked as history."""
         for said in history:
             if isinstance(said, ChatLine):
+                if said.sender in self.ignored:
+                    continue
                 self.send(said.model_copy(update={"history": True}))
             else:
                 self._enqueue(render_notice({**said, "history": True}, self.language))

@@ -16,7 +16,9 @@ method of one part, so the three ways of asking behave the same:
   ``reviews`` and ``replays``;
 - ``moderation``: roles, mutes, removals from tables, bans, removed chat lines, with
   ``sanctions``, the mutes and bans in force (``moderation``, ``sanctions``), and
-  ``reports`` (``reports``).
+  ``reports`` (``reports``);
+- ``social``: ignores and friends (``social``), with ``messages``, private messages and
+  invitations (``messages``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from tapisvert.server.background import Background
 from tapisvert.server.cluster import Cluster, node_name
 from tapisvert.server.connection import Connection
 from tapisvert.server.connections import Connections
+from tapisvert.server.messages import Messages
 from tapisvert.server.moderation import Moderation
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import PRESENCE_CHANNEL, LocalPubSub, PubSub
@@ -41,6 +44,7 @@ from tapisvert.server.reviews import Reviews
 from tapisvert.server.rooms import Rooms, rooms
 from tapisvert.server.sanctions import Sanctions
 from tapisvert.server.settings import DEFAULT_RATE, Settings
+from tapisvert.server.social import Social
 from tapisvert.server.storage import Storage
 from tapisvert.server.table_life import TableLife
 from tapisvert.server.table_service import TableService
@@ -125,6 +129,8 @@ class Lobby:
             self.quotas,
             self.moderation,
         )
+        self.social = Social(storage, self.presence, self.pubsub, self.quotas)
+        self.messages = Messages(self.social)
 
     async def start(self) -> None:
         """Open the database and bring back the tables that were open or playing.

@@ -292,6 +292,44 @@ class People(ServerMessage):
     people: list[str]
 
 
+class PrivateMessage(ServerMessage):
+    """A private message, sent to its recipient's connections and its sender's; an
+    invitation names its ``table``. ``history``: sent before this connection came (unread
+    messages, on hello)."""
+
+    type: Literal["message"] = "message"
+    message: int
+    """The message's number, the same on every connection that receives it."""
+    sender: str
+    recipient: str
+    text: str
+    table: int | None = None
+    sent_at: float
+    read: bool = False
+    history: bool = False
+
+
+class Friend(ServerMessage):
+    name: str
+    online: bool
+    tables: list[int]
+    """The open or playing tables where they sit."""
+
+
+class SocialInfo(ServerMessage):
+    """One person's friends (with where they are), friend requests both ways, the people
+    they ignore and their unread messages: sent on hello and after every change."""
+
+    type: Literal["social"] = "social"
+    friends: list[Friend]
+    asked_by: list[str]
+    """Who asked to be their friend."""
+    asking: list[str]
+    """Whom they asked."""
+    ignored: list[str]
+    unread: int
+
+
 OUTGOING: tuple[type[ServerMessage], ...] = (
     Welcome,
     Error,
@@ -303,6 +341,8 @@ OUTGOING: tuple[type[ServerMessage], ...] = (
     Unsay,
     Notice,
     People,
+    PrivateMessage,
+    SocialInfo,
 )
 INCOMING: tuple[type[ClientMessage], ...] = (
     Hello,

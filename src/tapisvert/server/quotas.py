@@ -84,6 +84,10 @@ class QuotaSettings:
     back for more."""
     reports: str = "10/hour"
     """Reports one person may make (besides ``reports.OPEN_REPORTS`` waiting at once)."""
+    messages: str = "20/minute"
+    """Private messages (and invitations) one person may send."""
+    friend_requests: str = "20/day"
+    """Friend requests one person may send."""
 
 
 class MovingWindows:

@@ -9,6 +9,7 @@ import { Replay, TableScreen, focusHand } from "./table.js";
 import { RulesButton } from "./rules.js";
 import { Leaderboard, Profile, ReplayScreen, ResetPassword, profileLink } from "./community.js";
 import { ModerationPage } from "./moderation.js";
+import { MessagesLink, MessagesPanel, ProfileActions } from "./messages.js";
 
 function App() {
   const [, setVersion] = useState(0);
@@ -29,6 +30,7 @@ function App() {
       <a class="nav" id="leaderboards" href=${`#leaderboard=${state.games[0].name}`}>${t("web.leaderboards")}</a>
       ${state.roles.length ? html`<a class="nav" id="moderation-link" href="#moderation">${t("web.moderation")}</a>` : null}
       ${state.token ? html`<a class="me" href=${profileLink(state.user)} title=${t("web.my_profile")}>${state.user}</a>` : null}
+      ${state.token ? html`<${MessagesLink} />` : null}
       ${state.token && waiting.length && waiting[0] !== table ? html`
         <a class="your-turn" href=${`#table=${waiting[0]}`}>${t("web.your_turn_at", { table: waiting[0] })}</a>` : null}
       <${RulesButton} />
@@ -42,12 +44,13 @@ function App() {
       <button class="close" aria-label=${t("web.close")} onClick=${() => { state.notice = null; setVersion((v) => v + 1); }}>×</button>
     </div>` : null}
     <main id="main">
-      ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} />`
+      ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} Actions=${ProfileActions} />`
         : page?.kind === "leaderboard" ? html`<${Leaderboard} game=${page.value} key=${page.value} />`
         : page?.kind === "moderation" && state.token ? html`<${ModerationPage} />`
         : page?.kind === "replay" ? html`<${ReplayScreen} id=${page.value} key=${page.value} Replay=${Replay} />`
         : page?.kind === "reset" ? html`<${ResetPassword} resetKey=${page.value} />`
         : !state.token ? html`<${SignIn} invited=${page?.kind === "join" ? page.value : null} />`
+        : page?.kind === "messages" ? html`<${MessagesPanel} name=${page.value} key=${page.value ?? ""} />`
         : table ? html`<${TableScreen} id=${table} key=${table} />` : html`<${Lobby} />`}
     </main>`;
 }

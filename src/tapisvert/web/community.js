@@ -74,7 +74,7 @@ export function Leaderboard({ game }) {
   </section>`;
 }
 
-export function Profile({ name }) {
+export function Profile({ name, Actions = null }) {
   const [player, error] = useFetched(`/api/players/${encodeURIComponent(name)}`);
   if (!player) return html`<${Loading} error=${error} />`;
   return html`<section class="panel profile" id="profile" aria-labelledby="profile-heading">
@@ -83,6 +83,7 @@ export function Profile({ name }) {
       ${player.bot ? html`<span class="chip">${t("web.bot")}</span>` : player.guest ? html`<span class="chip">${t("web.guest_account")}</span>` : null}
       <span class=${`chip ${player.online ? "online" : ""}`}>${player.online ? t("web.online") : t("web.offline")}</span>
     </div>
+    ${Actions ? html`<${Actions} player=${player} />` : null}
     <h2 class="small">${t("web.ratings")}</h2>
     ${player.ratings.length ? html`<div class="scroll"><table class="sheet listing" id="profile-ratings">
       <thead><tr><th scope="col">${t("web.game")}</th><th scope="col">${t("web.rating")}</th>

@@ -5,6 +5,7 @@ import { has, t, tn } from "./i18n.js";
 import { changed, myTurns, openTable, send, state } from "./store.js";
 import { ChatPanel } from "./chat.js";
 import { Presence } from "./community.js";
+import { Friends } from "./messages.js";
 
 export function Lobby() {
   const info = state.roomInfo;
@@ -39,6 +40,7 @@ export function Lobby() {
       </div>
       <div>
         <section class="panel"><strong>${t("web.people")}</strong> ${info ? info.people.join(", ") : ""}</section>
+        <${Friends} />
         <${Presence} />
         <${ChatPanel} place=${{ room: state.room }} lines=${state.logs.room} title=${t("web.chat")} />
       </div>

@@ -28,6 +28,9 @@ export const state = {
   outbox: [],        // messages written while the page was (re)connecting
 };
 
+/** What other modules do with frames, by type (`social`, `message`…), after the store's own. */
+export const frameHandlers = {};
+
 const listeners = new Set();
 export function subscribe(listener) {
   listeners.add(listener);
@@ -44,9 +47,9 @@ export function tell(text, kind = "error") {
   tell.timer = setTimeout(() => { state.notice = null; changed(); }, kind === "error" ? 8000 : 4000);
 }
 
-export async function api(path, body) {
+export async function api(path, body, method = body === undefined ? "GET" : "POST") {
   const response = await fetch(path, {
-    method: body === undefined ? "GET" : "POST",
+    method,
     headers: { "Content-Type": "application/json", "Accept-Language": language(),
       ...(state.token ? { Authorization: `Bearer ${state.token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -121,6 +124,7 @@ export async function switchLanguage() {
 export function signedIn(session) {
   state.token = session.token;
   state.user = session.user;
+  state.guest = session.guest;
   localStorage.setItem("token", session.token);
   localStorage.setItem("user", session.user);
   state.guest = session.guest;
@@ -192,6 +196,11 @@ export function currentTable() {
 export function route() {
   if (location.hash === "#moderation") return { kind: "moderation", value: null };
   const match = location.hash.match(/^#(player|leaderboard|replay|join|reset)=(.+)$/);
+ * `#leaderboard=GAME`, `#replay=TABLE`, `#join=TABLE` (an invitation) and `#messages` or
+ * `#messages=NAME` (the messages panel, a conversation), else null. */
+export function route() {
+  if (location.hash === "#messages") return { kind: "messages", value: null };
+  const match = location.hash.match(/^#(player|leaderboard|replay|join|messages)=(.+)$/);
   if (!match) return null;
   const value = decodeURIComponent(match[2]);
   return { kind: match[1], value: ["replay", "join"].includes(match[1]) ? Number(value) : value };
@@ -268,6 +277,7 @@ function receive(frame) {
         : { kind: "notice", text: frame.type === "people" ? frame.people.join(", ") : frame.text }, frame.history);
       break;
   }
+  frameHandlers[frame.type]?.(frame);
   if (answer) answer(frame);
   changed();
 }

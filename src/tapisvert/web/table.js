@@ -7,6 +7,7 @@ import { api, changed, context, send, state, tableLog, tell } from "./store.js";
 import { Backs } from "./cards.js";
 import { ChatPanel } from "./chat.js";
 import { Invitation, PlayerLink, RatingChange, accountName } from "./community.js";
+import { InviteFriends } from "./messages.js";
 import { ReviewPanel } from "./review.js";
 
 const LEVELS = ["random", "easy", "medium", "hard"];
@@ -149,7 +150,7 @@ function Seating({ info }) {
       <button class="primary" id="start" onClick=${() => send({ type: "start", table: info.table })}>${t("web.start")}</button>
     </div>
     <p class="hint">${full ? t("web.start_hint") : t("web.seats_hint")}</p>
-    ${full ? null : html`<${Invitation} table=${info.table} />`}
+    ${full ? null : html`<${Invitation} table=${info.table} /><${InviteFriends} info=${info} />`}
   </section>`;
 }
 

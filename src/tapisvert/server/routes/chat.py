@@ -3,7 +3,7 @@ for a room or a table)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
@@ -24,9 +24,12 @@ class ChatText(BaseModel):
 
 
 @router.post("/api/chat")
-async def chat(body: ChatText, user: Me, request: Request, lobby: TheLobby) -> ServerMessage:
+async def chat(body: ChatText, user: Me, request: Request, lobby: TheLobby) -> dict[str, Any]:
+    """The answer as the WebSocket sends it (an ``ack``, a ``notice``, ``people``…): all
+    its fields, not the few its base class has."""
     language = accepted_language(request.headers.get("accept-language"))
-    return await say(lobby, user, language, body.text, body.room, body.table)
+    answer = await say(lobby, user, language, body.text, body.room, body.table)
+    return answer.model_dump(mode="json")
 
 
 async def say(

@@ -8,6 +8,7 @@ layers that HTTP routes need (exception handlers, routing, dependencies).
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +28,8 @@ from tapisvert.server.rooms import rooms
 from tapisvert.server.routes.chat import say
 
 HELLO_SECONDS = 10.0
+
+_log = logging.getLogger(__name__)
 
 
 class SocketEndpoint:
@@ -61,8 +64,10 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
         connection = await _greet(lobby, link, bucket)
         if connection is not None:
             try:
+                lobby.background.spawn(_social(lobby, connection))  # while it is served
                 await _listen(lobby, link, connection)
             finally:
+                lobby.social.disconnected(connection)
                 lobby.connections.disconnect(connection)
     finally:
         lobby.addresses.close(link.address)
@@ -96,6 +101,21 @@ async def _greet(lobby: Lobby, link: Link, bucket: TokenBucket) -> Connection | 
     connection = await lobby.connections.connect(user, language, link, bucket)
     await lobby.reports.tell_handled(connection)
     return connection
+
+
+async def _social(lobby: Lobby, connection: Connection) -> None:
+    """The person's friends, ignored and unread messages, sent as soon as the database
+    answers: the connection is served meanwhile, and carries on without them if it fails
+    (it hears the changes that come)."""
+    try:
+        await lobby.social.connected(connection)
+        await lobby.messages.unread_for(connection)
+    except ServerError as refusal:
+        _log.warning(
+            "the friends and messages of %s are out of reach: %s",
+            connection.user.name,
+            refusal.code,
+        )
 
 
 async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:

@@ -4,10 +4,10 @@ The server reaches each area through an attribute: ``storage.accounts``,
 ``storage.sessions``, ``storage.tables`` (rows and action logs), ``storage.ratings``
 (results, ratings and what is read of them), ``storage.reviews``, ``storage.leases``,
 ``storage.account_life`` (deleting an account, its data, links that set a new password),
-``storage.moderation`` (roles, mutes, bans, the audit log) and ``storage.reports``.
-Every one of them runs its statements in one writer thread, committed in groups (see
-``writer``); ``schema`` holds the tables and runs the migrations, ``engine`` opens the
-database.
+``storage.moderation`` (roles, mutes, bans, the audit log), ``storage.reports`` and
+``storage.social`` (ignores, friends, private messages). Every one of them runs its
+statements in one writer thread, committed in groups (see ``writer``); ``schema`` holds the
+tables and runs the migrations, ``engine`` opens the database.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from tapisvert.server.storage.rows import (
     UserRow,
 )
 from tapisvert.server.storage.schema import MIGRATIONS, migrate, settings_table
+from tapisvert.server.storage.social import MessageRow, Relations, SocialStore
 from tapisvert.server.storage.tables import TableStore
 from tapisvert.server.storage.writer import Writer
 
@@ -44,8 +45,10 @@ __all__ = [
     "MIGRATIONS",
     "GameCounts",
     "LoggedAction",
+    "MessageRow",
     "PlayedGame",
     "RatingRow",
+    "Relations",
     "SeatResult",
     "SqlStorage",
     "Storage",
@@ -68,6 +71,7 @@ class Storage(Protocol):
     account_life: AccountLifeStore
     moderation: ModerationStore
     reports: ReportStore
+    social: SocialStore
 
     async def start(self) -> None: ...
     async def close(self) -> None: ...
@@ -93,6 +97,7 @@ class SqlStorage:
         self.account_life = AccountLifeStore(self._writer)
         self.moderation = ModerationStore(self._writer)
         self.reports = ReportStore(self._writer)
+        self.social = SocialStore(self._writer)
 
     async def start(self) -> None:
         self._writer.start()

@@ -12,9 +12,13 @@ from sqlalchemy import Connection, delete, insert, select, update
 from tapisvert.server.storage.ratings import played_game
 from tapisvert.server.storage.rows import PlayedGame
 from tapisvert.server.storage.schema import (
+    friendships_table,
+    ignores_table,
+    messages_table,
     password_resets_table,
     ratings_table,
     results_table,
+    roles_table,
     sessions_table,
     tables_table,
     users_table,
@@ -33,7 +37,9 @@ class AccountLifeStore:
 
     async def erase(self, user_id: int) -> None:
         """Erase the person from the database in one transaction: their games stay, under
-        ``ERASED_NAME``; their password, sessions, ratings, pending links and name go."""
+        ``ERASED_NAME``; their password, sessions, ratings, roles, pending links, ignores,
+        friendships, messages (sent and received) and name go. The audit log keeps what
+        moderators did, under the name it was done to."""
 
         def work(connection: Connection) -> None:
             connection.execute(
@@ -46,8 +52,15 @@ class AccountLifeStore:
                     deleted_at=time.time(),
                 )
             )
-            for table in (sessions_table, ratings_table, password_resets_table):
+            for table in (sessions_table, ratings_table, password_resets_table, roles_table):
                 connection.execute(delete(table).where(table.c.user_id == user_id))
+            for table, one, other in (
+                (ignores_table, "user_id", "ignored_id"),
+                (friendships_table, "asker_id", "asked_id"),
+                (messages_table, "sender_id", "recipient_id"),  # a conversation needs both
+            ):
+                mine = (table.c[one] == user_id) | (table.c[other] == user_id)
+                connection.execute(delete(table).where(mine))
             connection.execute(
                 update(results_table).where(results_table.c.user_id == user_id).values(user_id=None)
             )

@@ -190,6 +190,35 @@ reports_table = Table(
 )
 """A chat line, a person or a table reported (``kind``: line, player, table), with what was
 said around it (``context``: JSON); ``status``: open, acted or dismissed."""
+ignores_table = Table(
+    "ignores",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("ignored_id", Integer, ForeignKey("users.id"), primary_key=True, index=True),
+    Column("since", Float, nullable=False),
+)
+"""Whom each person ignores: their chat lines do not reach them, nor their messages."""
+friendships_table = Table(
+    "friendships",
+    metadata,
+    Column("asker_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("asked_id", Integer, ForeignKey("users.id"), primary_key=True, index=True),
+    Column("asked_at", Float, nullable=False),
+    Column("accepted_at", Float, nullable=True),
+)
+"""A friendship asked for, and once ``accepted_at`` is set, agreed."""
+messages_table = Table(
+    "messages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("sender_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("recipient_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("text", Text, nullable=False),
+    Column("table_id", Integer, nullable=True),
+    Column("sent_at", Float, nullable=False),
+    Column("read_at", Float, nullable=True),
+)
+"""Private messages, kept until read and after; ``table_id``: an invitation to that table."""
 
 ACTION_COLUMNS = tuple(column.name for column in actions_table.columns)
 
