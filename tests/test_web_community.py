@@ -143,6 +143,7 @@ def test_a_table_may_be_unrated_and_says_so(server: Server, page: Page) -> None:
     assert "nobody's rating changes" in page.inner_text("#end")
     assert page.locator("#end .rating-change").count() == 0
     page.click("#end a.button")  # back to the lobby, where the table says so too
+    page.click("#finished-tables summary")  # among the finished ones, folded
     assert "unrated" in page.locator(f".tables [data-table='{table}']").inner_text()
 
 

@@ -191,16 +191,13 @@ export function currentTable() {
 }
 
 /** The page the address names besides a table: `{ kind, value }` for `#player=NAME`,
- * `#leaderboard=GAME`, `#replay=TABLE`, `#join=TABLE` (an invitation) and `#moderation`
- * (the moderators' page), else null. */
-export function route() {
-  if (location.hash === "#moderation") return { kind: "moderation", value: null };
-  const match = location.hash.match(/^#(player|leaderboard|replay|join|reset)=(.+)$/);
- * `#leaderboard=GAME`, `#replay=TABLE`, `#join=TABLE` (an invitation) and `#messages` or
+ * `#leaderboard=GAME`, `#replay=TABLE`, `#join=TABLE` (an invitation), `#reset=KEY` (a link
+ * that sets a password), `#moderation` (the moderators' page) and `#messages` or
  * `#messages=NAME` (the messages panel, a conversation), else null. */
 export function route() {
+  if (location.hash === "#moderation") return { kind: "moderation", value: null };
   if (location.hash === "#messages") return { kind: "messages", value: null };
-  const match = location.hash.match(/^#(player|leaderboard|replay|join|messages)=(.+)$/);
+  const match = location.hash.match(/^#(player|leaderboard|replay|join|reset|messages)=(.+)$/);
   if (!match) return null;
   const value = decodeURIComponent(match[2]);
   return { kind: match[1], value: ["replay", "join"].includes(match[1]) ? Number(value) : value };
