@@ -422,6 +422,7 @@ def test_a_person_who_left_a_game_takes_their_seat_back_from_the_lobby(
 ) -> None:
     sign_in(page, server, "leaver-ana")
     table = start_table(page, "wizard", 3, {"rounds": "first5"})
+    page.once("dialog", lambda dialog: dialog.accept())  # leaving a running game asks first
     page.click("#leave")
     page.wait_for_selector(f"#my-tables [data-table='{table}']")
     page.click(f"#my-tables [data-table='{table}'] >> text=Open")
