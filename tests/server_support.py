@@ -15,8 +15,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -502,3 +502,49 @@ def assert_frames_leak_nothing(
                 assert all(card is None or card.endswith("?") for hand in hidden for card in hand)
             checked += 1
     assert checked > 50
+
+
+Frame = dict[str, Any]
+
+
+class Link:
+    """One person's WebSocket, with a way to wait for the frame one expects."""
+
+    def __init__(self, socket: Any) -> None:
+        self.socket = socket
+        self.seen: list[Frame] = []
+
+    async def send(self, **message: Any) -> None:
+        await self.socket.send(json.dumps(message))
+
+    async def expect(self, test: Callable[[Frame], bool], seconds: float = 10) -> Frame:
+        async def wait() -> Frame:
+            while True:
+                frame: Frame = json.loads(await self.socket.recv())
+                self.seen.append(frame)
+                if test(frame):
+                    return frame
+
+        return await asyncio.wait_for(wait(), seconds)
+
+    async def answer(self, **message: Any) -> Frame:
+        """Send a request with an id and return the ack or error that answers it."""
+        request = f"r{len(self.seen)}-{id(message)}"
+        await self.send(id=request, **message)
+        return await self.expect(lambda frame: frame.get("id") == request)
+
+
+@asynccontextmanager
+async def link(server: Server, token: str, language: str = "en") -> AsyncIterator[Link]:
+    async with websockets.connect(server.ws_url) as socket:
+        opened = Link(socket)
+        await opened.send(type="hello", version=1, token=token, language=language)
+        welcome = await opened.expect(lambda frame: True)
+        assert welcome["type"] == "welcome" and welcome["language"] == language
+        yield opened
+
+
+def of_type(kind: str, **fields: Any) -> Callable[[Frame], bool]:
+    return lambda frame: (
+        frame["type"] == kind and all(frame.get(name) == value for name, value in fields.items())
+    )

@@ -3,24 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import websockets
 
 from tapisvert.core.registry import game_names
 from tapisvert.games.luz.cards import FAIL_POINTS_PER_TRICK, SUCCESS_POINTS
 from tapisvert.i18n import catalogue
 from tapisvert.server import protocol
 
-from server_support import Player, Server, serving, until
-
-Frame = dict[str, Any]
+from server_support import Frame, Player, Server, link, of_type, serving, until
 
 
 @pytest.fixture(scope="module")
@@ -29,49 +24,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     settings = {"absence-grace": 0.5, "bot-delay": 0.05, "rate": 300.0}
     with serving(tmp_path_factory.mktemp("lobby"), **settings) as running:
         yield running
-
-
-class Link:
-    """One person's WebSocket, with a way to wait for the frame one expects."""
-
-    def __init__(self, socket: Any) -> None:
-        self.socket = socket
-        self.seen: list[Frame] = []
-
-    async def send(self, **message: Any) -> None:
-        await self.socket.send(json.dumps(message))
-
-    async def expect(self, test: Callable[[Frame], bool], seconds: float = 10) -> Frame:
-        async def wait() -> Frame:
-            while True:
-                frame: Frame = json.loads(await self.socket.recv())
-                self.seen.append(frame)
-                if test(frame):
-                    return frame
-
-        return await asyncio.wait_for(wait(), seconds)
-
-    async def answer(self, **message: Any) -> Frame:
-        """Send a request with an id and return the ack or error that answers it."""
-        request = f"r{len(self.seen)}-{id(message)}"
-        await self.send(id=request, **message)
-        return await self.expect(lambda frame: frame.get("id") == request)
-
-
-@asynccontextmanager
-async def link(server: Server, token: str, language: str = "en") -> AsyncIterator[Link]:
-    async with websockets.connect(server.ws_url) as socket:
-        opened = Link(socket)
-        await opened.send(type="hello", version=1, token=token, language=language)
-        welcome = await opened.expect(lambda frame: True)
-        assert welcome["type"] == "welcome" and welcome["language"] == language
-        yield opened
-
-
-def of_type(kind: str, **fields: Any) -> Callable[[Frame], bool]:
-    return lambda frame: (
-        frame["type"] == kind and all(frame.get(name) == value for name, value in fields.items())
-    )
 
 
 def test_accounts_register_login_and_refuse_wrong_passwords(server: Server) -> None:

@@ -4,10 +4,8 @@ removals from a table, bans, removed chat lines, reports, and refusals for every
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,9 +18,15 @@ from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
 from tapisvert.server.roles import grant_role
 from tapisvert.server.storage import SqlStorage
 
-from server_support import Server, admin_command, postgres_database, serving
-
-Frame = dict[str, Any]
+from server_support import (
+    Frame,
+    Server,
+    admin_command,
+    link,
+    of_type,
+    postgres_database,
+    serving,
+)
 
 
 @dataclass
@@ -60,50 +64,6 @@ def people(tmp_path_factory: pytest.TempPathFactory) -> Iterator[People]:
         )
         assert made.status_code == 204, made.text
         yield People(server, admin, moderator)
-
-
-class Link:
-    """One person's WebSocket, with a way to wait for the frame one expects."""
-
-    def __init__(self, socket: Any) -> None:
-        self.socket = socket
-        self.seen: list[Frame] = []
-        self.requests = 0
-
-    async def expect(self, test: Callable[[Frame], bool], seconds: float = 10) -> Frame:
-        async def wait() -> Frame:
-            while True:
-                frame: Frame = json.loads(await self.socket.recv())
-                self.seen.append(frame)
-                if test(frame):
-                    return frame
-
-        return await asyncio.wait_for(wait(), seconds)
-
-    async def answer(self, **message: Any) -> Frame:
-        """Send a request with an id; the ack or error that answers it."""
-        self.requests += 1
-        request = f"r{self.requests}"
-        await self.socket.send(json.dumps({"id": request, **message}))
-        return await self.expect(lambda frame: frame.get("id") == request)
-
-
-@asynccontextmanager
-async def link(server: Server, token: str, language: str = "en") -> AsyncIterator[Link]:
-    async with websockets.connect(server.ws_url) as socket:
-        opened = Link(socket)
-        await socket.send(
-            json.dumps({"type": "hello", "version": 1, "token": token, "language": language})
-        )
-        welcome = await opened.expect(lambda frame: True)
-        assert welcome["type"] == "welcome", welcome
-        yield opened
-
-
-def of_type(kind: str, **fields: Any) -> Callable[[Frame], bool]:
-    return lambda frame: (
-        frame["type"] == kind and all(frame.get(name) == value for name, value in fields.items())
-    )
 
 
 def audit(people: People) -> list[Frame]:
