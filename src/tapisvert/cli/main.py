@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging.config
 import os
 import secrets
 import signal
@@ -25,6 +26,13 @@ from tapisvert.arena import run_arena, save_plots
 from tapisvert.bots import Bot, make_bot
 from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.admin import admin
+from tapisvert.cli.config import (
+    DEFAULTS,
+    ConfigOption,
+    configuration,
+    print_config,
+    start_logging,
+)
 from tapisvert.cli.views import news, render
 from tapisvert.core.errors import IllegalActionError, OptionError, TapisvertError
 from tapisvert.core.game import CHANCE, Game
@@ -34,6 +42,8 @@ from tapisvert.core.registry import game_names, load_game
 from tapisvert.core.stats import mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
 from tapisvert.review import review_game
+from tapisvert.server.config import NodeConfig
+from tapisvert.server.logs import logging_config
 from tapisvert.testing import CheckResult, run_checks
 
 
@@ -54,6 +64,10 @@ errors = Console(stderr=True, highlight=False)
 
 LanguageOption = Annotated[
     str, typer.Option("--lang", help=help_text("lang", languages=", ".join(LANGUAGES)))
+]
+LogFormatOption = Annotated[str, typer.Option(metavar="text|json", help=help_text("log_format"))]
+LogLevelOption = Annotated[
+    str, typer.Option(metavar="debug|info|warning|error", help=help_text("log_level"))
 ]
 OptionsOption = Annotated[
     list[str] | None,
@@ -523,91 +537,117 @@ def print_check(result: CheckResult, language: str) -> None:
 
 @app.command(help=help_text("serve"))
 def serve(
-    host: Annotated[str, typer.Option(help=help_text("host"))] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help=help_text("port"))] = 8000,
+    context: typer.Context,
+    host: Annotated[str, typer.Option(help=help_text("host"))] = DEFAULTS.host,
+    port: Annotated[int, typer.Option(help=help_text("port"))] = DEFAULTS.port,
     database_url: Annotated[
         str,
         typer.Option(help=help_text("database_url")),
-    ] = "",
-    bot_delay: Annotated[float, typer.Option(help=help_text("bot_delay"))] = 0.6,
-    absence_grace: Annotated[float, typer.Option(help=help_text("absence_grace"))] = 60.0,
-    rate: Annotated[float, typer.Option(help=help_text("rate"))] = 30.0,
-    unread_limit: Annotated[int, typer.Option(min=1, help=help_text("unread_limit"))] = 1 << 20,
-    abandoned_after: Annotated[float, typer.Option(help=help_text("abandoned_after"))] = 300.0,
-    relays: Annotated[int, typer.Option(min=0, help=help_text("relays"))] = 0,
-    socket_port: Annotated[int | None, typer.Option(help=help_text("socket_port"))] = None,
-    api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = False,
-    bot_workers: Annotated[int | None, typer.Option(min=0, help=help_text("bot_workers"))] = None,
+    ] = DEFAULTS.database_url,
+    bot_delay: Annotated[float, typer.Option(help=help_text("bot_delay"))] = DEFAULTS.bot_delay,
+    absence_grace: Annotated[
+        float, typer.Option(help=help_text("absence_grace"))
+    ] = DEFAULTS.absence_grace,
+    rate: Annotated[float, typer.Option(help=help_text("rate"))] = DEFAULTS.rate,
+    unread_limit: Annotated[
+        int, typer.Option(min=1, help=help_text("unread_limit"))
+    ] = DEFAULTS.unread_limit,
+    abandoned_after: Annotated[
+        float, typer.Option(help=help_text("abandoned_after"))
+    ] = DEFAULTS.abandoned_after,
+    relays: Annotated[int, typer.Option(min=0, help=help_text("relays"))] = DEFAULTS.relays,
+    socket_port: Annotated[
+        int | None, typer.Option(help=help_text("socket_port"))
+    ] = DEFAULTS.socket_port,
+    api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = DEFAULTS.api_docs,
+    bot_workers: Annotated[
+        int | None, typer.Option(min=0, help=help_text("bot_workers"))
+    ] = DEFAULTS.bot_workers,
     leaderboard_min_games: Annotated[
         int, typer.Option(min=0, help=help_text("leaderboard_min_games"))
-    ] = 5,
-    bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
-    lease_seconds: Annotated[float, typer.Option(min=0.5, help=help_text("lease_seconds"))] = 10.0,
+    ] = DEFAULTS.leaderboard_min_games,
+    bus: Annotated[str, typer.Option(help=help_text("bus"))] = DEFAULTS.bus,
+    lease_seconds: Annotated[
+        float, typer.Option(min=0.5, help=help_text("lease_seconds"))
+    ] = DEFAULTS.lease_seconds,
+    secret_key_file: Annotated[
+        Path | None, typer.Option(metavar="PATH", help=help_text("secret_key_file"))
+    ] = DEFAULTS.secret_key_file,
+    log_format: LogFormatOption = DEFAULTS.log_format,
+    log_level: LogLevelOption = DEFAULTS.log_level,
+    config_file: ConfigOption = None,
+    show: Annotated[bool, typer.Option("--print-config", help=help_text("print_config"))] = False,
 ) -> None:
     import uvicorn
 
     from tapisvert.server.app import create_app
     from tapisvert.server.collector import Collector
     from tapisvert.server.links import allow_open_files
-    from tapisvert.server.lobby import Settings
     from tapisvert.server.relay import PUBLIC_OPTIONS
     from tapisvert.server.storage import default_database_url
 
+    language = default_language()
+    try:
+        loaded = configuration(context, config_file)
+    except TapisvertError as error:
+        raise fail(error, language) from None
+    if show:
+        print_config(loaded, config_file, language)
+        return
+    config = loaded.config
+    logs = start_logging(config)
     # A thread (the storage's writer) gets the interpreter within half a millisecond of
     # asking, instead of five; the event loop gets it back as quickly.
     sys.setswitchinterval(0.0005)
     allow_open_files()
-    url = database_url or default_database_url()
-    if bus:
-        check_bus(bus)
-    elif bot_workers == 0:
-        raise fail(OptionError("cli.workers_need_bus"), default_language())
-    elif relays:
-        raise fail(OptionError("cli.relays_need_bus"), default_language())
-    settings = Settings(
-        bot_delay=bot_delay,
-        absence_grace=absence_grace,
-        rate=rate,
-        unread_limit=unread_limit,
-        abandoned_after=abandoned_after,
-        bot_workers=bot_workers,
-        leaderboard_min_games=leaderboard_min_games,
-        lease_seconds=lease_seconds,
-    )
-    console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
-    node = secrets.token_hex(8) if relays else None
+    url = config.database_url or default_database_url()
+    if config.bus:
+        check_bus(config.bus)
+    elif config.bot_workers == 0:
+        raise fail(OptionError("cli.workers_need_bus"), language)
+    elif config.relays:
+        raise fail(OptionError("cli.relays_need_bus"), language)
+    host, port = config.host, config.port
+    say(config, translate("cli.serving", language, url=f"http://{host}:{port}"))
+    node = secrets.token_hex(8) if config.relays else None
     # made first: it loads every game's texts, which the relays' watchers may then read
     server = create_app(
         url,
-        settings,
-        api_docs=api_docs,
-        redis_url=bus or None,
+        config.node_settings(),
+        api_docs=config.api_docs,
+        redis_url=config.bus or None,
         collector=Collector(),
         relays=node,
     )
     started: list[subprocess.Popen[bytes]] = []
     stopping = _Stopping()
     if node is not None:
-        relay_port = port + 1 if socket_port is None else socket_port
-        console.print(
-            translate(
-                "cli.relaying",
-                default_language(),
-                relays=relays,
-                url=f"ws://{host}:{relay_port}/ws",
-            )
+        relay_port = port + 1 if config.socket_port is None else config.socket_port
+        relaying = translate(
+            "cli.relaying", language, relays=config.relays, url=f"ws://{host}:{relay_port}/ws"
         )
+        say(config, relaying)
         command = [
-            sys.executable, "-m", "tapisvert", "relay", "--bus", bus, "--node", node,
-            "--host", host, "--port", str(relay_port), "--unread-limit", str(unread_limit),
-            "--rate", str(rate),
+            sys.executable, "-m", "tapisvert", "relay", "--bus", config.bus, "--node", node,
+            "--host", host, "--port", str(relay_port),
+            "--unread-limit", str(config.unread_limit), "--rate", str(config.rate),
+            "--log-format", config.log_format, "--log-level", config.log_level,
         ]  # fmt: skip
         # Relays get no terminal signals (Ctrl+C): the server stops them, or they see it go.
-        started = [subprocess.Popen(command, start_new_session=True) for _ in range(relays)]
+        started = [subprocess.Popen(command, start_new_session=True) for _ in range(config.relays)]
         for process in started:
-            threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
+            threading.Thread(
+                target=_stop_without, args=(process, stopping, config), daemon=True
+            ).start()
     try:
-        uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
+        uvicorn.run(
+            server,
+            host=host,
+            port=port,
+            log_config=logs,
+            log_level=config.log_level,
+            **PUBLIC_OPTIONS,
+        )
     finally:
         stopping.stop()
         for process in started:
@@ -615,27 +655,56 @@ def serve(
             process.wait()
 
 
+def say(config: NodeConfig, notice: str, style: str | None = None) -> None:
+    """A notice for whoever runs the server: printed, or with JSON logs a log line, so
+    that all the process writes is JSON (logged at the level of a warning: shown unless
+    the logs are set to errors only)."""
+    if config.log_format == "json":
+        logging.getLogger("tapisvert.cli").warning(notice)
+    else:
+        console.print(notice, style=style)
+
+
 def check_bus(url: str) -> None:
     """A Redis URL whose server answers, or a clear error before anything starts."""
     import redis
 
+    from tapisvert.server.config import masked_url
+
     language = default_language()
     if not url.startswith(("redis://", "rediss://", "unix://")):
-        raise fail(OptionError("cli.bad_bus", url=url), language)
+        raise fail(OptionError("cli.bad_bus", url=masked_url(url)), language)
     try:
         with redis.Redis.from_url(url, socket_connect_timeout=5) as client:
             client.ping()
     except (redis.RedisError, OSError) as error:
-        raise fail(OptionError("cli.bus_unreachable", url=url, reason=error), language) from None
+        raise fail(
+            OptionError("cli.bus_unreachable", url=masked_url(url), reason=error), language
+        ) from None
 
 
 @app.command(name="bot-worker", help=help_text("bot_worker"))
-def bot_worker(bus: Annotated[str, typer.Option(help=help_text("bus"))]) -> None:
+def bot_worker(
+    context: typer.Context,
+    bus: Annotated[str, typer.Option(help=help_text("bus"))] = DEFAULTS.bus,
+    log_format: LogFormatOption = DEFAULTS.log_format,
+    log_level: LogLevelOption = DEFAULTS.log_level,
+    config_file: ConfigOption = None,
+) -> None:
     from tapisvert.server.bot_queue import work
+    from tapisvert.server.config import masked_url
 
-    check_bus(bus)
-    console.print(translate("cli.bot_worker_ready", default_language(), url=bus))
-    work(bus)
+    language = default_language()
+    try:
+        config = configuration(context, config_file).config
+    except TapisvertError as error:
+        raise fail(error, language) from None
+    if not config.bus:
+        raise fail(OptionError("cli.worker_needs_bus"), language)
+    start_logging(config)
+    check_bus(config.bus)
+    say(config, translate("cli.bot_worker_ready", language, url=masked_url(config.bus)))
+    work(config.bus)
 
 
 class _Stopping:
@@ -657,12 +726,12 @@ class _Stopping:
                 act()
 
 
-def _stop_without(relay: subprocess.Popen[bytes], stopping: _Stopping) -> None:
+def _stop_without(relay: subprocess.Popen[bytes], stopping: _Stopping, config: NodeConfig) -> None:
     """A relay that stops (its port taken, say) stops the server: nobody could reach it."""
     code = relay.wait()
 
     def stop_the_server() -> None:
-        console.print(translate("cli.relay_stopped", default_language(), code=code), style="red")
+        say(config, translate("cli.relay_stopped", default_language(), code=code), style="red")
         os.kill(os.getpid(), signal.SIGTERM)
 
     stopping.unless_stopping(stop_the_server)
@@ -676,6 +745,8 @@ def relay(
     port: Annotated[int, typer.Option()],
     unread_limit: Annotated[int, typer.Option()],
     rate: Annotated[float, typer.Option()],
+    log_format: Annotated[str, typer.Option()],
+    log_level: Annotated[str, typer.Option()],
 ) -> None:
     """A process holding the clients' sockets for ``serve`` (see ``tapisvert.server.relay``)."""
     from tapisvert.server.links import allow_open_files
@@ -683,7 +754,9 @@ def relay(
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
     allow_open_files()
-    run_relay(bus, node, host, port, unread_limit, rate)
+    logs = logging_config(log_format, log_level)
+    logging.config.dictConfig(logs)
+    run_relay(bus, node, host, port, unread_limit, rate, logs)
 
 
 def main() -> None:

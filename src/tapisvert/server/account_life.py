@@ -8,6 +8,7 @@ A deleted account's games stay, for the others who played them: its name becomes
 
 from __future__ import annotations
 
+import logging
 import time
 from secrets import token_urlsafe
 from typing import Any
@@ -25,6 +26,8 @@ from tapisvert.server.registry import TableRegistry
 from tapisvert.server.storage import ERASED_NAME, Storage
 from tapisvert.server.storage.moderation import audit_entry
 from tapisvert.server.users import User
+
+_log = logging.getLogger(__name__)
 
 MESSAGES_DOWNLOADED = 100_000
 """The latest private messages a download gives at most."""
@@ -151,6 +154,9 @@ class AccountLife:
         row = await self.storage.accounts.load(user_id)
         assert row is not None
         self.accounts.end_every_session(User(row.id, row.name, False))
+        _log.info(
+            "the password is set by a reset link; every session ends", extra={"user": row.name}
+        )
         return row.name
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
-import os
+import logging
 import secrets
 import time
 import unicodedata
 from dataclasses import replace
-from pathlib import Path
 
 from tapisvert.server.auth import Tokens, hash_password, password_matches
 from tapisvert.server.connections import Connections
@@ -31,18 +30,7 @@ MIN_PASSWORD = 6
 GUESS_TURNS_KEPT = 1000
 """Names whose next turn is remembered before the past ones are forgotten."""
 
-
-def signing_key() -> str | None:
-    """The key that signs session tokens, from ``TAPISVERT_SECRET_KEY`` or the file named by
-    ``TAPISVERT_SECRET_KEY_FILE``; ``None`` when neither is set, and the server makes one
-    and keeps it in its database (then whoever reads the database could sign tokens)."""
-    key = os.environ.get("TAPISVERT_SECRET_KEY", "")
-    path = os.environ.get("TAPISVERT_SECRET_KEY_FILE", "")
-    if not key and path:
-        key = Path(path).read_text(encoding="utf-8").strip()
-    if key and len(key) < 32:
-        raise ValueError("a signing key has at least 32 characters")
-    return key or None
+_log = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -80,8 +68,12 @@ class Accounts:
         presence: Presence,
         connections: Connections,
         sanctions: Sanctions,
+        signing_key: str | None = None,
     ) -> None:
+        """``signing_key``: the key that signs session tokens, or ``None`` for the one the
+        database keeps (made on the first start)."""
         self.storage = storage
+        self.signing_key = signing_key
         self.sanctions = sanctions
         self.quotas = quotas
         self.presence = presence
@@ -92,10 +84,10 @@ class Accounts:
         """When the next attempt on each name being guessed at may go (see ``_held_back``)."""
 
     async def start(self) -> None:
-        """The key that signs tokens, from the environment or the database."""
+        """The key that signs tokens, as given or from the database."""
         # made once here, not by two sign-ins' threads at once
         await asyncio.to_thread(_unknown_hash)
-        self.tokens = Tokens(signing_key() or await self.storage.secret())
+        self.tokens = Tokens(self.signing_key or await self.storage.secret())
 
     async def guest(self, name: str, address: str) -> tuple[str, User]:
         self.sanctions.refuse_banned(None, address)
@@ -177,6 +169,7 @@ class Accounts:
         password_hash = await self.new_hash(new)
         await self.storage.accounts.set_password(user.id, password_hash, session_key(user.session))
         self.connections.end_sessions(user, others=True)
+        _log.info("the password is changed; the other sessions end")
 
     async def confirm_password(self, user: User, password: str, address: str) -> None:
         """Refuse unless ``password`` is the account's: a wrong one counts as a failed
@@ -207,11 +200,14 @@ class Accounts:
         it opened are closed."""
         await self.storage.sessions.close(user.id, session_key(user.session))
         self.connections.end_sessions(user, others=False)
+        _log.info("a session ends: signed out")
 
     async def _open_session(self, user: User) -> tuple[str, User]:
         assert self.tokens is not None
         session = secrets.token_urlsafe(24)
         await self.storage.sessions.open(session_key(session), user.id)
+        kind = "a guest's" if user.guest else "a"
+        _log.info("%s session opens", kind, extra={"user": user.name})
         return self.tokens.issue(user.id, session), replace(user, session=session)
 
     async def authenticate(self, token: str, address: str | None = None) -> User:

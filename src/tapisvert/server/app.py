@@ -18,6 +18,7 @@ from tapisvert.server.bot_queue import BotQueue
 from tapisvert.server.collector import Collector
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, Settings
+from tapisvert.server.logs import NODE
 from tapisvert.server.protocol import PROTOCOL_VERSION
 from tapisvert.server.pubsub import PubSub, is_seat_channel
 from tapisvert.server.redis_bus import RedisPubSub
@@ -35,7 +36,7 @@ from tapisvert.server.routes import (
     social,
     tables,
 )
-from tapisvert.server.routes.middleware import BodyLimit, SecurityHeaders
+from tapisvert.server.routes.middleware import BodyLimit, LogContext, SecurityHeaders
 from tapisvert.server.routes.records import DECOMPRESSED_AT_ONCE
 from tapisvert.server.routes.refusals import malformed_request, refused
 from tapisvert.server.routes.websocket import SocketEndpoint, serve_link
@@ -97,6 +98,7 @@ def create_app(
     app.add_middleware(SocketEndpoint, lobby=lobby)
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(LogContext, node=lobby.presence.node)
     app.mount("/", pages.web_files(), name="web")
     return app
 
@@ -113,6 +115,7 @@ def _lifespan(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        NODE.set(lobby.presence.node)  # the tasks started here inherit it
         if shared is not None and queue is not None:
             await shared.start()
             await queue.start()

@@ -19,6 +19,7 @@ from dataclasses import asdict
 from typing import Any, Protocol
 
 from tapisvert.server.errors import ServerError, StorageError, TableMoved
+from tapisvert.server.logs import USER, about_table
 from tapisvert.server.peers import Peers
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import PubSub
@@ -145,6 +146,12 @@ class Cluster:
     async def on_table(self, table_id: int, operation: str, user: User, **arguments: Any) -> Any:
         """Do ``operation`` on a table where it is served: here, or on the node that holds
         its lease (asked over the bus). The answer is JSON's kind of value either way."""
+        with about_table(table_id):
+            return await self._on_table(table_id, operation, user, arguments)
+
+    async def _on_table(
+        self, table_id: int, operation: str, user: User, arguments: dict[str, Any]
+    ) -> Any:
         tables = self.registry.tables
         table = tables.get(table_id)
         if table is not None:
@@ -191,4 +198,6 @@ class Cluster:
             raise TableMoved(table_id)
         if user is not ANYONE:
             self.presence.names[user.id] = user.name
-        return await self._operator().operate(table, operation, user, request)
+            USER.set(user.name)  # this request's own task
+        with about_table(table_id):
+            return await self._operator().operate(table, operation, user, request)

@@ -102,7 +102,12 @@ class Lobby:
         self.cluster.operator = self.tables
         self.sanctions = Sanctions(storage)
         self.accounts = Accounts(
-            storage, self.quotas, self.presence, self.connections, self.sanctions
+            storage,
+            self.quotas,
+            self.presence,
+            self.connections,
+            self.sanctions,
+            settings.secret_key,
         )
         self.rooms = Rooms(self.presence, self.cluster)
         self.moderation = Moderation(

@@ -301,12 +301,20 @@ def relay_socket(host: str, port: int) -> socket.socket:
 
 
 def run_relay(
-    bus_url: str, node: str, host: str, port: int, unread_limit: int, rate: float
+    bus_url: str,
+    node: str,
+    host: str,
+    port: int,
+    unread_limit: int,
+    rate: float,
+    logs: dict[str, Any],
 ) -> None:
+    """``logs``: the node's configuration of ``logging`` (see ``logs.logging_config``)."""
     import uvicorn
 
     relay = Relay(bus_url, node, unread_limit, rate)
-    config = uvicorn.Config(relay, log_level="warning", **PUBLIC_OPTIONS)
+    level = logs["root"]["level"].lower()
+    config = uvicorn.Config(relay, log_config=logs, log_level=level, **PUBLIC_OPTIONS)
     uvicorn.Server(config).run(sockets=[relay_socket(host, port)])
 
 

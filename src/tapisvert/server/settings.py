@@ -30,6 +30,9 @@ class Settings:
     lease_seconds: float = 10.0
     """How long a node's lease of a table lasts unrenewed: a node that dies leaves its
     tables to others after this long (renewed every quarter of it)."""
+    secret_key: str | None = field(default=None, repr=False)
+    """The key that signs session tokens; ``None``: the server makes one and keeps it in
+    its database (then whoever reads the database could sign tokens)."""
 
 
 DEFAULT_RATE = Settings.rate

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import time
 from collections import deque
@@ -33,6 +34,8 @@ from tapisvert.server.seats import Seat, bot_name, free_seat
 from tapisvert.server.storage import LoggedAction, SeatResult, Storage, TableRow
 from tapisvert.server.turns import RETRY_FIRST, RETRY_LONGEST, TurnHost, Turns
 from tapisvert.server.views import Views
+
+_log = logging.getLogger(__name__)
 
 
 class TableHost(TurnHost, Protocol):
@@ -252,6 +255,7 @@ class GameTable:
             # the table says "playing" only once its first chance outcomes are stored with it
             entries = await self._store(self.game.new_initial_state(), [], "playing")
             self.status = "playing"
+            _log.info("the game starts")
             self.host.tell(self, "server.notice.started")
             self.host.table_changed(self)
             self._adopt(entries)
@@ -409,8 +413,11 @@ class GameTable:
             self.results = stored.results
             self.host.table_changed(self)
         self.turns.next()
+        # what was played stays out of the log: it may be hidden from some seats
+        _log.debug("position %d: %d actions logged", self.seq, len(stored.entries))
         self.views.publish(moves[0][0] if request is not None else None, request)
         if state.is_terminal():
+            _log.info("the game is over")
             # after the last views, so that a log tells the last move before the end
             results, winners = final_words(self.seats, state)
             self.host.tell(self, "server.notice.finished", results=results, winners=winners)

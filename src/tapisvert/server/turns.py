@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from tapisvert.core.game import Game, State
 from tapisvert.server.errors import ServerError, StorageError
+from tapisvert.server.logs import the_tables_own
 from tapisvert.server.retrying import retrying_async
 from tapisvert.server.seats import Seat
 from tapisvert.server.settings import Settings
@@ -35,6 +36,9 @@ class TurnHost(Protocol):
 
 class Turned(Protocol):
     """What the turns need of their table (a ``GameTable``)."""
+
+    @property
+    def id(self) -> int: ...
 
     @property
     def state(self) -> State | None: ...
@@ -120,6 +124,7 @@ class Turns:
     async def _bot_turn(self, seat: int, seq: int) -> None:
         """Choose and play the bot's move; if the database does not take it, choose and
         play again, ``RETRY_FIRST`` seconds later, then twice as long each time."""
+        the_tables_own(self.table.id)
         await retrying_async(StorageError, RETRY_FIRST, RETRY_LONGEST)(self._bot_move, seat, seq)
 
     async def _bot_move(self, seat: int, seq: int) -> None:

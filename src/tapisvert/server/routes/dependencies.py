@@ -10,6 +10,7 @@ from fastapi import Depends, Header, Request
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import address_key
 from tapisvert.server.lobby import Lobby, User
+from tapisvert.server.logs import USER
 from tapisvert.server.records import MAX_TABLE_ID
 
 
@@ -36,7 +37,9 @@ async def current_user(
     if scheme.lower() != "bearer" or not token:
         raise ServerError("bad_token", status=401)
     address = peer(request)
-    return replace(await lobby.accounts.authenticate(token, address), address=address)
+    user = await lobby.accounts.authenticate(token, address)
+    USER.set(user.name)  # the request's log lines are about them (a coroutine: same task)
+    return replace(user, address=address)
 
 
 Me = Annotated[User, Depends(current_user)]

@@ -1,5 +1,5 @@
-"""What every HTTP request goes through before its route: a bound on its body, and the
-headers that tell a browser what the pages may do."""
+"""What every HTTP request goes through before its route: a bound on its body, the
+headers that tell a browser what the pages may do, and the node its log lines name."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from tapisvert.i18n import accepted_language
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import read_body, refuse_body
+from tapisvert.server.logs import NODE
 from tapisvert.server.routes.pages import WEB
 
 
@@ -55,6 +56,19 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class LogContext:
+    """Lines logged while a request or a socket is handled here name this node (see
+    ``logs``); outermost, so that uvicorn's line about the request does too."""
+
+    def __init__(self, app: ASGIApp, node: str) -> None:
+        self.app = app
+        self.node = node
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        NODE.set(self.node)  # each request and socket runs in a task of its own
+        await self.app(scope, receive, send)
 
 
 class BodyLimit:

@@ -23,6 +23,7 @@ from tapisvert.server.commands import Place, run_command
 from tapisvert.server.errors import ServerError, malformed
 from tapisvert.server.links import AsgiLink, Link, accept, client_address
 from tapisvert.server.lobby import Connection, Lobby
+from tapisvert.server.logs import USER
 from tapisvert.server.protocol import PROTOCOL_VERSION, Ack, Error, Hello, ServerMessage, Welcome
 from tapisvert.server.rooms import rooms
 from tapisvert.server.routes.chat import say
@@ -63,6 +64,7 @@ async def serve_link(lobby: Lobby, link: Link) -> None:
     try:
         connection = await _greet(lobby, link, bucket)
         if connection is not None:
+            USER.set(connection.user.name)  # this task's log lines are about them
             try:
                 lobby.background.spawn(_social(lobby, connection))  # while it is served
                 await _listen(lobby, link, connection)
