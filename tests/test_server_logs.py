@@ -9,7 +9,6 @@ import json
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest

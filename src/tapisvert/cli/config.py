@@ -1,7 +1,11 @@
 """The settings of ``tapisvert serve`` and ``tapisvert bot-worker`` from their flags, the
 environment and ``--config`` (see ``tapisvert.server.config``): refused with the name of
 what is wrong, or printed by ``--print-config`` as TOML, secrets hidden, each line saying
-where its value came from."""
+where its value came from.
+
+The server's modules (pydantic-settings among them) are imported only when a command
+needs them: every other command of ``tapisvert`` starts without them.
+"""
 
 from __future__ import annotations
 
@@ -9,26 +13,15 @@ import json
 import logging.config
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from tapisvert.core.errors import OptionError
 from tapisvert.i18n import default_language, translate
-from tapisvert.server.config import (
-    ENV_PREFIX,
-    Loaded,
-    NodeConfig,
-    Origin,
-    UnknownVariable,
-    WrongSetting,
-    load_config,
-)
-from tapisvert.server.logs import logging_config
 
-DEFAULTS = NodeConfig.model_construct()
-"""Every setting at its default: what ``--help`` shows for each flag."""
-
+if TYPE_CHECKING:
+    from tapisvert.server.config import Loaded, NodeConfig, Origin
 ConfigOption = Annotated[
     Path | None,
     typer.Option("--config", metavar="PATH", help=translate("cli.help.config", default_language())),
@@ -39,6 +32,8 @@ def configuration(context: typer.Context, path: Path | None) -> Loaded:
     """The settings in force: the flags given on the command line (not those left at
     their defaults) over the environment, over the file at ``path``; an ``OptionError``
     names what is wrong."""
+    from tapisvert.server.config import NodeConfig, UnknownVariable, WrongSetting, load_config
+
     flags = {
         name: value
         for name, value in context.params.items()
@@ -73,6 +68,8 @@ def _given(context: typer.Context, name: str) -> bool:
 
 def origin_words(origin: Origin, name: str, path: Path | None, language: str) -> str:
     """Where a setting's value came from, in words: its flag, its variable, the file."""
+    from tapisvert.server.config import ENV_PREFIX
+
     arguments = {
         "flag": "--" + name.replace("_", "-"),
         "variable": ENV_PREFIX + name.upper(),
@@ -84,6 +81,8 @@ def origin_words(origin: Origin, name: str, path: Path | None, language: str) ->
 def print_config(loaded: Loaded, path: Path | None, language: str) -> None:
     """The settings in force as TOML (one that is not set, commented out), each with where
     its value came from; the signing key and the URLs' passwords hidden."""
+    from tapisvert.server.config import NodeConfig
+
     for name in NodeConfig.model_fields:
         value = loaded.config.shown(name)
         where = origin_words(loaded.origin(name), name, path, language)
@@ -97,6 +96,8 @@ def print_config(loaded: Loaded, path: Path | None, language: str) -> None:
 def start_logging(config: NodeConfig) -> dict[str, Any]:
     """Configure this process's logs as the settings say; the same configuration is for
     uvicorn, which would otherwise put its own."""
+    from tapisvert.server.logs import logging_config
+
     settings = logging_config(config.log_format, config.log_level)
     logging.config.dictConfig(settings)
     return settings

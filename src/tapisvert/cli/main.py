@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -27,7 +27,6 @@ from tapisvert.bots import Bot, make_bot
 from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.admin import admin
 from tapisvert.cli.config import (
-    DEFAULTS,
     ConfigOption,
     configuration,
     print_config,
@@ -42,9 +41,10 @@ from tapisvert.core.registry import game_names, load_game
 from tapisvert.core.stats import mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
 from tapisvert.review import review_game
-from tapisvert.server.config import NodeConfig
-from tapisvert.server.logs import logging_config
 from tapisvert.testing import CheckResult, run_checks
+
+if TYPE_CHECKING:
+    from tapisvert.server.config import NodeConfig
 
 
 def help_text(key: str, **arguments: object) -> str:
@@ -538,43 +538,31 @@ def print_check(result: CheckResult, language: str) -> None:
 @app.command(help=help_text("serve"))
 def serve(
     context: typer.Context,
-    host: Annotated[str, typer.Option(help=help_text("host"))] = DEFAULTS.host,
-    port: Annotated[int, typer.Option(help=help_text("port"))] = DEFAULTS.port,
+    host: Annotated[str, typer.Option(help=help_text("host"))] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help=help_text("port"))] = 8000,
     database_url: Annotated[
         str,
         typer.Option(help=help_text("database_url")),
-    ] = DEFAULTS.database_url,
-    bot_delay: Annotated[float, typer.Option(help=help_text("bot_delay"))] = DEFAULTS.bot_delay,
-    absence_grace: Annotated[
-        float, typer.Option(help=help_text("absence_grace"))
-    ] = DEFAULTS.absence_grace,
-    rate: Annotated[float, typer.Option(help=help_text("rate"))] = DEFAULTS.rate,
-    unread_limit: Annotated[
-        int, typer.Option(min=1, help=help_text("unread_limit"))
-    ] = DEFAULTS.unread_limit,
-    abandoned_after: Annotated[
-        float, typer.Option(help=help_text("abandoned_after"))
-    ] = DEFAULTS.abandoned_after,
-    relays: Annotated[int, typer.Option(min=0, help=help_text("relays"))] = DEFAULTS.relays,
-    socket_port: Annotated[
-        int | None, typer.Option(help=help_text("socket_port"))
-    ] = DEFAULTS.socket_port,
-    api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = DEFAULTS.api_docs,
-    bot_workers: Annotated[
-        int | None, typer.Option(min=0, help=help_text("bot_workers"))
-    ] = DEFAULTS.bot_workers,
+    ] = "",
+    bot_delay: Annotated[float, typer.Option(help=help_text("bot_delay"))] = 0.6,
+    absence_grace: Annotated[float, typer.Option(help=help_text("absence_grace"))] = 60.0,
+    rate: Annotated[float, typer.Option(help=help_text("rate"))] = 30.0,
+    unread_limit: Annotated[int, typer.Option(min=1, help=help_text("unread_limit"))] = 1 << 20,
+    abandoned_after: Annotated[float, typer.Option(help=help_text("abandoned_after"))] = 300.0,
+    relays: Annotated[int, typer.Option(min=0, help=help_text("relays"))] = 0,
+    socket_port: Annotated[int | None, typer.Option(help=help_text("socket_port"))] = None,
+    api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = False,
+    bot_workers: Annotated[int | None, typer.Option(min=0, help=help_text("bot_workers"))] = None,
     leaderboard_min_games: Annotated[
         int, typer.Option(min=0, help=help_text("leaderboard_min_games"))
-    ] = DEFAULTS.leaderboard_min_games,
-    bus: Annotated[str, typer.Option(help=help_text("bus"))] = DEFAULTS.bus,
-    lease_seconds: Annotated[
-        float, typer.Option(min=0.5, help=help_text("lease_seconds"))
-    ] = DEFAULTS.lease_seconds,
+    ] = 5,
+    bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
+    lease_seconds: Annotated[float, typer.Option(min=0.5, help=help_text("lease_seconds"))] = 10.0,
     secret_key_file: Annotated[
         Path | None, typer.Option(metavar="PATH", help=help_text("secret_key_file"))
-    ] = DEFAULTS.secret_key_file,
-    log_format: LogFormatOption = DEFAULTS.log_format,
-    log_level: LogLevelOption = DEFAULTS.log_level,
+    ] = None,
+    log_format: LogFormatOption = "text",
+    log_level: LogLevelOption = "warning",
     config_file: ConfigOption = None,
     show: Annotated[bool, typer.Option("--print-config", help=help_text("print_config"))] = False,
 ) -> None:
@@ -686,9 +674,9 @@ def check_bus(url: str) -> None:
 @app.command(name="bot-worker", help=help_text("bot_worker"))
 def bot_worker(
     context: typer.Context,
-    bus: Annotated[str, typer.Option(help=help_text("bus"))] = DEFAULTS.bus,
-    log_format: LogFormatOption = DEFAULTS.log_format,
-    log_level: LogLevelOption = DEFAULTS.log_level,
+    bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
+    log_format: LogFormatOption = "text",
+    log_level: LogLevelOption = "warning",
     config_file: ConfigOption = None,
 ) -> None:
     from tapisvert.server.bot_queue import work
@@ -754,6 +742,8 @@ def relay(
 
     gc.set_threshold(*SERVER_GC_THRESHOLDS)
     allow_open_files()
+    from tapisvert.server.logs import logging_config
+
     logs = logging_config(log_format, log_level)
     logging.config.dictConfig(logs)
     run_relay(bus, node, host, port, unread_limit, rate, logs)

@@ -22,7 +22,6 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
-    InitSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -53,6 +52,19 @@ class NodeConfig(BaseSettings):
     ``Settings``."""
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", frozen=True)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The flags (given as arguments), the environment, then the file of the
+        class's ``toml_file`` (see ``load_config``)."""
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
@@ -176,18 +188,19 @@ def load_config(flags: dict[str, Any], path: Path | None) -> Loaded:
     unknown_variable(os.environ)
     if path is not None and not path.is_file():
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
-    sources: list[tuple[Origin, PydanticBaseSettingsSource]] = [
-        ("flag", InitSettingsSource(NodeConfig, init_kwargs=flags)),
-        ("environment", EnvSettingsSource(NodeConfig)),
-    ]
+    origins: dict[str, Origin] = dict.fromkeys(flags, "flag")
+    for name in EnvSettingsSource(NodeConfig)():
+        origins.setdefault(name, "environment")
     if path is not None:
-        sources.append(("file", TomlConfigSettingsSource(NodeConfig, toml_file=path)))
-    origins: dict[str, Origin] = {}
-    for origin, source in reversed(sources):
-        origins.update(dict.fromkeys(source(), origin))
+        for name in TomlConfigSettingsSource(NodeConfig, toml_file=path)():
+            origins.setdefault(name, "file")
+
+    class FromFile(NodeConfig):
+        # pydantic-settings reads the file its model's configuration names
+        model_config = SettingsConfigDict(toml_file=path)
+
     try:
-        # pydantic-settings merges the sources, first first (mypy does not see the argument)
-        config = NodeConfig(_build_sources=(tuple(s for _, s in sources), flags))  # type: ignore[call-arg]
+        config: NodeConfig = FromFile(**flags)
     except ValidationError as error:
         problem = error.errors(include_url=False)[0]
         name = ".".join(str(part) for part in problem["loc"])
