@@ -9,12 +9,17 @@ import json
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from itsdangerous import URLSafeTimedSerializer
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
 
-from server_support import Server, admin_command, one_round_game, serving
+from tapisvert.server.storage.engine import make_engine
+
+from server_support import Server, admin_command, one_round_game, serving, sqlite_url
 
 KEY = secrets.token_urlsafe(32)
 PASSWORDS = ["first-" + secrets.token_hex(6), "second-" + secrets.token_hex(6)]
@@ -126,3 +131,14 @@ def test_no_secret_nor_frame_is_logged(logged: Logged) -> None:
     ]
     assert not leaked
     assert not [record for record in records(logged) if '"type":' in record["message"]]
+
+
+def test_a_refused_statement_keeps_its_values_out_of_its_error(tmp_path: Path) -> None:
+    """What the storage logs of a refused write names no value of it (a signing key, say)."""
+    engine = make_engine(sqlite_url(tmp_path))
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE kept (value TEXT UNIQUE)"))
+        connection.execute(text("INSERT INTO kept VALUES (:value)"), {"value": KEY})
+    with pytest.raises(IntegrityError) as refused, engine.begin() as connection:
+        connection.execute(text("INSERT INTO kept VALUES (:value)"), {"value": KEY})
+    assert "UNIQUE" in str(refused.value) and KEY not in str(refused.value)

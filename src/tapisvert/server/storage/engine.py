@@ -21,8 +21,10 @@ from sqlalchemy.exc import OperationalError
 
 
 def make_engine(url: str) -> Engine:
+    """An engine whose errors leave out the values of their statements: a refused write
+    is logged, and its values may be a password's hash, a session's or a signing key."""
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        engine = create_engine(url, connect_args={"check_same_thread": False}, hide_parameters=True)
         synchronous = _sqlite_synchronous()
 
         @event.listens_for(engine, "connect")
@@ -37,7 +39,7 @@ def make_engine(url: str) -> Engine:
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, hide_parameters=True)
 
 
 def _sqlite_synchronous() -> str:
