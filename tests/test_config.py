@@ -72,6 +72,9 @@ def test_a_flag_left_at_its_default_does_not_hide_the_environment(
 
 def test_the_defaults_are_the_nodes_own_and_the_flags_say_so() -> None:
     assert NodeConfig().node_settings() == Settings()
+    given = NodeConfig(bot_delay=2, lease_seconds=3, secret_key=KEY).node_settings()
+    assert (given.bot_delay, given.lease_seconds, given.secret_key) == (2.0, 3.0, KEY)
+    assert KEY not in repr(given)
     for command in ("serve", "bot-worker"):
         options = typer.main.get_command(app).commands[command].params  # type: ignore[attr-defined]
         shown = {option.name: option.default for option in options}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -110,18 +110,14 @@ class NodeConfig(BaseSettings):
         return None if self.secret_key_file is None else _read_key(self.secret_key_file)
 
     def node_settings(self) -> Settings:
-        """How the node behaves, as the server takes it."""
-        return Settings(
-            bot_delay=self.bot_delay,
-            absence_grace=self.absence_grace,
-            rate=self.rate,
-            unread_limit=self.unread_limit,
-            abandoned_after=self.abandoned_after,
-            bot_workers=self.bot_workers,
-            leaderboard_min_games=self.leaderboard_min_games,
-            lease_seconds=self.lease_seconds,
-            secret_key=self.signing_key(),
-        )
+        """How the node behaves, as the server takes it: the settings of ``Settings``
+        given here (the others at their defaults), and the key read."""
+        given = {
+            field.name: getattr(self, field.name)
+            for field in fields(Settings)
+            if field.name in NodeConfig.model_fields and field.name != "secret_key"
+        }
+        return Settings(**given, secret_key=self.signing_key())
 
     def shown(self, name: str) -> Any:
         """A setting's value as it may be shown: the key hidden, and the passwords in URLs."""
