@@ -78,6 +78,8 @@ def test_the_defaults_are_the_nodes_own_and_the_flags_say_so() -> None:
     for command in ("serve", "bot-worker"):
         options = typer.main.get_command(app).commands[command].params  # type: ignore[attr-defined]
         shown = {option.name: option.default for option in options}
+        # every flag of serve is a setting (a new one too), with the same default
+        assert shown.keys() - {"config_file", "show"} <= NodeConfig.model_fields.keys()
         for name, default in shown.items():
             if name in NodeConfig.model_fields:
                 assert NodeConfig.model_fields[name].default == default, name
