@@ -44,7 +44,7 @@ from tapisvert.review import review_game
 from tapisvert.testing import CheckResult, run_checks
 
 if TYPE_CHECKING:
-    from tapisvert.server.config import NodeConfig
+    from tapisvert.server.config import Loaded, NodeConfig
 
 
 def help_text(key: str, **arguments: object) -> str:
@@ -575,10 +575,7 @@ def serve(
     from tapisvert.server.storage import default_database_url
 
     language = default_language()
-    try:
-        loaded = configuration(context, config_file)
-    except TapisvertError as error:
-        raise fail(error, language) from None
+    loaded = configured(context, config_file)
     if show:
         print_config(loaded, config_file, language)
         return
@@ -643,6 +640,14 @@ def serve(
             process.wait()
 
 
+def configured(context: typer.Context, path: Path | None) -> Loaded:
+    """The command's settings (see ``cli.config``), or an exit saying what is wrong."""
+    try:
+        return configuration(context, path)
+    except TapisvertError as error:
+        raise fail(error, default_language()) from None
+
+
 def say(config: NodeConfig, notice: str, style: str | None = None) -> None:
     """A notice for whoever runs the server: printed, or with JSON logs a log line, so
     that all the process writes is JSON (logged at the level of a warning: shown unless
@@ -683,10 +688,7 @@ def bot_worker(
     from tapisvert.server.config import masked_url
 
     language = default_language()
-    try:
-        config = configuration(context, config_file).config
-    except TapisvertError as error:
-        raise fail(error, language) from None
+    config = configured(context, config_file).config
     if not config.bus:
         raise fail(OptionError("cli.worker_needs_bus"), language)
     start_logging(config)
