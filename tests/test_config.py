@@ -68,6 +68,8 @@ def test_a_flag_left_at_its_default_does_not_hide_the_environment(
     settings = printed(run("serve", "--bot-delay", "0.6", "--print-config"))
     assert settings["bot_delay"] == ("0.6", "flag --bot-delay")
     assert printed(run("serve", "--print-config"))["bot_delay"][0] == "2.0"
+    monkeypatch.setenv("TAPISVERT_SECRET_KEY", "")  # empty: not set
+    assert printed(run("serve", "--print-config"))["secret_key"] == ("(not set)", "default")
 
 
 def test_the_defaults_are_the_nodes_own_and_the_flags_say_so() -> None:

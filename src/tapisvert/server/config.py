@@ -51,7 +51,10 @@ class NodeConfig(BaseSettings):
     """Every setting of ``tapisvert serve``; the defaults of a node's behaviour are those of
     ``Settings``."""
 
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", frozen=True)
+    # an empty variable is no setting, as before (``TAPISVERT_SECRET_KEY=`` in a unit file)
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="forbid", frozen=True
+    )
 
     @classmethod
     def settings_customise_sources(
