@@ -5,7 +5,9 @@ or the node name them; no password, token, session, signing key or reset key is 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
+from tapisvert.server.logs import FORMATTERS, USER, Context, about_table
 from tapisvert.server.storage.engine import make_engine
 
 from server_support import Server, admin_command, one_round_game, serving, sqlite_url
@@ -142,3 +145,34 @@ def test_a_refused_statement_keeps_its_values_out_of_its_error(tmp_path: Path) -
     with pytest.raises(IntegrityError) as refused, engine.begin() as connection:
         connection.execute(text("INSERT INTO kept VALUES (:value)"), {"value": KEY})
     assert "UNIQUE" in str(refused.value) and KEY not in str(refused.value)
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_a_line_names_the_table_and_the_person_only_where_they_apply(form: str) -> None:
+    line = FORMATTERS[form]()
+    context = Context()
+
+    def logged(message: str) -> str:
+        record = logging.LogRecord("tapisvert.test", logging.INFO, __file__, 1, message, (), None)
+        context.filter(record)
+        return line.format(record)
+
+    async def handled() -> tuple[str, str]:
+        USER.set("ana")
+        with about_table(7):
+            inside = logged("at the table")
+        return inside, logged("after")
+
+    inside, after = asyncio.run(handled())  # a task: what it sets stays in it
+    outside = logged("elsewhere")
+    if form == "json":
+        assert json.loads(inside) | {"time": None} == {
+            "level": "INFO", "logger": "tapisvert.test", "message": "at the table",
+            "table": 7, "user": "ana", "time": None,
+        }  # fmt: skip
+        assert "table" not in json.loads(after) and json.loads(after)["user"] == "ana"
+        assert {"table", "user"}.isdisjoint(json.loads(outside))
+    else:
+        assert inside.endswith("INFO tapisvert.test [table=7 user=ana]: at the table")
+        assert after.endswith("INFO tapisvert.test [user=ana]: after")
+        assert outside.endswith("INFO tapisvert.test: elsewhere")
