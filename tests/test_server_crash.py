@@ -21,7 +21,7 @@ from server_support import Player, Server, set_up_table, sqlite_url
 
 pytestmark = pytest.mark.slow
 
-KILLS = 20
+KILLS = 8
 ROUND_GAMES = [("wizard", 4), ("wizard", 3), ("luz", 4), ("abluxxen", 4), ("fzzzt", 4)]
 
 

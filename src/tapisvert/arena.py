@@ -165,7 +165,7 @@ def _play_on_ray(jobs: list[Job], address: str) -> Iterator[GameOutcome]:
     """One Ray task per game; every machine of the cluster needs tapisvert installed."""
     import ray
 
-    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    _start_ray(address)
     try:
         task = ray.remote(play_job)
         for pending in [task.remote(job) for job in jobs]:
@@ -173,6 +173,26 @@ def _play_on_ray(jobs: list[Job], address: str) -> Iterator[GameOutcome]:
             yield outcome
     finally:
         ray.shutdown()
+
+
+LOCAL_RAY_ATTEMPTS = 3
+"""A local Ray node gives its processes 30 s to start, which a busy machine can exceed."""
+
+
+def _start_ray(address: str) -> None:
+    """Joins the cluster at ``address``, or starts a local node, trying that again after a
+    start that timed out (the half-started node is shut down first)."""
+    import ray
+
+    attempts = LOCAL_RAY_ATTEMPTS if address == "local" else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+            return
+        except Exception as error:
+            if attempt == attempts or "timed out during startup" not in str(error):
+                raise
+            ray.shutdown()
 
 
 def _entries(bots: Sequence[str], outcomes: list[GameOutcome]) -> list[EntryReport]:
