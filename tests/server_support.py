@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -397,6 +398,31 @@ def entered(link: ClientConnection, room: str = "main") -> None:
     link.send(json.dumps({"type": "enter", "room": room, "id": "entered"}))
     while json.loads(link.recv(timeout=10)).get("id") != "entered":
         pass
+
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+"""The repository's deployment files."""
+NGINX_CONFIG = DEPLOY / "nginx" / "tapisvert.conf"
+"""The load balancer's configuration that the deployment page shows."""
+
+
+def nginx_or_skip() -> str:
+    """The nginx program, or the test is skipped, saying why."""
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        pytest.skip("nginx is not installed (scripts/setup --test installs Debian's nginx-light)")
+    return nginx
+
+
+def nginx_config(folder: Path, block: str) -> Path:
+    """A whole nginx configuration around ``block`` (what goes in ``http``), with its pid and
+    logs in ``folder``: nginx runs it with ``-p folder``, without root."""
+    config = folder / "nginx.conf"
+    config.write_text(
+        f"pid {folder}/nginx.pid;\nerror_log {folder}/error.log;\nevents {{}}\n"
+        f"http {{\naccess_log off;\n{block}}}\n"
+    )
+    return config
 
 
 def sqlite_url(folder: Path) -> str:
