@@ -28,7 +28,6 @@ BEFORE = 3
 DURING = 3
 """Moves let through while it runs; the rest of the game waits for its end."""
 
-pytestmark = pytest.mark.slow  # two servers, one after the other
 runner = CliRunner()
 
 
@@ -56,6 +55,7 @@ def logged(url: str, table: int) -> list[LoggedAction]:
     return asyncio.run(read())
 
 
+@pytest.mark.slow  # two servers, one after the other
 def test_a_backup_taken_during_a_game_restores_it_as_it_stood(
     database_url: str, new_database: str, tmp_path: Path
 ) -> None:
@@ -137,3 +137,32 @@ def test_a_backup_taken_during_a_game_restores_it_as_it_stood(
     forced = runner.invoke(app, [*restore, "--force"])
     assert forced.exit_code == 0, forced.output
     assert logged(new_database, table) == kept
+
+
+def test_what_cannot_be_backed_up_or_restored_is_refused_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No database, a file that is no backup of the kind, a database of another kind, no
+    pg_dump: exit code 2, the reason in the reader's language, an earlier backup as it was."""
+    monkeypatch.setenv("TAPISVERT_LANG", "fr")
+    missing = runner.invoke(
+        app, ["backup", str(tmp_path / "b"), "--database-url", sqlite_url(tmp_path)]
+    )
+    assert missing.exit_code == 2 and "il n'y a pas de base" in missing.stderr
+    assert list(tmp_path.iterdir()) == []
+
+    earlier = tmp_path / "earlier.backup"
+    earlier.write_bytes(b"PGDMP and the rest")
+    restore = ["restore", str(earlier), "--database-url", sqlite_url(tmp_path)]
+    wrong = runner.invoke(app, restore)
+    assert wrong.exit_code == 2 and "n'est pas une sauvegarde d'une base SQLite" in wrong.stderr
+
+    other = runner.invoke(app, ["backup", str(earlier), "--database-url", "mysql://db/platform"])
+    assert other.exit_code == 2 and "SQLite et PostgreSQL" in other.stderr
+
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    url = "postgresql://postgres@127.0.0.1:5432/test"
+    absent = runner.invoke(app, ["backup", str(earlier), "--database-url", url])
+    assert absent.exit_code == 2 and "pg_dump n'est pas installé" in absent.stderr
+    assert earlier.read_bytes() == b"PGDMP and the rest"
+    assert [path.name for path in tmp_path.iterdir()] == ["earlier.backup"]
