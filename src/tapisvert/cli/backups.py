@@ -52,8 +52,8 @@ def backup(
     path: Annotated[Path, typer.Argument(help=_help("backup_path"))],
     database_url: DatabaseOption = "",
 ) -> None:
-    url = _database(database_url)
     with _refused():
+        url = _database(database_url)
         if url.get_backend_name() == "sqlite":
             _sqlite_copy(_sqlite_file(url, must_exist=True), path, replace=True)
         else:
@@ -70,9 +70,9 @@ def restore(
     database_url: DatabaseOption = "",
     force: Annotated[bool, typer.Option(help=_help("restore_force"))] = False,
 ) -> None:
-    url = _database(database_url)
-    sqlite = url.get_backend_name() == "sqlite"
     with _refused():
+        url = _database(database_url)
+        sqlite = url.get_backend_name() == "sqlite"
         _check_backup(path, SQLITE_HEADER if sqlite else PG_DUMP_HEADER)
         if not force and _holds_tables(url):
             raise BackupError("cli.backup.not_empty", database=_shown(url))
@@ -104,9 +104,7 @@ def _database(database_url: str) -> URL:
 
     url = make_url(database_url or default_database_url())
     if url.get_backend_name() not in {"sqlite", "postgresql"}:
-        message = translate("cli.backup.unsupported", default_language(), kind=url.drivername)
-        errors.print(f"[bold red]✗[/] {message}")
-        raise typer.Exit(code=2)
+        raise BackupError("cli.backup.unsupported", kind=url.drivername)
     return url
 
 
