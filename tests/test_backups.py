@@ -86,7 +86,7 @@ def test_a_backup_taken_during_a_game_restores_it_as_it_stood(
         def acked() -> set[int]:
             return {move.position for player in players for move in player.acked}
 
-        async def play() -> tuple[set[int], set[int], int]:
+        async def play() -> tuple[set[int], set[int]]:
             playing = asyncio.gather(*(player.play({table}) for player in players))
             await until(lambda: len(acked()) == BEFORE, 60)
             before = acked()
