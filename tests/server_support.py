@@ -9,13 +9,14 @@ import itertools
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,6 +191,8 @@ class Player:
     errors: list[dict[str, Any]] = field(default_factory=list)
     requests: set[str] = field(default_factory=set)
     """The id of every move it sent."""
+    before_move: Callable[[], Awaitable[None]] | None = None
+    """Awaited before each move it chooses: a test holds the game there."""
     _ids: itertools.count[int] = field(default_factory=itertools.count)
 
     async def play(self, tables: set[int], reconnect: bool = False) -> None:
@@ -233,6 +236,8 @@ class Player:
                 if frame["result"] is not None:
                     self.finished.add(table)
                 elif frame["legal"] and frame["to_act"] == frame["seat"]:
+                    if self.before_move is not None:
+                        await self.before_move()
                     action = rng.choice(frame["legal"])
                     await self._send_move(link, pending, table, frame["seq"], frame["seat"], action)
 
@@ -253,10 +258,17 @@ class Player:
 
 
 def set_up_table(
-    server: Server, tokens: list[str], game: str, players: int, bots: str = "easy"
+    server: Server,
+    tokens: list[str],
+    game: str,
+    players: int,
+    bots: str = "easy",
+    options: dict[str, str] | None = None,
 ) -> int:
     """A started table: the people in seats 1, 2…, bots of level ``bots`` in the rest."""
-    created = server.call(tokens[0], "POST", "/api/tables", game=game, players=players)
+    created = server.call(
+        tokens[0], "POST", "/api/tables", game=game, players=players, options=options or {}
+    )
     created.raise_for_status()
     table = int(created.json()["table"])
     for seat, token in enumerate(tokens[1:], start=1):
@@ -281,11 +293,15 @@ def one_round_game(server: Server, token: str, seed: int = 5) -> int:
     return table
 
 
+def run_cli(*words: str) -> subprocess.CompletedProcess[str]:
+    """``tapisvert WORDS`` in a process of its own, as an operator runs it."""
+    command = [sys.executable, "-m", "tapisvert", *words]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
 def admin_command(server: Server, *words: str) -> subprocess.CompletedProcess[str]:
     """``tapisvert admin WORDS`` on the server's database, from its machine."""
-    command = [sys.executable, "-m", "tapisvert", "admin", *words]
-    command += ["--database-url", server.database_url]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    return run_cli("admin", *words, "--database-url", server.database_url)
 
 
 @contextmanager
@@ -382,6 +398,31 @@ def entered(link: ClientConnection, room: str = "main") -> None:
     link.send(json.dumps({"type": "enter", "room": room, "id": "entered"}))
     while json.loads(link.recv(timeout=10)).get("id") != "entered":
         pass
+
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+"""The repository's deployment files."""
+NGINX_CONFIG = DEPLOY / "nginx" / "tapisvert.conf"
+"""The load balancer's configuration that the deployment page shows."""
+
+
+def nginx_or_skip() -> str:
+    """The nginx program, or the test is skipped, saying why."""
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        pytest.skip("nginx is not installed (scripts/setup --test installs Debian's nginx-light)")
+    return nginx
+
+
+def nginx_config(folder: Path, block: str) -> Path:
+    """A whole nginx configuration around ``block`` (what goes in ``http``), with its pid and
+    logs in ``folder``: nginx runs it with ``-p folder``, without root."""
+    config = folder / "nginx.conf"
+    config.write_text(
+        f"pid {folder}/nginx.pid;\nerror_log {folder}/error.log;\nevents {{}}\n"
+        f"http {{\naccess_log off;\n{block}}}\n"
+    )
+    return config
 
 
 def sqlite_url(folder: Path) -> str:

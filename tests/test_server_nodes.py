@@ -10,7 +10,6 @@ import json
 import os
 import random
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -32,9 +31,12 @@ from tapisvert.server.lobby import Lobby, Settings, User
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
 
 from server_support import (
+    NGINX_CONFIG,
     Player,
     Server,
     assert_frames_leak_nothing,
+    nginx_config,
+    nginx_or_skip,
     postgres_database,
     set_up_table,
 )
@@ -388,25 +390,14 @@ def test_a_game_across_two_nodes_leaks_nothing(shared_nodes: list[Server], game:
     assert_frames_leak_nothing(views, record, str(seed), game)
 
 
-DEPLOYMENT = Path(__file__).resolve().parent.parent / "docs" / "platform" / "deployment.md"
-
-
-def documented_nginx_block() -> str:
-    """The nginx configuration that the deployment page shows."""
-    page = DEPLOYMENT.read_text()
-    return page.split("```nginx\n", 1)[1].split("```", 1)[0]
-
-
 def test_the_documented_nginx_spreads_a_game_over_two_nodes(
     two_nodes: list[Server], tmp_path: Path
 ) -> None:
-    """The load balancer the deployment page shows, as it is written there (only its addresses
+    """The load balancer the deployment page shows (deploy/nginx/tapisvert.conf, only its addresses
     changed), in front of two nodes: each request goes to either node, each socket to either
     first node's relay or the second node, and a whole game is played through it."""
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    if not Path(nginx).exists():
-        pytest.skip("nginx is not installed (scripts/setup --test installs Debian's nginx-light)")
-    block = documented_nginx_block()
+    nginx = nginx_or_skip()
+    block = NGINX_CONFIG.read_text()
     for name, ports in (
         ("tapisvert", [node.port for node in two_nodes]),
         ("tapisvert_sockets", [node.ws_port for node in two_nodes]),
@@ -415,11 +406,7 @@ def test_the_documented_nginx_spreads_a_game_over_two_nodes(
         block = re.sub(rf"(upstream {name} \{{\n)(?:    server .*\n)+", rf"\g<1>{upstream}", block)
     balancer = Server("", tmp_path / "unused.log")  # its port and clients, no process
     block = block.replace("listen 80;", f"listen 127.0.0.1:{balancer.port};")
-    config = tmp_path / "nginx.conf"
-    config.write_text(
-        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
-        f"http {{\naccess_log off;\n{block}}}\n"
-    )
+    config = nginx_config(tmp_path, block)
     process = subprocess.Popen([nginx, "-c", str(config), "-p", str(tmp_path), "-g", "daemon off;"])
     try:
         for _ in range(100):

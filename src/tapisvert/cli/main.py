@@ -26,6 +26,7 @@ from tapisvert.arena import run_arena, save_plots
 from tapisvert.bots import Bot, make_bot
 from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.admin import admin
+from tapisvert.cli.backups import backups
 from tapisvert.cli.config import (
     ConfigOption,
     configuration,
@@ -59,6 +60,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(admin, name="admin")
+app.add_typer(backups)
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
