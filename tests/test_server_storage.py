@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +13,7 @@ import pytest
 
 from tapisvert.server.errors import StorageError
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
+from tapisvert.server.storage.schema import MIGRATIONS, latest_revision
 
 from server_support import Player, Server, postgres_database, set_up_table, sqlite_url
 
@@ -137,3 +141,35 @@ def test_the_log_holds_actions_of_64_bits(database_url: str) -> None:
             await storage.close()
 
     asyncio.run(run())
+
+
+def test_the_latest_revision_is_alembics_head_and_a_database_there_is_only_read(
+    tmp_path: Path,
+) -> None:
+    """A server restarting on its database does not import Alembic (a second of its start):
+    the newest migration's file number must be Alembic's head for that to hold."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert ScriptDirectory.from_config(config).get_current_head() == latest_revision()
+    url = sqlite_url(tmp_path)
+    opened = "import asyncio, sys\n" + textwrap.dedent(
+        f"""
+        from tapisvert.server.storage import open_storage
+
+        async def open_and_close() -> None:
+            storage = open_storage({url!r})
+            await storage.start()
+            await storage.close()
+
+        asyncio.run(open_and_close())
+        print("alembic" in sys.modules)
+        """
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", opened], capture_output=True, text=True, check=True)
+        for _ in range(2)
+    ]
+    assert [run.stdout.strip() for run in runs] == ["True", "False"]  # migrated, then read

@@ -42,10 +42,10 @@ from tapisvert.core.registry import game_names, load_game
 from tapisvert.core.stats import mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
 from tapisvert.review import review_game
-from tapisvert.testing import CheckResult, run_checks
 
 if TYPE_CHECKING:
     from tapisvert.server.config import Loaded, NodeConfig
+    from tapisvert.testing import CheckResult
 
 
 def help_text(key: str, **arguments: object) -> str:
@@ -489,6 +489,8 @@ def check(
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
+    from tapisvert.testing import run_checks  # imports Markdown's parser: only here
+
     language = language or default_language()
     if every_game == (game_name is not None) or (every_game and (players or option)):
         raise fail(OptionError("cli.check.game_or_all"), language)
@@ -572,8 +574,7 @@ def serve(
 
     from tapisvert.server.app import create_app
     from tapisvert.server.collector import Collector
-    from tapisvert.server.links import allow_open_files
-    from tapisvert.server.relay import PUBLIC_OPTIONS
+    from tapisvert.server.links import PUBLIC_OPTIONS, allow_open_files
     from tapisvert.server.storage import default_database_url
 
     language = default_language()

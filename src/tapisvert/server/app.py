@@ -10,19 +10,17 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 
-from tapisvert.server.bot_queue import BotQueue
 from tapisvert.server.collector import Collector
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, Settings
 from tapisvert.server.logs import NODE
 from tapisvert.server.protocol import PROTOCOL_VERSION
-from tapisvert.server.pubsub import PubSub, is_seat_channel
-from tapisvert.server.redis_bus import RedisPubSub
-from tapisvert.server.relay import RelayedSockets
+from tapisvert.server.pubsub import PubSub
 from tapisvert.server.routes import (
     account_life,
     accounts,
@@ -41,6 +39,10 @@ from tapisvert.server.routes.records import DECOMPRESSED_AT_ONCE
 from tapisvert.server.routes.refusals import malformed_request, refused
 from tapisvert.server.routes.websocket import SocketEndpoint, serve_link
 from tapisvert.server.storage import open_storage
+
+if TYPE_CHECKING:
+    from tapisvert.server.bot_queue import BotQueue
+    from tapisvert.server.redis_bus import RedisPubSub
 
 ROUTERS = (
     accounts.router,
@@ -74,11 +76,10 @@ def create_app(
     The API's own pages (``/docs``, ``/openapi.json``) are there with ``api_docs`` only:
     a public server does not show its map to everyone.
     """
-    shared = None if redis_url is None else RedisPubSub(redis_url, asked_first=is_seat_channel)
-    if relays is not None and shared is None:
+    if relays is not None and redis_url is None:
         raise ValueError("relays talk to their node over a Redis bus")
     settings = settings or Settings()
-    queue = None if redis_url is None else BotQueue(redis_url, settings.bot_workers)
+    shared, queue = (None, None) if redis_url is None else _bus(redis_url, settings)
     storage = open_storage(database_url)
     lobby = Lobby(storage, shared or pubsub, settings, sole=shared is None, thinking=queue)
     app = FastAPI(
@@ -103,6 +104,18 @@ def create_app(
     return app
 
 
+def _bus(redis_url: str, settings: Settings) -> tuple[RedisPubSub, BotQueue]:
+    """The channels and the bot queue on Redis, imported only for a node that has a bus
+    (redis-py is a good part of the time a server takes to start)."""
+    from tapisvert.server.bot_queue import BotQueue
+    from tapisvert.server.pubsub import is_seat_channel
+    from tapisvert.server.redis_bus import RedisPubSub
+
+    return RedisPubSub(redis_url, asked_first=is_seat_channel), BotQueue(
+        redis_url, settings.bot_workers
+    )
+
+
 def _lifespan(
     lobby: Lobby,
     shared: RedisPubSub | None,
@@ -124,6 +137,8 @@ def _lifespan(
         collecting = None if collector is None else asyncio.create_task(collector.run())
         sockets = None
         if relays is not None and shared is not None:
+            from tapisvert.server.relay import RelayedSockets
+
             sockets = RelayedSockets(shared, relays, lambda link: serve_link(lobby, link))
             await sockets.start()
         yield

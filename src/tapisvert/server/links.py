@@ -13,7 +13,7 @@ import ipaddress
 import logging
 import time
 from collections import deque
-from typing import Protocol
+from typing import Any, Protocol
 
 import orjson
 from starlette.types import Receive, Scope, Send
@@ -319,3 +319,13 @@ def allow_open_files(wanted: int = OPEN_FILES_WANTED) -> int:
             wanted,
         )
     return int(soft)
+
+
+PUBLIC_OPTIONS: dict[str, Any] = {
+    "ws_max_size": 1 << 20,
+    "ws_per_message_deflate": False,
+    "http": TimedHttpProtocol,
+}
+"""uvicorn's settings for a public port: a frame over 1 MiB closes its socket (1009);
+frames are small JSON, not worth deflating; a request's head must come within
+``REQUEST_SECONDS``."""

@@ -33,9 +33,9 @@ from starlette.types import Receive, Scope, Send
 from tapisvert.i18n import accepted_language
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import (
+    PUBLIC_OPTIONS,
     AsgiLink,
     Pace,
-    TimedHttpProtocol,
     accept,
     client_address,
     refuse_body,
@@ -316,13 +316,3 @@ def run_relay(
     level = logs["root"]["level"].lower()
     config = uvicorn.Config(relay, log_config=logs, log_level=level, **PUBLIC_OPTIONS)
     uvicorn.Server(config).run(sockets=[relay_socket(host, port)])
-
-
-PUBLIC_OPTIONS: dict[str, Any] = {
-    "ws_max_size": 1 << 20,
-    "ws_per_message_deflate": False,
-    "http": TimedHttpProtocol,
-}
-"""uvicorn's settings for a public port: a frame over 1 MiB closes its socket (1009);
-frames are small JSON, not worth deflating; a request's head must come within
-``REQUEST_SECONDS``."""
