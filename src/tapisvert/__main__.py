@@ -1,5 +1,10 @@
-"""``python -m tapisvert`` is the ``tapisvert`` command."""
+"""``python -m tapisvert`` is the ``tapisvert`` command.
 
-from tapisvert.cli.main import main
+The command line is imported under the guard: a worker process the server spawns imports
+this module again (as ``__mp_main__``) and needs none of it.
+"""
 
-main()
+if __name__ == "__main__":
+    from tapisvert.cli.main import main
+
+    main()
