@@ -175,7 +175,7 @@ class Player:
 
     It keeps every frame it received (for the leak scan) and every acknowledged move
     (for the crash test: its seat's next view names it), and reconnects with its token
-    when the server goes away.
+    when the server goes away or tells it to (``reconnect``).
     """
 
     server: Server
@@ -190,6 +190,10 @@ class Player:
     errors: list[dict[str, Any]] = field(default_factory=list)
     requests: set[str] = field(default_factory=set)
     """The id of every move it sent."""
+    welcomes: int = 0
+    """Connections the server greeted."""
+    reconnects: int = 0
+    """Times the server told it to reconnect."""
     _ids: itertools.count[int] = field(default_factory=itertools.count)
 
     async def play(self, tables: set[int], reconnect: bool = False) -> None:
@@ -215,8 +219,16 @@ class Player:
             frame = json.loads(await link.recv())
             self.frames.append(frame)
             kind = frame["type"]
-            if kind == "error":
+            if kind == "reconnect":  # the server is stopping: the socket closes next
+                self.reconnects += 1
+                return
+            if kind == "welcome":
+                self.welcomes += 1
+            elif kind == "error":
                 self.errors.append(frame)
+                if frame["code"] == "draining":  # refused by a node that is stopping
+                    await asyncio.sleep(0.05)
+                    return
                 refused = pending.pop(frame.get("id") or "", None)
                 if refused is not None and frame["code"] == "rate_limited":
                     await asyncio.sleep(0.1)
@@ -253,10 +265,17 @@ class Player:
 
 
 def set_up_table(
-    server: Server, tokens: list[str], game: str, players: int, bots: str = "easy"
+    server: Server,
+    tokens: list[str],
+    game: str,
+    players: int,
+    bots: str = "easy",
+    options: dict[str, str] | None = None,
 ) -> int:
     """A started table: the people in seats 1, 2…, bots of level ``bots`` in the rest."""
-    created = server.call(tokens[0], "POST", "/api/tables", game=game, players=players)
+    created = server.call(
+        tokens[0], "POST", "/api/tables", game=game, players=players, options=options or {}
+    )
     created.raise_for_status()
     table = int(created.json()["table"])
     for seat, token in enumerate(tokens[1:], start=1):

@@ -543,11 +543,13 @@ def serve(
     ] = 5,
     bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
     lease_seconds: Annotated[float, typer.Option(min=0.5, help=help_text("lease_seconds"))] = 10.0,
+    drain_seconds: Annotated[float, typer.Option(min=1.0, help=help_text("drain_seconds"))] = 30.0,
 ) -> None:
     import uvicorn
 
     from tapisvert.server.app import create_app
     from tapisvert.server.collector import Collector
+    from tapisvert.server.draining import DrainingServer
     from tapisvert.server.links import allow_open_files
     from tapisvert.server.lobby import Settings
     from tapisvert.server.relay import PUBLIC_OPTIONS
@@ -573,6 +575,7 @@ def serve(
         bot_workers=bot_workers,
         leaderboard_min_games=leaderboard_min_games,
         lease_seconds=lease_seconds,
+        drain_seconds=drain_seconds,
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
     node = secrets.token_hex(8) if relays else None
@@ -607,7 +610,15 @@ def serve(
         for process in started:
             threading.Thread(target=_stop_without, args=(process, stopping), daemon=True).start()
     try:
-        uvicorn.run(server, host=host, port=port, log_level="warning", **PUBLIC_OPTIONS)
+        config = uvicorn.Config(
+            server,
+            host=host,
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=int(drain_seconds / 4) or 1,
+            **PUBLIC_OPTIONS,
+        )
+        DrainingServer(config, server.state.lobby).run()
     finally:
         stopping.stop()
         for process in started:

@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from tapisvert.server.bot_queue import BotQueue
 from tapisvert.server.collector import Collector
 from tapisvert.server.errors import ServerError
+from tapisvert.server.health import Health
 from tapisvert.server.lobby import Lobby, Settings
 from tapisvert.server.protocol import PROTOCOL_VERSION
 from tapisvert.server.pubsub import PubSub, is_seat_channel
@@ -28,6 +29,7 @@ from tapisvert.server.routes import (
     api,
     chat,
     community,
+    health,
     moderation,
     pages,
     records,
@@ -42,6 +44,7 @@ from tapisvert.server.routes.websocket import SocketEndpoint, serve_link
 from tapisvert.server.storage import open_storage
 
 ROUTERS = (
+    health.router,
     accounts.router,
     account_life.router,
     api.router,
@@ -89,6 +92,7 @@ def create_app(
         openapi_url="/openapi.json" if api_docs else None,
     )
     app.state.lobby = lobby
+    app.state.health = Health(storage, shared, lobby.thinking, lobby.cluster)
     app.state.decompressing = asyncio.Semaphore(DECOMPRESSED_AT_ONCE)
     app.exception_handler(ServerError)(refused)
     app.exception_handler(RequestValidationError)(malformed_request)

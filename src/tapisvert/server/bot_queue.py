@@ -217,6 +217,24 @@ class BotQueue:
         finally:
             self._waiting.pop(number, None)
 
+    async def trouble(self) -> str | None:
+        """Why no worker would answer now: Redis is away, or no worker of the group (here
+        or anywhere) asked for a job within ``claim_after`` seconds. Workers not started
+        yet here count as there: they start on the first search."""
+        if self._reading.trouble is not None:
+            return "redis"
+        if self.workers and not self._processes:
+            return None
+        if any(process.is_alive() for process in self._processes):
+            return None
+        try:
+            consumers: Any = await self._redis.xinfo_consumers(self.jobs, GROUP)
+        except (RedisError, OSError):
+            return "redis"
+        if any(consumer["idle"] <= self.claim_after * 1000 for consumer in consumers):
+            return None
+        return "no_worker"
+
     async def close(self) -> None:
         """Stop listening and stop the workers started here (a job one was doing stays in
         the queue for another)."""

@@ -30,6 +30,9 @@ class Settings:
     lease_seconds: float = 10.0
     """How long a node's lease of a table lasts unrenewed: a node that dies leaves its
     tables to others after this long (renewed every quarter of it)."""
+    drain_seconds: float = 30.0
+    """How long a node given SIGTERM takes at most to stop gently: to hand its tables over,
+    tell its clients to reconnect and see them go (see ``draining``)."""
 
 
 DEFAULT_RATE = Settings.rate
