@@ -1,8 +1,8 @@
 """A node that stops gently on SIGTERM, as a supervisor or an orchestrator asks it to.
 
 uvicorn stops listening at once on SIGTERM. Here the node first drains (``Lobby.drain``):
-it says it is not ready (``/readyz``: 503), refuses new tables and connections, hands its
-tables over to the other nodes, tells its clients to reconnect and waits for them to go;
+it says it is not ready (``/readyz``: 503), refuses new tables and connections, tells its
+clients to reconnect and waits for them to go, and hands its tables over to the other nodes;
 then uvicorn stops it as usual, committing what is queued. All of it takes at most
 ``Settings.drain_seconds``: past that, the process ends outright, as if killed (every
 acknowledged move is committed already). A second SIGTERM, or Ctrl+C, stops at once.
