@@ -3,11 +3,12 @@
 Two nodes (``serve --bus``, one PostgreSQL database) serve ``--tables`` tables of four
 client seats each (seat j of table g on node (g + j) mod 2, every table created on node
 g mod 2), the clients thinking as in ``server_load`` (0.5–1.5 × ``--think`` seconds). After
-a warm-up (the baseline, measured in the same run), the first node is stopped gently
+a warm-up and a baseline window of ``--seconds``, the first node is stopped gently
 (SIGTERM: it hands its tables to the other and tells its clients to reconnect, which they do
 to the other node, as a load balancer would send them), started again once it has exited,
 and then the second node the same way. The players' move latencies (from leaving the client
-to its acknowledgement) are reported before and during the restart, with their ratio.
+to its acknowledgement) are reported in the baseline window and during the restart (from the
+first SIGTERM until the second node is started again), with their ratio.
 
 At the end every acknowledged move must be in the database at its position (``lost`` counts
 those that are not), no position may be logged twice and no move acknowledged twice.
@@ -153,18 +154,20 @@ async def measure(nodes: list[Server], arguments: argparse.Namespace) -> dict[st
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     playing = [asyncio.create_task(seat.run(session, arguments.think)) for seat in seats]
     await asyncio.sleep(arguments.warmup)
+    baseline = time.perf_counter()
+    await asyncio.sleep(arguments.seconds)
     started = time.perf_counter()
     for node in nodes:
         await restart(node)
     ended = time.perf_counter()
-    await asyncio.sleep(arguments.warmup)
+    await asyncio.sleep(arguments.seconds)
     for seat in seats:
         seat.done = True
     for task in playing:
         task.cancel()
     await asyncio.gather(*playing, return_exceptions=True)
     await session.close()
-    before = sorted(seconds for sent, seconds in moves.latencies if sent < started)
+    before = sorted(seconds for sent, seconds in moves.latencies if baseline <= sent < started)
     during = sorted(seconds for sent, seconds in moves.latencies if started <= sent <= ended)
     return {"moves": moves, "before": before, "during": during, "restart": ended - started}
 
@@ -187,7 +190,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=20, help="250 for the full measure")
     parser.add_argument("--think", type=float, default=0.14)
-    parser.add_argument("--warmup", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=10.0, help="before the baseline")
+    parser.add_argument("--seconds", type=float, default=10.0, help="the baseline's window")
     parser.add_argument("--database-url", required=True, help="a PostgreSQL server's URL")
     parser.add_argument("--bus", required=True, help="a Redis server's URL")
     parser.add_argument("--lease-seconds", type=float, default=10.0)

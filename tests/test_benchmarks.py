@@ -117,6 +117,22 @@ def test_server_load_runs_two_nodes_with_relays_and_kills_them_at_the_end() -> N
     assert row.split()[-1] == "all"  # every acknowledged move found after kill -9
 
 
+def test_rolling_restart_runs_and_loses_no_move() -> None:
+    if not redis_answers():
+        pytest.skip(f"no Redis server answers at {REDIS_URL} (set TAPISVERT_TEST_REDIS)")
+    base = postgres_url()
+    if base is None:
+        pytest.skip("no PostgreSQL server answers on 127.0.0.1:5432 (set TAPISVERT_TEST_POSTGRES)")
+    printed = run_benchmark(
+        "rolling_restart.py",
+        *("--tables", "2", "--warmup", "1", "--seconds", "1", "--think", "0.02"),
+        *("--bus", REDIS_URL, "--database-url", base),
+    )
+    counts = dict(re.findall(r"([a-z][a-z ]*): (\d+)", printed.splitlines()[1]))
+    assert int(counts["acknowledged moves"]) > 0 and int(counts["reconnections"]) > 0
+    assert counts["lost"] == counts["logged twice"] == counts["acknowledged twice"] == "0"
+
+
 def test_server_load_runs_with_the_servers_bots_without_and_with_a_redis_bus() -> None:
     """With Redis, each setting is measured twice, side by side: the in-process bus, then
     Redis; without it, the in-process bus alone."""
