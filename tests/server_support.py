@@ -176,7 +176,7 @@ class Player:
 
     It keeps every frame it received (for the leak scan) and every acknowledged move
     (for the crash test: its seat's next view names it), and reconnects with its token
-    when the server goes away.
+    when the server goes away or tells it to (``reconnect``).
     """
 
     server: Server
@@ -193,6 +193,10 @@ class Player:
     """The id of every move it sent."""
     before_move: Callable[[], Awaitable[None]] | None = None
     """Awaited before each move it chooses: a test holds the game there."""
+    welcomes: int = 0
+    """Connections the server greeted."""
+    reconnects: int = 0
+    """Times the server told it to reconnect."""
     _ids: itertools.count[int] = field(default_factory=itertools.count)
 
     async def play(self, tables: set[int], reconnect: bool = False) -> None:
@@ -218,8 +222,16 @@ class Player:
             frame = json.loads(await link.recv())
             self.frames.append(frame)
             kind = frame["type"]
-            if kind == "error":
+            if kind == "reconnect":  # the server is stopping: the socket closes next
+                self.reconnects += 1
+                return
+            if kind == "welcome":
+                self.welcomes += 1
+            elif kind == "error":
                 self.errors.append(frame)
+                if frame["code"] == "draining":  # refused by a node that is stopping
+                    await asyncio.sleep(0.05)
+                    return
                 refused = pending.pop(frame.get("id") or "", None)
                 if refused is not None and frame["code"] == "rate_limited":
                     await asyncio.sleep(0.1)

@@ -97,12 +97,18 @@ def test_server_load_runs_and_checks_persistence() -> None:
         assert float(row.split()[9]) > 0 and float(row.split()[10]) > 0  # µs/move: all, loop
 
 
-def test_server_load_runs_two_nodes_with_relays_and_kills_them_at_the_end() -> None:
+def postgres_and_redis() -> str:
+    """The PostgreSQL server's URL, once it and Redis answer; else the test is skipped."""
     if not redis_answers():
         pytest.skip(f"no Redis server answers at {REDIS_URL} (set TAPISVERT_TEST_REDIS)")
     base = postgres_url()
     if base is None:
         pytest.skip("no PostgreSQL server answers on 127.0.0.1:5432 (set TAPISVERT_TEST_POSTGRES)")
+    return base
+
+
+def test_server_load_runs_two_nodes_with_relays_and_kills_them_at_the_end() -> None:
+    base = postgres_and_redis()
     printed = run_benchmark(
         "server_load.py",
         *("--game", "wizard", "--tables", "4", "--nodes", "2", "--relays", "1"),
@@ -115,6 +121,18 @@ def test_server_load_runs_two_nodes_with_relays_and_kills_them_at_the_end() -> N
     assert float(row.split()[5]) > 0  # moves/s
     assert float(row.split()[12]) > 0  # the relays' CPU: they held the sockets
     assert row.split()[-1] == "all"  # every acknowledged move found after kill -9
+
+
+def test_rolling_restart_runs_and_loses_no_move() -> None:
+    base = postgres_and_redis()
+    printed = run_benchmark(
+        "rolling_restart.py",
+        *("--tables", "2", "--warmup", "1", "--seconds", "1", "--think", "0.02"),
+        *("--bus", REDIS_URL, "--database-url", base),
+    )
+    counts = dict(re.findall(r"([a-z][a-z ]*): (\d+)", printed.splitlines()[1]))
+    assert int(counts["acknowledged moves"]) > 0 and int(counts["reconnections"]) > 0
+    assert counts["lost"] == counts["logged twice"] == counts["acknowledged twice"] == "0"
 
 
 def test_server_load_runs_with_the_servers_bots_without_and_with_a_redis_bus() -> None:

@@ -264,3 +264,27 @@ def test_a_server_on_redis_plays_search_bots_through_the_queue(server_on_redis: 
     assert group["entries-read"] >= 2  # the bots' decisions went through the stream
     (consumer,) = consumers
     assert int(consumer["name"].decode().rpartition(":")[2]) in server.bot_workers()
+
+
+def test_readiness_wants_a_worker_seen_lately(workers: list[BaseProcess]) -> None:
+    """With no worker of its own, a node is ready for searches once a worker of the group
+    asked for jobs within ``claim_after`` seconds, and no longer once none did."""
+
+    async def run() -> list[str | None]:
+        queue = BotQueue(REDIS_URL, workers=0, claim_after=1.0)
+        await queue.start()
+        said = [await queue.trouble()]
+        try:
+            worker = start_worker(workers)
+            while await queue.trouble() is not None:
+                await asyncio.sleep(0.05)
+            said.append(None)
+            worker.kill()
+            while await queue.trouble() is None:
+                await asyncio.sleep(0.05)
+            said.append(await queue.trouble())
+        finally:
+            await queue.close()
+        return said
+
+    assert asyncio.run(asyncio.wait_for(run(), 60)) == ["no_worker", None, "no_worker"]

@@ -10,6 +10,8 @@ needs of another part above it with a small Protocol of its own.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import tapisvert.server
@@ -101,3 +103,20 @@ def test_the_graph_sees_every_kind_of_import() -> None:
 def test_the_server_modules_import_one_another_without_a_cycle() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, " → ".join(cycle or [])
+
+
+def test_a_node_without_a_bus_imports_neither_redis_nor_alembic() -> None:
+    """Each is a good part of the second a server takes to import; a node alone needs
+    neither (Alembic only to migrate: see ``storage.schema.migrate``)."""
+    imported = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, tapisvert.__main__, tapisvert.cli.main, tapisvert.server.app,"
+            " tapisvert.server.draining; print(sorted({'redis', 'alembic'} & set(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert imported.stdout.strip() == "[]"

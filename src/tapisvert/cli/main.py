@@ -569,11 +569,13 @@ def serve(
     log_level: LogLevelOption = "warning",
     config_file: ConfigOption = None,
     show: Annotated[bool, typer.Option("--print-config", help=help_text("print_config"))] = False,
+    drain_seconds: Annotated[float, typer.Option(min=1.0, help=help_text("drain_seconds"))] = 30.0,
 ) -> None:
     import uvicorn
 
     from tapisvert.server.app import create_app
     from tapisvert.server.collector import Collector
+    from tapisvert.server.draining import DrainingServer
     from tapisvert.server.links import PUBLIC_OPTIONS, allow_open_files
     from tapisvert.server.storage import default_database_url
 
@@ -628,14 +630,16 @@ def serve(
                 target=_stop_without, args=(process, stopping, config), daemon=True
             ).start()
     try:
-        uvicorn.run(
+        listening = uvicorn.Config(
             server,
             host=host,
             port=port,
             log_config=logs,
             log_level=config.log_level,
+            timeout_graceful_shutdown=int(config.drain_seconds / 4) or 1,
             **PUBLIC_OPTIONS,
         )
+        DrainingServer(listening, server.state.lobby).run()
     finally:
         stopping.stop()
         for process in started:

@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 
 from tapisvert.server.collector import Collector
 from tapisvert.server.errors import ServerError
+from tapisvert.server.health import Health
 from tapisvert.server.lobby import Lobby, Settings
 from tapisvert.server.logs import NODE
 from tapisvert.server.protocol import PROTOCOL_VERSION
@@ -27,6 +28,7 @@ from tapisvert.server.routes import (
     api,
     chat,
     community,
+    health,
     moderation,
     pages,
     records,
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from tapisvert.server.redis_bus import RedisPubSub
 
 ROUTERS = (
+    health.router,
     accounts.router,
     account_life.router,
     api.router,
@@ -91,6 +94,7 @@ def create_app(
         openapi_url="/openapi.json" if api_docs else None,
     )
     app.state.lobby = lobby
+    app.state.health = Health(storage, shared, lobby.thinking, lobby.cluster)
     app.state.decompressing = asyncio.Semaphore(DECOMPRESSED_AT_ONCE)
     app.exception_handler(ServerError)(refused)
     app.exception_handler(RequestValidationError)(malformed_request)

@@ -70,6 +70,9 @@ from tapisvert.server.thinking import (
 
 JOBS = "bot-jobs"
 GROUP = "bot-workers"
+SEEN = "bot-workers-seen"
+"""A sorted set: each worker, by when it last asked for jobs (its clock; at most once a
+second), so that a node knows whether any would take its searches (``BotQueue.trouble``)."""
 CLAIM_AFTER = 5.0
 """Seconds a job stays with a worker that does not answer before another may take it."""
 KEPT = 10_000
@@ -217,6 +220,24 @@ class BotQueue:
         finally:
             self._waiting.pop(number, None)
 
+    async def trouble(self) -> str | None:
+        """Why no worker would answer now: Redis is away, or no worker (here or anywhere)
+        asked for jobs within ``claim_after`` seconds (see ``SEEN``). Workers not started
+        yet here count as there: they start on the first search."""
+        if self._reading.trouble is not None:
+            return "redis"
+        if self.workers and not self._processes:
+            return None
+        if any(process.is_alive() for process in self._processes):
+            return None
+        try:
+            seen = await self._redis.zcount(
+                self.prefix + SEEN, time.time() - self.claim_after, "+inf"
+            )
+        except (RedisError, OSError):
+            return "redis"
+        return None if seen else "no_worker"
+
     async def close(self) -> None:
         """Stop listening and stop the workers started here (a job one was doing stays in
         the queue for another)."""
@@ -288,16 +309,24 @@ def work(
     client = redis.Redis.from_url(url)
     jobs = (bus_prefix() if prefix is None else prefix) + JOBS
     me = f"{socket.gethostname()}:{os.getpid()}"
+    seen = jobs.removesuffix(JOBS) + SEEN
+    said = 0.0
     grouped = False
 
     def answer_some() -> None:
         """Answer the next jobs; first (again, after an error) make sure the group exists."""
-        nonlocal grouped
+        nonlocal grouped, said
         try:
             if not grouped:
                 with contextlib.suppress(ResponseError):  # BUSYGROUP: it exists
                     client.xgroup_create(jobs, GROUP, id="0", mkstream=True)
                 grouped = True
+            if time.time() - said >= 1.0:
+                said = time.time()
+                with client.pipeline(transaction=False) as pipe:
+                    pipe.zadd(seen, {me: said})
+                    pipe.zremrangebyscore(seen, "-inf", said - REPLIES_EXPIRE)  # long gone
+                    pipe.execute()
             for entry, fields in _next_jobs(client, jobs, me, claim_after):
                 _answer(client, jobs, me, entry, fields)
         except (RedisError, OSError):

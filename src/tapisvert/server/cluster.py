@@ -4,13 +4,15 @@ that stopped, and requests for tables that another node serves.
 A node serves the tables it holds a lease of in the database (see ``storage``); alone
 (``sole``: no bus, so no other node can reach its clients) it takes every table at
 start, even from a process that was killed a moment ago. With other nodes, it takes
-the tables nobody serves, at start and whenever a node's leases run out. Every write of
-a table carries the fencing token of its lease: a node that lost it can store nothing more.
+the tables nobody serves, at start, whenever a node's leases run out, and at once when a
+stopping node hands its tables over (``hand_over``). Every write of a table carries the
+fencing token of its lease: a node that lost it can store nothing more.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -22,7 +24,7 @@ from tapisvert.server.errors import ServerError, StorageError, TableMoved
 from tapisvert.server.logs import USER, about_table
 from tapisvert.server.peers import Peers
 from tapisvert.server.presence import Presence
-from tapisvert.server.pubsub import PubSub
+from tapisvert.server.pubsub import LEASES_CHANNEL, Frame, PubSub
 from tapisvert.server.registry import TableRegistry
 from tapisvert.server.settings import Settings
 from tapisvert.server.storage import Storage, TableRow
@@ -75,6 +77,10 @@ class Cluster:
         """Renews this node's leases and takes over the tables of nodes that stopped."""
         self.operator: TableOperator | None = None
         """The tables' side, set by the lobby once both are made."""
+        self.draining = False
+        """This node is stopping: it takes no table, and refuses new tables and connections."""
+        self._wake = asyncio.Event()
+        """Set when another node let its tables go: the keeper takes them now."""
 
     async def claim(self) -> dict[int, int]:
         """The leases this node takes at start (every table's, alone), with their fences."""
@@ -87,6 +93,7 @@ class Cluster:
         if not self.sole:
             self.peers = Peers(self.pubsub, self.node, self._answer)
             self.peers.start()
+            self.pubsub.subscribe(LEASES_CHANNEL, self._released)
         self.keeper = asyncio.get_running_loop().create_task(self._keep_leases())
 
     def stop(self) -> None:
@@ -94,6 +101,25 @@ class Cluster:
             self.keeper.cancel()
         if self.peers is not None:
             self.peers.close()
+            self.pubsub.unsubscribe(LEASES_CHANNEL, self._released)
+
+    async def hand_over(self) -> None:
+        """Stop serving every table here and let their leases go at once (this node is
+        stopping): the other nodes, told so, take them over now rather than once the leases
+        have run out, as they would from a node killed outright. Writes already queued are
+        committed before the leases go (the writer keeps their order); none comes after,
+        for the tables are fenced off here first. Alone, the next start takes them back."""
+        self.draining = True
+        for table in list(self.registry.tables.values()):
+            self._forget(table)
+        released = await self.storage.leases.release_all(self.node)
+        _log.warning("this node is stopping: it let %d tables go", released)
+        if self.peers is not None:
+            self.pubsub.publish(LEASES_CHANNEL, self.node)
+
+    def _released(self, frame: Frame) -> None:
+        if frame != self.node:
+            self._wake.set()
 
     def _operator(self) -> TableOperator:
         if self.operator is None:
@@ -105,7 +131,9 @@ class Cluster:
         the tables of nodes whose leases ran out."""
         seconds = self.settings.lease_seconds
         while True:
-            await asyncio.sleep(seconds / 4)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), seconds / 4)
+            self._wake.clear()
             if not self.sole:
                 self.presence.announce()
                 self.presence.expire(seconds)
@@ -115,7 +143,7 @@ class Cluster:
                 for table in leased:
                     if table.id not in held:
                         self.lost(table)
-                if not self.sole:
+                if not self.sole and not self.draining:
                     await self._take_over(await self.storage.leases.take(self.node, seconds))
             except StorageError:
                 continue  # the database is away: the leases are renewed when it is back
@@ -134,9 +162,12 @@ class Cluster:
     def lost(self, table: GameTable) -> None:
         """Another node serves ``table`` now: this one forgets it (its timers too) and
         stores nothing more of it."""
-        if table.moved:
-            return
-        _log.warning("table %d is served by another node now", table.id)
+        if not table.moved:
+            _log.warning("table %d is served by another node now", table.id)
+            self._forget(table)
+
+    def _forget(self, table: GameTable) -> None:
+        """Store nothing more of ``table`` and let it go from memory, its timers too."""
         table.moved = True
         table.stop_timers()
         self.registry.let_go(table)

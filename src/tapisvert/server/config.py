@@ -85,6 +85,7 @@ class NodeConfig(BaseSettings):
     bot_workers: int | None = Field(Settings.bot_workers, ge=0)
     leaderboard_min_games: int = Field(Settings.leaderboard_min_games, ge=0)
     lease_seconds: float = Field(Settings.lease_seconds, ge=0.5)
+    drain_seconds: float = Field(Settings.drain_seconds, ge=1.0)
     secret_key: SecretStr | None = None
     """The key that signs session tokens; with neither it nor ``secret_key_file``, the
     server makes one and keeps it in its database."""

@@ -13,7 +13,7 @@ from tapisvert.server.addresses import TokenBucket
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import Link
 from tapisvert.server.notices import Said, render_notice
-from tapisvert.server.protocol import ChatLine, Error, ServerMessage
+from tapisvert.server.protocol import ChatLine, Error, Reconnect, ServerMessage
 from tapisvert.server.pubsub import Frame, PubSub, table_channel
 from tapisvert.server.settings import Settings
 from tapisvert.server.users import User
@@ -65,6 +65,10 @@ class Connection:
         """Views of tables served elsewhere, kept while their first view is on its way."""
         self.ignored: frozenset[str] = frozenset()
         """The names whose chat lines this connection does not pass on (see ``social``)."""
+        self.busy = False
+        """A request of the client is being handled (see ``reconnect``)."""
+        self.leaving = False
+        """The client is to be told to reconnect once its request is answered."""
         self._last_published: Frame | None = None
         """The frame last published to this connection: the same one, published on two of
         its channels, is sent once (two equal chat lines are two lines, and both are sent)."""
@@ -187,6 +191,15 @@ class Connection:
             self.closed = True
             self.stop_listening(lambda name: True)
             self.link.close(code)
+
+    def reconnect(self) -> None:
+        """Tell the client to connect again (this node is stopping) and close the socket
+        (1012, a service restart): at once, or once the request being handled is answered,
+        so that a client knows that what was answered is done and nothing else is."""
+        self.leaving = True
+        if not self.busy:
+            self.send(Reconnect())
+            self.close(code=1012)
 
     def drop(self, reason: ServerError | None = None) -> None:
         """Cut a connection that floods or does not read (see ``Link.drop``), saying why

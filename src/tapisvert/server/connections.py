@@ -89,6 +89,8 @@ class Connections:
         except BaseException:  # the database failed, say: the connection does not stay
             self.disconnect(connection)
             raise
+        if self.cluster.draining:  # greeted while this node began to stop
+            connection.reconnect()
         return connection
 
     async def _seats_of(self, user_id: int) -> list[tuple[int, int]]:
@@ -115,6 +117,12 @@ class Connections:
                 for connection in list(connections):
                     if connection.link.address == address:
                         connection.drop(barred)
+
+    def reconnect_all(self) -> None:
+        """Tell every client here to connect again (this node is stopping)."""
+        for connections in list(self.presence.connections.values()):
+            for connection in list(connections):
+                connection.reconnect()
 
     def disconnect(self, connection: Connection) -> None:
         watched = [

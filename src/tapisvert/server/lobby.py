@@ -23,6 +23,9 @@ method of one part, so the three ways of asking behave the same:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 from tapisvert.bots.base import LEVELS
 from tapisvert.server.account_life import AccountLife
 from tapisvert.server.accounts import Accounts
@@ -53,6 +56,8 @@ from tapisvert.server.users import ANYONE, User
 
 __all__ = ["ANYONE", "Connection", "Lobby", "Settings", "User"]
 
+GONE_POLL_SECONDS = 0.05
+"""How often a stopping node looks whether its clients are gone."""
 RESTORED_FINISHED = 100
 """The latest finished tables brought back at start, for whoever did not see the end."""
 
@@ -159,6 +164,22 @@ class Lobby:
             self.account_life.listen()
             self.moderation.listen()
         self.cluster.start()
+
+    async def drain(self, clients_seconds: float) -> None:
+        """Stop gently (SIGTERM): take no new table or connection, tell every client to
+        reconnect and wait for them to go (``clients_seconds`` at most), then hand the
+        tables over to the other nodes (see ``Cluster.hand_over``). Clients go first, so
+        that a move they sent is answered here; the tables go next, once nothing more
+        comes. The caller bounds the whole (``Settings.drain_seconds``) and stops the node."""
+        self.cluster.draining = True
+        self.connections.reconnect_all()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._clients_gone(), clients_seconds)
+        await self.cluster.hand_over()
+
+    async def _clients_gone(self) -> None:
+        while self.presence.connections:
+            await asyncio.sleep(GONE_POLL_SECONDS)
 
     async def stop(self) -> None:
         self.cluster.stop()

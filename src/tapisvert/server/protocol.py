@@ -161,6 +161,14 @@ class Error(ServerMessage):
     message: str
 
 
+class Reconnect(ServerMessage):
+    """This server is stopping: connect again (through the same address, which leads to
+    another node or to this one restarted) and say ``hello`` anew. The socket closes next,
+    with code 1012; every request answered before it is done, any other was not."""
+
+    type: Literal["reconnect"] = "reconnect"
+
+
 class Ack(ServerMessage):
     """The request ``id`` was done; for a move, ``seq`` is the position after it.
 
@@ -343,6 +351,7 @@ OUTGOING: tuple[type[ServerMessage], ...] = (
     People,
     PrivateMessage,
     SocialInfo,
+    Reconnect,
 )
 INCOMING: tuple[type[ClientMessage], ...] = (
     Hello,

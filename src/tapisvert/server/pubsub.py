@@ -75,6 +75,9 @@ class LocalPubSub:
 PRESENCE_CHANNEL = "presence"
 """Where each node says who is connected to it."""
 
+LEASES_CHANNEL = "leases"
+"""Where a stopping node says it let its tables' leases go, for the others to take them now."""
+
 ACCOUNTS_CHANNEL = "accounts"
 """Where each node says which account it deleted, for the others to forget its name."""
 

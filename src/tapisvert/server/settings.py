@@ -33,6 +33,9 @@ class Settings:
     secret_key: str | None = field(default=None, repr=False)
     """The key that signs session tokens; ``None``: the server makes one and keeps it in
     its database (then whoever reads the database could sign tokens)."""
+    drain_seconds: float = 30.0
+    """How long a node given SIGTERM takes at most to stop gently: to hand its tables over,
+    tell its clients to reconnect and see them go (see ``draining``)."""
 
 
 DEFAULT_RATE = Settings.rate

@@ -102,7 +102,10 @@ class TableService:
     def _opening_table(self, user: User, room: str) -> Iterator[None]:
         """Count a new table against its person's and address's quotas, within the bounds
         on open tables (a room full of empty tables is of use to nobody); tables being
-        opened count as open until they are."""
+        opened count as open until they are. A node that is stopping opens none: the
+        client asks again, of another node."""
+        if self.cluster.draining:
+            raise ServerError("draining", status=503)
         opening = (("person", str(user.id)), ("address", user.address), ("room", room))
         served = self.registry.tables.values()
         waiting = self._opening[opening[0]] + sum(

@@ -60,6 +60,9 @@ class Thinking(Protocol):
 
     async def choose(self, job: BotJob) -> Action: ...
 
+    async def trouble(self) -> str | None:
+        """Why the search bots cannot decide now, or ``None`` (see ``health``)."""
+
     async def close(self) -> None: ...
 
 
@@ -113,6 +116,10 @@ class BotWorkers:
         except BrokenProcessPool:
             self._pool = None
             raise
+
+    async def trouble(self) -> str | None:
+        """None: the pool starts on the first search, and again after its processes died."""
+        return None
 
     async def close(self) -> None:
         """Stop the workers, letting a search under way finish (a second at most)."""

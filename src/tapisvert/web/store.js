@@ -170,6 +170,8 @@ function connect() {
   socket.unanswered = new Set();  // ids of the requests sent on this socket, not yet answered
   socket.onmessage = (event) => {
     const frame = JSON.parse(event.data);
+    // the server is stopping and closes the socket next: connect again at once (see onclose)
+    if (frame.type === "reconnect") socket.told = true;
     const answer = frame.id && socket.unanswered.delete(frame.id);
     if (socket === state.socket) receive(frame);
     else if (answer) {
@@ -180,7 +182,9 @@ function connect() {
   socket.onclose = () => {
     if (state.socket !== socket) return;  // replaced by a new socket already
     state.connected = false;
-    if (state.token) setTimeout(connect, 1000);
+    // told to reconnect, at once, spread over half a second so that a node's clients do not
+    // all come back together; else a second later, again and again until a server answers
+    if (state.token) setTimeout(connect, socket.told ? Math.random() * 500 : 1000);
     changed();
   };
 }
@@ -250,6 +254,7 @@ function receive(frame) {
       break;
     case "error":
       if (["bad_token", "hello_first", "signed_out", "banned"].includes(frame.code)) forgetSession();
+      if (frame.code === "draining") break;  // a server that is stopping: the next one answers
       tell(frame.message);
       break;
     case "unsay":

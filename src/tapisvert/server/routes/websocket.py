@@ -52,8 +52,10 @@ class SocketEndpoint:
 
 async def serve_link(lobby: Lobby, link: Link) -> None:
     """One client, from its ``hello`` until it leaves; refused at once when its address
-    holds too many sockets or is barred."""
+    holds too many sockets or is barred, or when this node is stopping."""
     try:
+        if lobby.cluster.draining:
+            raise ServerError("draining", status=503)
         bucket = lobby.addresses.open(link.address)
     except ServerError as refusal:
         link.push(
@@ -125,9 +127,13 @@ async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:
         text = await link.receive()
         if text is None:
             return
+        connection.busy = True
         answer = await _answer(lobby, connection, text)
         if answer is not None:
             connection.send(answer)
+        connection.busy = False
+        if connection.leaving:
+            connection.reconnect()
 
 
 async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMessage | None:

@@ -78,6 +78,9 @@ class Storage(Protocol):
     async def secret(self) -> str:
         """The server's own secret (its tokens' signing key), made the first time."""
 
+    async def ping(self) -> None:
+        """Once the database answered a statement through the writer (see ``health``)."""
+
 
 class SqlStorage:
     """The SQLAlchemy adapter; the URL's dialect picks SQLite or PostgreSQL."""
@@ -113,6 +116,9 @@ class SqlStorage:
 
     async def secret(self) -> str:
         return await self._writer.run(_secret)
+
+    async def ping(self) -> None:
+        await self._writer.run(lambda connection: connection.exec_driver_sql("SELECT 1"), True)
 
 
 def _secret(connection: Connection) -> str:

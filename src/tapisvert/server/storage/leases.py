@@ -66,6 +66,21 @@ class LeaseStore:
         )
         await self._writer.run(lambda connection: connection.execute(statement), groupable=True)
 
+    async def release_all(self, node: str) -> int:
+        """``node`` serves no table any more (it is stopping): its leases run out now, so
+        that the other nodes may take its tables at once, each under its next fencing
+        token; how many it held."""
+
+        def work(connection: Connection) -> int:
+            statement = (
+                update(leases_table)
+                .where(leases_table.c.node == node)
+                .values(expires_at=database_now(connection) - 1.0)
+            )
+            return int(connection.execute(statement).rowcount)
+
+        return await self._writer.run(work)
+
     async def holder(self, table_id: int) -> str | None:
         """The node whose lease of the table runs now, if one does."""
 
