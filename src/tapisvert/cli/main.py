@@ -543,6 +543,10 @@ def serve(
     ] = 5,
     bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
     lease_seconds: Annotated[float, typer.Option(min=0.5, help=help_text("lease_seconds"))] = 10.0,
+    metrics_port: Annotated[
+        int | None, typer.Option(min=1, max=65535, help=help_text("metrics_port"))
+    ] = None,
+    metrics_host: Annotated[str, typer.Option(help=help_text("metrics_host"))] = "127.0.0.1",
 ) -> None:
     import uvicorn
 
@@ -575,6 +579,10 @@ def serve(
         lease_seconds=lease_seconds,
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
+    metrics_address = None if metrics_port is None else (metrics_host, metrics_port)
+    if metrics_address is not None:
+        metrics_url = f"http://{metrics_host}:{metrics_port}/metrics"
+        console.print(translate("cli.metrics_at", default_language(), url=metrics_url))
     node = secrets.token_hex(8) if relays else None
     # made first: it loads every game's texts, which the relays' watchers may then read
     server = create_app(
@@ -584,6 +592,7 @@ def serve(
         redis_url=bus or None,
         collector=Collector(),
         relays=node,
+        metrics_address=metrics_address,
     )
     started: list[subprocess.Popen[bytes]] = []
     stopping = _Stopping()

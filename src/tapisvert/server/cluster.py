@@ -19,6 +19,7 @@ from dataclasses import asdict
 from typing import Any, Protocol
 
 from tapisvert.server.errors import ServerError, StorageError, TableMoved
+from tapisvert.server.metrics import Metrics
 from tapisvert.server.peers import Peers
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import PubSub
@@ -58,6 +59,7 @@ class Cluster:
         registry: TableRegistry,
         presence: Presence,
         sole: bool,
+        metrics: Metrics,
     ) -> None:
         self.storage = storage
         self.pubsub = pubsub
@@ -65,6 +67,7 @@ class Cluster:
         self.registry = registry
         self.presence = presence
         self.sole = sole
+        self.metrics = metrics
         self.node = presence.node
         self.peers: Peers | None = None
         """Calls to and from the other nodes; ``None`` for a node alone."""
@@ -129,6 +132,7 @@ class Cluster:
                 continue
             _log.warning("table %d was left by its node: it is served here now", table_id)
             await self._operator().take_over(row, fence)
+            self.metrics.leases_taken_over.inc()
 
     def lost(self, table: GameTable) -> None:
         """Another node serves ``table`` now: this one forgets it (its timers too) and
@@ -136,6 +140,7 @@ class Cluster:
         if table.moved:
             return
         _log.warning("table %d is served by another node now", table.id)
+        self.metrics.leases_lost.inc()
         table.moved = True
         table.stop_timers()
         self.registry.let_go(table)

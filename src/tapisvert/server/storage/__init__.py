@@ -38,7 +38,7 @@ from tapisvert.server.storage.rows import (
 from tapisvert.server.storage.schema import MIGRATIONS, migrate, settings_table
 from tapisvert.server.storage.social import MessageRow, Relations, SocialStore
 from tapisvert.server.storage.tables import TableStore
-from tapisvert.server.storage.writer import Writer
+from tapisvert.server.storage.writer import Committed, Writer
 
 __all__ = [
     "ERASED_NAME",
@@ -78,6 +78,9 @@ class Storage(Protocol):
     async def secret(self) -> str:
         """The server's own secret (its tokens' signing key), made the first time."""
 
+    def observe_commits(self, committed: Committed) -> None:
+        """Tell ``committed`` of each transaction, from the writer's thread."""
+
 
 class SqlStorage:
     """The SQLAlchemy adapter; the URL's dialect picks SQLite or PostgreSQL."""
@@ -113,6 +116,9 @@ class SqlStorage:
 
     async def secret(self) -> str:
         return await self._writer.run(_secret)
+
+    def observe_commits(self, committed: Committed) -> None:
+        self._writer.committed = committed
 
 
 def _secret(connection: Connection) -> str:

@@ -1,0 +1,296 @@
+"""What a node counts for its operator, in Prometheus's text format (``prometheus_client``).
+
+Every series carries the node's name (``node``), so that the series of a platform's nodes
+add up, and one node's stand apart. What is there anyway — the tables, the sockets, the
+leases, the frames sent — is read when Prometheus scrapes, not counted as it changes; what
+happens once per move or per commit is a counter or a histogram whose labelled child is
+bound once, so that a move costs a dictionary look-up and an increment.
+
+The metrics are served on a listener of their own (``serve --metrics-port``, on loopback
+unless told otherwise), never by the public server: the public need not reach them. A node
+started without that listener keeps no metrics at all: its instruments do nothing.
+
+No label or value says anything of a game's cards: games, bot levels and refusal codes only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter as Tally
+from collections.abc import Iterator, Sequence, Sized
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+
+from tapisvert.bots.base import LEVELS
+from tapisvert.core.registry import game_names
+
+if TYPE_CHECKING:
+    from tapisvert.server.presence import Presence
+    from tapisvert.server.registry import TableRegistry
+    from tapisvert.server.tables import GameTable
+
+MOVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+"""Seconds from a move's receipt to the mover's view: milliseconds on a node that keeps up."""
+BOT_BUCKETS = (0.0001, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 15.0, 60.0)
+"""Seconds a bot's decision takes: microseconds for the quick bots, a second for a search."""
+COMMIT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0)
+GROUP_BUCKETS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+"""Writes committed in one transaction (see ``storage.writer``)."""
+PAUSE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+LAG_PERIOD = 0.25
+"""How often the event loop's lag is measured (a timer's lateness)."""
+TABLE_STATUSES = ("open", "playing")
+
+K = TypeVar("K")
+Child = TypeVar("Child")
+
+
+class Counting(Protocol):
+    def inc(self, amount: float = 1) -> None: ...
+
+
+class Observing(Protocol):
+    def observe(self, amount: float) -> None: ...
+
+
+class _Nothing:
+    """The instrument of a node that keeps no metrics."""
+
+    def inc(self, amount: float = 1) -> None:
+        """Nothing is counted."""
+
+    def observe(self, amount: float) -> None:
+        """Nothing is observed."""
+
+
+NOTHING = _Nothing()
+
+
+class Metrics:
+    """One node's metrics in a registry of their own (``registry``), kept only if ``kept``."""
+
+    def __init__(self, node: str, kept: bool = False) -> None:
+        self.node = node
+        self.kept = kept
+        self.registry = CollectorRegistry()
+        self.frames_sent = 0
+        """Frames handed to the clients' links: counted by the connections, read on scrape."""
+        self.bots_waiting = 0
+        """Bot decisions asked for and not yet answered (the bot queue's depth, here)."""
+        self._registry: TableRegistry | None = None
+        self._presence: Presence | None = None
+        labels = ["node"]
+        registry = self.registry if kept else None  # a node that keeps none shows none
+        self._accepted_family = Counter(
+            "tapisvert_moves_accepted",
+            "People's moves a table served here accepted.",
+            [*labels, "game"],
+            registry=registry,
+        )
+        self._refused_family = Counter(
+            "tapisvert_moves_refused",
+            "People's moves a table served here refused, by the refusal's code.",
+            [*labels, "game", "reason"],
+            registry=registry,
+        )
+        self.move_seconds = self._observing(
+            Histogram(
+                "tapisvert_move_seconds",
+                "Seconds from a move's receipt on a socket here to the mover's view sent.",
+                labels,
+                buckets=MOVE_BUCKETS,
+                registry=registry,
+            )
+        )
+        self._bot_family = Histogram(
+            "tapisvert_bot_decision_seconds",
+            "Seconds a bot's decision took, asked and answered, by level.",
+            [*labels, "level"],
+            buckets=BOT_BUCKETS,
+            registry=registry,
+        )
+        self.commit_seconds = self._observing(
+            Histogram(
+                "tapisvert_storage_commit_seconds",
+                "Seconds one transaction of the storage's writer took.",
+                labels,
+                buckets=COMMIT_BUCKETS,
+                registry=registry,
+            )
+        )
+        self.group_writes = self._observing(
+            Histogram(
+                "tapisvert_storage_group_writes",
+                "Writes committed together in one transaction.",
+                labels,
+                buckets=GROUP_BUCKETS,
+                registry=registry,
+            )
+        )
+        self.failed_writes = self._counting(
+            Counter(
+                "tapisvert_storage_failed_writes",
+                "Writes the database refused (each is refused to whoever asked).",
+                labels,
+                registry=registry,
+            )
+        )
+        self.loop_lag = self._observing(
+            Histogram(
+                "tapisvert_event_loop_lag_seconds",
+                f"How late a timer of the event loop ran (one every {LAG_PERIOD} s).",
+                labels,
+                buckets=LAG_BUCKETS,
+                registry=registry,
+            )
+        )
+        gc_pauses = Histogram(
+            "tapisvert_gc_pause_seconds",
+            "Seconds a garbage collection held the server, by generation.",
+            [*labels, "generation"],
+            buckets=PAUSE_BUCKETS,
+            registry=registry,
+        )
+        self.leases_taken_over = self._counting(
+            Counter(
+                "tapisvert_leases_taken_over",
+                "Tables this node took over from a node that stopped.",
+                labels,
+                registry=registry,
+            )
+        )
+        self.leases_lost = self._counting(
+            Counter(
+                "tapisvert_leases_lost",
+                "Tables another node took from this one.",
+                labels,
+                registry=registry,
+            )
+        )
+        self._accepted = {
+            game: self._counting(self._accepted_family, game) for game in game_names()
+        }
+        self._refused: dict[tuple[str, str], Counting] = {}
+        self._bot_seconds = {level: self._observing(self._bot_family, level) for level in LEVELS}
+        self._gc_pauses = [self._observing(gc_pauses, str(generation)) for generation in range(3)]
+        if kept:
+            self.registry.register(_NodeState(self))
+            ProcessCollector(registry=self.registry)
+
+    def _counting(self, family: Counter, *labels: str) -> Counting:
+        return family.labels(self.node, *labels) if self.kept else NOTHING
+
+    def _observing(self, family: Histogram, *labels: str) -> Observing:
+        return family.labels(self.node, *labels) if self.kept else NOTHING
+
+    def watch(self, registry: TableRegistry, presence: Presence) -> None:
+        """Read the tables, leases and connections of these parts on each scrape."""
+        self._registry, self._presence = registry, presence
+
+    # -- what the parts tell -----------------------------------------------------------
+
+    def accepted(self, game: str) -> None:
+        family = self._accepted_family
+        (
+            self._accepted.get(game) or _bound(self._accepted, game, self._counting(family, game))
+        ).inc()
+
+    def refused(self, game: str, reason: str) -> None:
+        key, family = (game, reason), self._refused_family
+        (self._refused.get(key) or _bound(self._refused, key, self._counting(family, *key))).inc()
+
+    def decided(self, level: str, seconds: float) -> None:
+        family = self._bot_family
+        bound = self._bot_seconds.get(level) or _bound(
+            self._bot_seconds, level, self._observing(family, level)
+        )
+        bound.observe(seconds)
+
+    def committed(self, writes: int, seconds: float, failed: bool) -> None:
+        """A transaction of the storage's writer (from its thread)."""
+        if failed:
+            self.failed_writes.inc(writes)
+        else:
+            self.group_writes.observe(writes)
+            self.commit_seconds.observe(seconds)
+
+    def paused(self, generation: int, seconds: float) -> None:
+        """A garbage collection (see ``collector``)."""
+        self._gc_pauses[min(generation, 2)].observe(seconds)
+
+    async def measure_lag(self) -> None:
+        """Until cancelled: how late a timer of the event loop runs, every ``LAG_PERIOD``."""
+        while True:
+            asked = time.perf_counter()
+            await asyncio.sleep(LAG_PERIOD)
+            self.loop_lag.observe(max(0.0, time.perf_counter() - asked - LAG_PERIOD))
+
+
+def _bound(children: dict[K, Child], key: K, child: Child) -> Child:
+    """``child``, kept among the bound ``children`` under ``key`` (a label seen first now)."""
+    children[key] = child
+    return child
+
+
+class _NodeState:
+    """The series read on each scrape (a ``prometheus_client`` custom collector)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[Metric]:
+        """Read from the scraping thread: the event loop's collections are copied at once
+        (one call, which no other thread interrupts) before they are looked through."""
+        node = self.metrics.node
+        frames = CounterMetricFamily(
+            "tapisvert_frames_sent", "Frames handed to the clients' sockets.", labels=["node"]
+        )
+        frames.add_metric([node], self.metrics.frames_sent)
+        yield frames
+        waiting = GaugeMetricFamily(
+            "tapisvert_bot_decisions_waiting",
+            "Bot decisions asked for here and not yet answered.",
+            labels=["node"],
+        )
+        waiting.add_metric([node], self.metrics.bots_waiting)
+        yield waiting
+        presence, registry = self.metrics._presence, self.metrics._registry
+        if presence is not None:
+            yield from _connected(node, list(presence.connections.values()))
+        if registry is not None:
+            yield from _tables(node, list(registry.tables.values()))
+
+
+def _connected(node: str, connections: Sequence[Sized]) -> Iterator[Metric]:
+    sockets = GaugeMetricFamily(
+        "tapisvert_sockets", "Clients' sockets connected here.", labels=["node"]
+    )
+    sockets.add_metric([node], sum(len(mine) for mine in connections))
+    people = GaugeMetricFamily(
+        "tapisvert_people", "People with at least one socket connected here.", labels=["node"]
+    )
+    people.add_metric([node], sum(1 for mine in connections if mine))
+    yield from (sockets, people)
+
+
+def _tables(node: str, tables: list[GameTable]) -> Iterator[Metric]:
+    counted = Tally((table.game.name, table.status) for table in tables if not table.moved)
+    family = GaugeMetricFamily(
+        "tapisvert_tables",
+        "Tables served here, by game and status.",
+        labels=["node", "game", "status"],
+    )
+    for game in sorted({game for game, _ in counted} | set(game_names())):
+        for status in TABLE_STATUSES:
+            family.add_metric([node, game, status], counted[game, status])
+    held = GaugeMetricFamily(
+        "tapisvert_leases_held", "Leases of tables this node holds.", labels=["node"]
+    )
+    held.add_metric(
+        [node], sum(1 for table in tables if table.fence is not None and not table.moved)
+    )
+    yield from (family, held)

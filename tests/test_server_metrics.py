@@ -1,0 +1,187 @@
+"""The node's metrics: served on their own port and not by the public one, each series with the
+node's name, and moved by what happens — moves, refusals, bots, frames, commits, collections."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from tapisvert.server.metrics import Metrics
+from tapisvert.server.presence import Presence
+from tapisvert.server.pubsub import LocalPubSub
+from tapisvert.server.registry import TableRegistry
+
+from server_support import Player, Server, free_port, link, of_type, serving
+
+ROOT = Path(__file__).resolve().parent.parent
+DASHBOARD = ROOT / "deploy" / "grafana" / "tapisvert.json"
+ALERTS = ROOT / "deploy" / "prometheus" / "alerts.yml"
+METRIC_NAME = re.compile(r"\b(?:tapisvert|process)_[a-z_]+\b")
+SUFFIXES = {
+    "counter": ("_total", "_created"),
+    "histogram": ("_bucket", "_count", "_sum", "_created"),
+}
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    settings = {"metrics-port": free_port()}
+    with serving(tmp_path_factory.mktemp("metrics"), **settings) as running:
+        yield running
+
+
+def metrics_url(server: Server) -> str:
+    return f"http://127.0.0.1:{server.settings['metrics-port']}/metrics"
+
+
+def scrape(server: Server) -> Samples:
+    """Every sample the node's metrics port shows, by name and labels."""
+    response = httpx.get(metrics_url(server), timeout=10)
+    response.raise_for_status()
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+    }
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    """The sum of the samples named ``name`` whose labels include ``labels`` (0 if none)."""
+    wanted = set(labels.items())
+    return sum(found for (each, have), found in samples.items() if each == name and wanted <= have)
+
+
+def exported_names() -> set[str]:
+    """The names of every sample a node that keeps metrics may export."""
+    metrics = Metrics("a-node", kept=True)
+    metrics.watch(TableRegistry(), Presence("a-node", LocalPubSub(), ["main"]))
+    text = generate_latest(metrics.registry).decode()
+    return {
+        family.name + suffix
+        for family in text_string_to_metric_families(text)
+        for suffix in SUFFIXES.get(family.type, ("",))
+    }
+
+
+def test_the_public_port_does_not_serve_the_metrics(server: Server) -> None:
+    public = server.http.get(f"{server.url}/metrics")
+    assert public.status_code == 404
+    assert "tapisvert_" not in public.text
+    assert "tapisvert_moves_accepted_total" in httpx.get(metrics_url(server), timeout=10).text
+
+
+def test_every_series_carries_the_node(server: Server) -> None:
+    samples = scrape(server)
+    nodes = {dict(labels).get("node") for name, labels in samples if name.startswith("tapisvert_")}
+    assert len(nodes) == 1
+    (node,) = nodes
+    assert node is not None
+    assert node.split(":")[1] == str(server.process.pid if server.process else None)
+
+
+def test_a_game_moves_the_counters_by_what_was_played(server: Server) -> None:
+    token = server.guest("metered")
+    created = server.call(
+        token, "POST", "/api/tables", game="wizard", players=3, options={"rounds": "1"}
+    )
+    table = int(created.json()["table"])
+    for _ in range(2):
+        server.call(token, "POST", f"/api/tables/{table}/bots", level="easy").raise_for_status()
+    before = scrape(server)
+    assert value(before, "tapisvert_tables", game="wizard", status="open") == 1
+    assert value(before, "tapisvert_leases_held") >= 1
+    server.call(token, "POST", f"/api/tables/{table}/start").raise_for_status()
+    player = Player(server, token, seed=3)
+    asyncio.run(asyncio.wait_for(player.play({table}), 60))
+    after = scrape(server)
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    played = len(player.acked)
+    assert played > 0
+    assert moved("tapisvert_moves_accepted_total", game="wizard") == played
+    assert moved("tapisvert_move_seconds_count") == played
+    assert moved("tapisvert_move_seconds_bucket", le="+Inf") == played
+    assert 0 < moved("tapisvert_move_seconds_sum") < 60
+    record = server.record(table)
+    state, by_bots = record.new_game().new_initial_state(), 0
+    for text in record.actions:
+        by_bots += state.current_player() in (1, 2)
+        state.apply_string(text)
+    assert moved("tapisvert_bot_decision_seconds_count", level="easy") == by_bots
+    assert moved("tapisvert_frames_sent_total") >= len(player.frames)
+    assert moved("tapisvert_storage_group_writes_sum") >= played + by_bots
+    assert moved("tapisvert_storage_commit_seconds_count") == moved(
+        "tapisvert_storage_group_writes_count"
+    )
+    assert value(after, "tapisvert_tables", game="wizard", status="playing") == 0
+    assert value(after, "tapisvert_bot_decisions_waiting") == 0
+
+
+def test_a_refused_move_is_counted_with_its_reason(server: Server) -> None:
+    token = server.guest("refused")
+    created = server.call(token, "POST", "/api/tables", game="luz", players=3)
+    table = int(created.json()["table"])
+    before = scrape(server)
+
+    async def refused_move() -> None:
+        async with link(server, token) as mine:
+            answer = await mine.answer(type="act", table=table, seq=0, action="x")
+            assert answer["code"] == "not_playing"
+            during = scrape(server)
+            assert value(during, "tapisvert_sockets") == 1
+            assert value(during, "tapisvert_people") == 1
+            await mine.send(type="ping")
+            await mine.expect(of_type("ack"))
+
+    asyncio.run(refused_move())
+    after = scrape(server)
+    name = "tapisvert_moves_refused_total"
+    assert value(after, name, game="luz", reason="not_playing") == 1 + value(
+        before, name, game="luz", reason="not_playing"
+    )
+    assert value(after, "tapisvert_moves_accepted_total", game="luz") == value(
+        before, "tapisvert_moves_accepted_total", game="luz"
+    )
+
+
+def test_the_event_loop_and_the_collections_are_measured(server: Server) -> None:
+    samples = scrape(server)
+    assert value(samples, "tapisvert_event_loop_lag_seconds_count") > 0
+    assert value(samples, "tapisvert_gc_pause_seconds_count", generation="0") > 0
+
+
+def test_a_node_without_the_metrics_port_keeps_none() -> None:
+    metrics = Metrics("quiet-node")
+    metrics.accepted("luz")
+    metrics.committed(3, 0.01, failed=False)
+    assert generate_latest(metrics.registry) == b""
+
+
+def test_the_dashboard_queries_only_exported_metrics() -> None:
+    exported = exported_names()
+    queried = set(METRIC_NAME.findall(DASHBOARD.read_text()))
+    assert len(queried) >= 15
+    assert queried <= exported, queried - exported
+
+
+def test_the_alerts_watch_only_exported_metrics() -> None:
+    exported = exported_names()
+    rules = [
+        rule for group in yaml.safe_load(ALERTS.read_text())["groups"] for rule in group["rules"]
+    ]
+    assert rules
+    for rule in rules:
+        queried = set(METRIC_NAME.findall(rule["expr"]))
+        assert queried and queried <= exported, (rule["alert"], queried - exported)
