@@ -2,13 +2,16 @@
 
 Every series carries the node's name (``node``), so that the series of a platform's nodes
 add up, and one node's stand apart. What is there anyway — the tables, the sockets, the
-leases, the frames sent — is read when Prometheus scrapes, not counted as it changes; what
-happens once per move or per commit is a counter or a histogram whose labelled child is
-bound once, so that a move costs a dictionary look-up and an increment.
+leases — is read when Prometheus scrapes, not counted as it changes. What happens at every
+move (a move accepted or refused, its latency, its frames, a bot's decision) is counted in
+plain numbers of the event loop, without a lock, and read on scrape too: a move costs a few
+additions. What happens less often (a commit, a collection, a lease taken over) goes to
+``prometheus_client``'s own counters and histograms, whose labelled child is bound once.
 
 The metrics are served on a listener of their own (``serve --metrics-port``, on loopback
 unless told otherwise), never by the public server: the public need not reach them. A node
-started without that listener keeps no metrics at all: its instruments do nothing.
+started without that listener serves none, and its ``prometheus_client`` instruments do
+nothing (the event loop's plain numbers cost less than measuring them would).
 
 No label or value says anything of a game's cards: games, bot levels and refusal codes only.
 """
@@ -17,12 +20,19 @@ from __future__ import annotations
 
 import asyncio
 import time
+from bisect import bisect_left
 from collections import Counter as Tally
 from collections.abc import Iterator, Sequence, Sized
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from itertools import accumulate
+from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 
 from tapisvert.bots.base import LEVELS
 from tapisvert.core.registry import game_names
@@ -44,9 +54,6 @@ LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5
 LAG_PERIOD = 0.25
 """How often the event loop's lag is measured (a timer's lateness)."""
 TABLE_STATUSES = ("open", "playing")
-
-K = TypeVar("K")
-Child = TypeVar("Child")
 
 
 class Counting(Protocol):
@@ -85,34 +92,13 @@ class Metrics:
         self._presence: Presence | None = None
         labels = ["node"]
         registry = self.registry if kept else None  # a node that keeps none shows none
-        self._accepted_family = Counter(
-            "tapisvert_moves_accepted",
-            "People's moves a table served here accepted.",
-            [*labels, "game"],
-            registry=registry,
-        )
-        self._refused_family = Counter(
-            "tapisvert_moves_refused",
-            "People's moves a table served here refused, by the refusal's code.",
-            [*labels, "game", "reason"],
-            registry=registry,
-        )
-        self.move_seconds = self._observing(
-            Histogram(
-                "tapisvert_move_seconds",
-                "Seconds from a move's receipt on a socket here to the mover's view sent.",
-                labels,
-                buckets=MOVE_BUCKETS,
-                registry=registry,
-            )
-        )
-        self._bot_family = Histogram(
-            "tapisvert_bot_decision_seconds",
-            "Seconds a bot's decision took, asked and answered, by level.",
-            [*labels, "level"],
-            buckets=BOT_BUCKETS,
-            registry=registry,
-        )
+        self.moves_accepted: Tally[str] = Tally()
+        """People's moves accepted by the tables served here, by game (read on scrape)."""
+        self.moves_refused: Tally[tuple[str, str]] = Tally()
+        """People's moves refused by the tables served here, by game and refusal's code."""
+        self.move_seconds = LoopHistogram(MOVE_BUCKETS)
+        self.bot_seconds = {level: LoopHistogram(BOT_BUCKETS) for level in LEVELS}
+        """Each level's decisions, asked and answered (read on scrape)."""
         self.commit_seconds = self._observing(
             Histogram(
                 "tapisvert_storage_commit_seconds",
@@ -171,11 +157,6 @@ class Metrics:
                 registry=registry,
             )
         )
-        self._accepted = {
-            game: self._counting(self._accepted_family, game) for game in game_names()
-        }
-        self._refused: dict[tuple[str, str], Counting] = {}
-        self._bot_seconds = {level: self._observing(self._bot_family, level) for level in LEVELS}
         self._gc_pauses = [self._observing(gc_pauses, str(generation)) for generation in range(3)]
         if kept:
             self.registry.register(_NodeState(self))
@@ -194,21 +175,16 @@ class Metrics:
     # -- what the parts tell -----------------------------------------------------------
 
     def accepted(self, game: str) -> None:
-        family = self._accepted_family
-        (
-            self._accepted.get(game) or _bound(self._accepted, game, self._counting(family, game))
-        ).inc()
+        self.moves_accepted[game] += 1
 
     def refused(self, game: str, reason: str) -> None:
-        key, family = (game, reason), self._refused_family
-        (self._refused.get(key) or _bound(self._refused, key, self._counting(family, *key))).inc()
+        self.moves_refused[game, reason] += 1
 
     def decided(self, level: str, seconds: float) -> None:
-        family = self._bot_family
-        bound = self._bot_seconds.get(level) or _bound(
-            self._bot_seconds, level, self._observing(family, level)
-        )
-        bound.observe(seconds)
+        histogram = self.bot_seconds.get(level)
+        if histogram is None:  # a level known to the bots, if not among the usual ones
+            histogram = self.bot_seconds[level] = LoopHistogram(BOT_BUCKETS)
+        histogram.observe(seconds)
 
     def committed(self, writes: int, seconds: float, failed: bool) -> None:
         """A transaction of the storage's writer (from its thread)."""
@@ -230,10 +206,27 @@ class Metrics:
             self.loop_lag.observe(max(0.0, time.perf_counter() - asked - LAG_PERIOD))
 
 
-def _bound(children: dict[K, Child], key: K, child: Child) -> Child:
-    """``child``, kept among the bound ``children`` under ``key`` (a label seen first now)."""
-    children[key] = child
-    return child
+class LoopHistogram:
+    """A histogram observed from the event loop alone, read on scrape: an observation is a
+    bisection and two additions, where ``prometheus_client``'s takes a lock for each of its
+    counts; for what happens at every move."""
+
+    def __init__(self, buckets: Sequence[float]) -> None:
+        self.bounds = tuple(buckets)
+        self.counts = [0] * (len(self.bounds) + 1)
+        """Observations in each bucket alone (the last: above every bound)."""
+        self.total = 0.0
+
+    def observe(self, amount: float) -> None:
+        self.counts[bisect_left(self.bounds, amount)] += 1
+        self.total += amount
+
+    def add_to(self, family: HistogramMetricFamily, labels: list[str]) -> None:
+        """Add the histogram to ``family`` as the series of ``labels``, its counts copied at
+        once (see ``_NodeState``)."""
+        cumulative = list(accumulate(list(self.counts)))
+        bounds = [repr(float(bound)) for bound in self.bounds] + ["+Inf"]
+        family.add_metric(labels, list(zip(bounds, cumulative, strict=True)), self.total)
 
 
 class _NodeState:
@@ -245,20 +238,51 @@ class _NodeState:
     def collect(self) -> Iterator[Metric]:
         """Read from the scraping thread: the event loop's collections are copied at once
         (one call, which no other thread interrupts) before they are looked through."""
-        node = self.metrics.node
+        metrics = self.metrics
+        node = metrics.node
+        accepted = CounterMetricFamily(
+            "tapisvert_moves_accepted",
+            "People's moves the tables served here accepted, by game.",
+            labels=["node", "game"],
+        )
+        counted = dict(metrics.moves_accepted)
+        for game in sorted(counted.keys() | set(game_names())):
+            accepted.add_metric([node, game], counted.get(game, 0))
+        refused = CounterMetricFamily(
+            "tapisvert_moves_refused",
+            "People's moves the tables served here refused, by game and refusal's code.",
+            labels=["node", "game", "reason"],
+        )
+        for (game, reason), count in sorted(dict(metrics.moves_refused).items()):
+            refused.add_metric([node, game, reason], count)
+        yield from (accepted, refused)
+        latency = HistogramMetricFamily(
+            "tapisvert_move_seconds",
+            "Seconds from a move's receipt on a socket here to the mover's view sent.",
+            labels=["node"],
+        )
+        metrics.move_seconds.add_to(latency, [node])
+        bots = HistogramMetricFamily(
+            "tapisvert_bot_decision_seconds",
+            "Seconds a bot's decision took here, asked and answered, by level.",
+            labels=["node", "level"],
+        )
+        for level, histogram in list(metrics.bot_seconds.items()):
+            histogram.add_to(bots, [node, level])
+        yield from (latency, bots)
         frames = CounterMetricFamily(
             "tapisvert_frames_sent", "Frames handed to the clients' sockets.", labels=["node"]
         )
-        frames.add_metric([node], self.metrics.frames_sent)
+        frames.add_metric([node], metrics.frames_sent)
         yield frames
         waiting = GaugeMetricFamily(
             "tapisvert_bot_decisions_waiting",
             "Bot decisions asked for here and not yet answered.",
             labels=["node"],
         )
-        waiting.add_metric([node], self.metrics.bots_waiting)
+        waiting.add_metric([node], metrics.bots_waiting)
         yield waiting
-        presence, registry = self.metrics._presence, self.metrics._registry
+        presence, registry = metrics._presence, metrics._registry
         if presence is not None:
             yield from _connected(node, list(presence.connections.values()))
         if registry is not None:
