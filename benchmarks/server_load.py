@@ -84,6 +84,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from tapisvert.core.registry import game_names  # noqa: E402
 from tapisvert.server.redis_bus import PREFIX_VARIABLE  # noqa: E402
+from tapisvert.server.rooms import rooms  # noqa: E402
 
 from server_support import (  # noqa: E402
     Server,
@@ -238,11 +239,11 @@ async def connect(session: aiohttp.ClientSession, url: str, token: str, group: i
     return link
 
 
-async def host_tables(seats: list[SeatClient], game: str, server_bots: str) -> None:
+async def host_tables(seats: list[SeatClient], game: str, server_bots: str, room: str) -> None:
     """Set up a table for these four over the WebSocket (or for the first one and three of the
-    server's bots of level ``server_bots``), and a new one whenever it ends."""
+    server's bots of level ``server_bots``) in ``room``, and a new one whenever it ends."""
     while True:
-        created = await seats[0].request(type="create", room="main", game=game, players=4)
+        created = await seats[0].request(type="create", room=room, game=game, players=4)
         table = created["table"]
         for index, seat in enumerate(seats[1:], start=1):
             await seat.request(type="join", table=table, seat=index)
@@ -287,7 +288,13 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         tasks = [asyncio.create_task(seat.listen()) for seat in seats]
         tasks += [
             asyncio.create_task(
-                host_tables(seats[first : first + per_table], arguments.game, arguments.server_bots)
+                host_tables(
+                    seats[first : first + per_table],
+                    arguments.game,
+                    arguments.server_bots,
+                    # a room holds a hundred tables waiting for players: they start together
+                    rooms()[first // per_table % len(rooms())],
+                )
             )
             for first in range(0, len(seats), per_table)
         ]

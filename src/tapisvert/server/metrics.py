@@ -22,9 +22,9 @@ import asyncio
 import time
 from bisect import bisect_left
 from collections import Counter as Tally
-from collections.abc import Iterator, Sequence, Sized
+from collections.abc import Iterator, Mapping, Sequence, Sized
 from itertools import accumulate
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, ProcessCollector
 from prometheus_client.core import (
@@ -36,11 +36,6 @@ from prometheus_client.core import (
 
 from tapisvert.bots.base import LEVELS
 from tapisvert.core.registry import game_names
-
-if TYPE_CHECKING:
-    from tapisvert.server.presence import Presence
-    from tapisvert.server.registry import TableRegistry
-    from tapisvert.server.tables import GameTable
 
 MOVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 """Seconds from a move's receipt to the mover's view: milliseconds on a node that keeps up."""
@@ -54,6 +49,41 @@ LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5
 LAG_PERIOD = 0.25
 """How often the event loop's lag is measured (a timer's lateness)."""
 TABLE_STATUSES = ("open", "playing")
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class Served(Protocol):
+    """What the metrics read of a table served here (a ``GameTable``)."""
+
+    @property
+    def game(self) -> _Named: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def fence(self) -> int | None: ...
+
+    @property
+    def moved(self) -> bool: ...
+
+
+class Tables(Protocol):
+    """The tables in memory here (a ``TableRegistry``)."""
+
+    @property
+    def tables(self) -> Mapping[int, Served]: ...
+
+
+class People(Protocol):
+    """The connections here, by person (a ``Presence``)."""
+
+    @property
+    def connections(self) -> Mapping[int, Sized]: ...
 
 
 class Counting(Protocol):
@@ -88,8 +118,8 @@ class Metrics:
         """Frames handed to the clients' links: counted by the connections, read on scrape."""
         self.bots_waiting = 0
         """Bot decisions asked for and not yet answered (the bot queue's depth, here)."""
-        self._registry: TableRegistry | None = None
-        self._presence: Presence | None = None
+        self._tables: Tables | None = None
+        self._people: People | None = None
         labels = ["node"]
         registry = self.registry if kept else None  # a node that keeps none shows none
         self.moves_accepted: Tally[str] = Tally()
@@ -168,9 +198,9 @@ class Metrics:
     def _observing(self, family: Histogram, *labels: str) -> Observing:
         return family.labels(self.node, *labels) if self.kept else NOTHING
 
-    def watch(self, registry: TableRegistry, presence: Presence) -> None:
+    def watch(self, tables: Tables, people: People) -> None:
         """Read the tables, leases and connections of these parts on each scrape."""
-        self._registry, self._presence = registry, presence
+        self._tables, self._people = tables, people
 
     # -- what the parts tell -----------------------------------------------------------
 
@@ -282,11 +312,11 @@ class _NodeState:
         )
         waiting.add_metric([node], metrics.bots_waiting)
         yield waiting
-        presence, registry = metrics._presence, metrics._registry
-        if presence is not None:
-            yield from _connected(node, list(presence.connections.values()))
-        if registry is not None:
-            yield from _tables(node, list(registry.tables.values()))
+        people, tables = metrics._people, metrics._tables
+        if people is not None:
+            yield from _connected(node, list(people.connections.values()))
+        if tables is not None:
+            yield from _tables(node, list(tables.tables.values()))
 
 
 def _connected(node: str, connections: Sequence[Sized]) -> Iterator[Metric]:
@@ -301,7 +331,7 @@ def _connected(node: str, connections: Sequence[Sized]) -> Iterator[Metric]:
     yield from (sockets, people)
 
 
-def _tables(node: str, tables: list[GameTable]) -> Iterator[Metric]:
+def _tables(node: str, tables: list[Served]) -> Iterator[Metric]:
     counted = Tally((table.game.name, table.status) for table in tables if not table.moved)
     family = GaugeMetricFamily(
         "tapisvert_tables",
