@@ -453,7 +453,10 @@ def scraping(servers: list[Server]) -> Iterator[None]:
     def scrape() -> None:
         while not done.wait(SCRAPE_SECONDS):
             for port in ports:
-                httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).raise_for_status()
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).raise_for_status()
+                except httpx.TransportError:  # the node is killed at the end of the window
+                    return
 
     scraper = threading.Thread(target=scrape, daemon=True)
     scraper.start()

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,10 +17,15 @@ import yaml
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
+from tapisvert.bots.search import BUDGET_SCALE_VARIABLE
+from tapisvert.server.bot_queue import BotQueue
 from tapisvert.server.metrics import Metrics
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import LocalPubSub
 from tapisvert.server.registry import TableRegistry
+from tapisvert.server.thinking import BotJob
+from test_bot_workers import SCALE, decisions
 
 from server_support import Player, Server, free_port, link, of_type, serving
 
@@ -46,7 +54,12 @@ def metrics_url(server: Server) -> str:
 
 def scrape(server: Server) -> Samples:
     """Every sample the node's metrics port shows, by name and labels."""
-    response = httpx.get(metrics_url(server), timeout=10)
+    return scraped(metrics_url(server))
+
+
+def scraped(url: str) -> Samples:
+    """Every sample the metrics at ``url`` show, by name and labels."""
+    response = httpx.get(url, timeout=10)
     response.raise_for_status()
     return {
         (sample.name, frozenset(sample.labels.items())): sample.value
@@ -186,3 +199,33 @@ def test_the_alerts_watch_only_exported_metrics() -> None:
         assert queried <= exported, (rule["alert"], queried - exported)
         watched |= queried
     assert len(watched) >= 10
+
+
+@pytest.mark.usefixtures("redis_share")
+def test_a_bot_worker_counts_its_decisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(BUDGET_SCALE_VARIABLE, SCALE)  # the worker inherits it: a quick search
+    port = free_port()
+    command = [sys.executable, "-m", "tapisvert", "bot-worker", "--bus", REDIS_URL]
+    worker = subprocess.Popen([*command, "--metrics-port", str(port)])
+    ((observation, legal, seed),) = decisions("luz", 1)
+
+    async def ask() -> int:
+        queue = BotQueue(REDIS_URL, workers=0)
+        await queue.start()
+        try:
+            job = BotJob("luz", 4, {}, "medium", observation, legal, seed)  # type: ignore[arg-type]
+            return await queue.choose(job)
+        finally:
+            await queue.close()
+
+    try:
+        assert asyncio.run(ask()) in legal
+        # counted before it answers, and serving its metrics before it takes a job
+        samples = scraped(f"http://127.0.0.1:{port}/metrics")
+        assert value(samples, "tapisvert_worker_jobs_total", outcome="decided") == 1
+        assert value(samples, "tapisvert_worker_decision_seconds_count", level="medium") == 1
+        nodes = {dict(labels).get("node") for name, labels in samples if "tapisvert_" in name}
+        assert nodes == {f"{socket.gethostname()}:{worker.pid}"}
+    finally:
+        worker.terminate()
+        worker.wait(10)

@@ -521,6 +521,20 @@ def print_check(result: CheckResult, language: str) -> None:
         console.print(Padding(Text(detail, style), (0, 0, 0, 6)))
 
 
+MetricsPort = Annotated[int | None, typer.Option(min=1, max=65535, help=help_text("metrics_port"))]
+MetricsHost = Annotated[str, typer.Option(help=help_text("metrics_host"))]
+
+
+def metrics_address(host: str, port: int | None) -> tuple[str, int] | None:
+    """Where the metrics are served (``--metrics-host``, ``--metrics-port``), said at start;
+    ``None`` without a port."""
+    if port is None:
+        return None
+    url = f"http://{host}:{port}/metrics"
+    console.print(translate("cli.metrics_at", default_language(), url=url))
+    return host, port
+
+
 @app.command(help=help_text("serve"))
 def serve(
     host: Annotated[str, typer.Option(help=help_text("host"))] = "127.0.0.1",
@@ -543,10 +557,8 @@ def serve(
     ] = 5,
     bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
     lease_seconds: Annotated[float, typer.Option(min=0.5, help=help_text("lease_seconds"))] = 10.0,
-    metrics_port: Annotated[
-        int | None, typer.Option(min=1, max=65535, help=help_text("metrics_port"))
-    ] = None,
-    metrics_host: Annotated[str, typer.Option(help=help_text("metrics_host"))] = "127.0.0.1",
+    metrics_port: MetricsPort = None,
+    metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:
     import uvicorn
 
@@ -579,10 +591,7 @@ def serve(
         lease_seconds=lease_seconds,
     )
     console.print(translate("cli.serving", default_language(), url=f"http://{host}:{port}"))
-    metrics_address = None if metrics_port is None else (metrics_host, metrics_port)
-    if metrics_address is not None:
-        metrics_url = f"http://{metrics_host}:{metrics_port}/metrics"
-        console.print(translate("cli.metrics_at", default_language(), url=metrics_url))
+    metrics = metrics_address(metrics_host, metrics_port)
     node = secrets.token_hex(8) if relays else None
     # made first: it loads every game's texts, which the relays' watchers may then read
     server = create_app(
@@ -592,7 +601,7 @@ def serve(
         redis_url=bus or None,
         collector=Collector(),
         relays=node,
-        metrics_address=metrics_address,
+        metrics_address=metrics,
     )
     started: list[subprocess.Popen[bytes]] = []
     stopping = _Stopping()
@@ -639,12 +648,16 @@ def check_bus(url: str) -> None:
 
 
 @app.command(name="bot-worker", help=help_text("bot_worker"))
-def bot_worker(bus: Annotated[str, typer.Option(help=help_text("bus"))]) -> None:
+def bot_worker(
+    bus: Annotated[str, typer.Option(help=help_text("bus"))],
+    metrics_port: MetricsPort = None,
+    metrics_host: MetricsHost = "127.0.0.1",
+) -> None:
     from tapisvert.server.bot_queue import work
 
     check_bus(bus)
     console.print(translate("cli.bot_worker_ready", default_language(), url=bus))
-    work(bus)
+    work(bus, metrics_address=metrics_address(metrics_host, metrics_port))
 
 
 class _Stopping:

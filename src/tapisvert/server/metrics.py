@@ -236,6 +236,38 @@ class Metrics:
             self.loop_lag.observe(max(0.0, time.perf_counter() - asked - LAG_PERIOD))
 
 
+class WorkerMetrics:
+    """A bot worker's metrics (``tapisvert bot-worker --metrics-port``), labelled with the
+    worker's name (``node``: ``host:pid``, as Redis lists the group's consumers). A job takes
+    a search's time: its counts cost nothing beside it."""
+
+    def __init__(self, worker: str) -> None:
+        self.worker = worker
+        self.registry = CollectorRegistry()
+        self._seconds = Histogram(
+            "tapisvert_worker_decision_seconds",
+            "Seconds a worker thought over a job, by level.",
+            ["node", "level"],
+            buckets=BOT_BUCKETS,
+            registry=self.registry,
+        )
+        self._jobs = Counter(
+            "tapisvert_worker_jobs",
+            "Jobs a worker took, by what became of them: decided, late (past their time), "
+            "refused (no job), failed.",
+            ["node", "outcome"],
+            registry=self.registry,
+        )
+        ProcessCollector(registry=self.registry)
+
+    def decided(self, level: str, seconds: float) -> None:
+        self._seconds.labels(self.worker, level).observe(seconds)
+        self.ended("decided")
+
+    def ended(self, outcome: str) -> None:
+        self._jobs.labels(self.worker, outcome).inc()
+
+
 class LoopHistogram:
     """A histogram observed from the event loop alone, read on scrape: an observation is a
     bisection and two additions, where ``prometheus_client``'s takes a lock for each of its

@@ -157,7 +157,8 @@ class Turns:
         metrics.bots_waiting += 1
         asked = time.perf_counter()
         try:
-            return await self.host.thinking.choose(job)
+            action = await self.host.thinking.choose(job)
         finally:
             metrics.bots_waiting -= 1
-            metrics.decided(job.level, time.perf_counter() - asked)
+        metrics.decided(job.level, time.perf_counter() - asked)
+        return action
