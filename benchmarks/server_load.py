@@ -40,9 +40,10 @@ serve the load: the four seats of a table are spread over the nodes
 (seat j of the g-th table on node (g + j) mod N), so that each table has people connected
 to other nodes than its own. ``--database-url`` alone puts one node on PostgreSQL.
 
-With ``--metrics`` each measurement is made twice, side by side: once with the node keeping no
-metrics, once with ``serve --metrics-port`` and its metrics scraped every ``SCRAPE_SECONDS``
-(far more often than Prometheus would); the last line says what the metrics cost: the ratio of
+With ``--metrics`` each measurement is made four times: with the node keeping no metrics, then
+twice with ``serve --metrics-port`` and its metrics scraped every ``SCRAPE_SECONDS`` (far more
+often than Prometheus would), then without again (so that a machine getting busier or quieter
+meanwhile weighs on both alike); the line after them says what the metrics cost: the ratio of
 moves a second (with ``--think 0``, the capacity) and of CPU per move, on over off.
 
 The pings are measured first. At the end of the moves' window the client kills the
@@ -70,7 +71,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -574,8 +575,8 @@ def main() -> None:
     )
     side_by_side = arguments.bus and arguments.nodes == 1 and not arguments.relays
     buses = ["", arguments.bus] if side_by_side else [arguments.bus]
-    kept = [False, True] if arguments.metrics else [False]
-    measured: dict[bool, dict[str, Any]] = {}
+    kept = [False, True, True, False] if arguments.metrics else [False]
+    measured: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
     for game, tables, bus, metrics in itertools.product(games, arguments.tables, buses, kept):
         arguments.game = game
         with (
@@ -640,15 +641,26 @@ def main() -> None:
         )
         if not persisted:
             raise SystemExit("an acknowledged move is missing from the database")
-        measured[metrics] = moves
-        if metrics:
-            print_metrics_cost(measured[False], moves)
+        measured[metrics].append(moves)
+        if arguments.metrics and len(measured[False]) == len(measured[True]) == 2:
+            print_metrics_cost(measured[False], measured[True])
+            measured = {False: [], True: []}
 
 
-def print_metrics_cost(off: dict[str, Any], on: dict[str, Any]) -> None:
+def print_metrics_cost(off: list[dict[str, Any]], on: list[dict[str, Any]]) -> None:
     """What keeping and serving the metrics cost, from the measurements without and with."""
-    capacity = on["per_second"] / off["per_second"]
-    cpu = per_move(on["hub_cpu"], on) / per_move(off["hub_cpu"], off)
+
+    def mean(runs: list[dict[str, Any]], value: Callable[[dict[str, Any]], float]) -> float:
+        return sum(value(run) for run in runs) / len(runs)
+
+    def moves(run: dict[str, Any]) -> float:
+        return float(run["per_second"])
+
+    def cpu_per_move(run: dict[str, Any]) -> float:
+        return per_move(run["hub_cpu"], run)
+
+    capacity = mean(on, moves) / mean(off, moves)
+    cpu = mean(on, cpu_per_move) / mean(off, cpu_per_move)
     print(
         f"metrics on/off: moves/s ×{capacity:.3f} (cost {100 * (1 - capacity):.1f}%),"
         f" server µs/move ×{cpu:.3f}",

@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
 from tapisvert.bots.search import BUDGET_SCALE_VARIABLE
 from tapisvert.server.bot_queue import BotQueue
-from tapisvert.server.metrics import Metrics
+from tapisvert.server.metrics import Metrics, WorkerMetrics
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import LocalPubSub
 from tapisvert.server.registry import TableRegistry
@@ -75,10 +75,11 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 
 def exported_names() -> set[str]:
-    """The names of every sample a node that keeps metrics may export."""
+    """The names of every sample a node that keeps metrics, or a bot worker, may export."""
     metrics = Metrics("a-node", kept=True)
     metrics.watch(TableRegistry(), Presence("a-node", LocalPubSub(), ["main"]))
     text = generate_latest(metrics.registry).decode()
+    text += generate_latest(WorkerMetrics("a-worker").registry).decode()
     return {
         family.name + suffix
         for family in text_string_to_metric_families(text)
