@@ -44,7 +44,9 @@ With ``--metrics`` each measurement is made four times: with the node keeping no
 twice with ``serve --metrics-port`` and its metrics scraped every ``SCRAPE_SECONDS`` (far more
 often than Prometheus would), then without again (so that a machine getting busier or quieter
 meanwhile weighs on both alike); the line after them says what the metrics cost: the ratio of
-moves a second (with ``--think 0``, the capacity) and of CPU per move, on over off.
+moves a second (with ``--think 0``, the capacity) and of the server's CPU per move, on over
+off. On a machine shared with other work the server gets more or less of a core from one run
+to the next, and moves a second follow; the CPU a move costs does not.
 
 The pings are measured first. At the end of the moves' window the client kills the
 node(s) with SIGKILL, and the database is read back: every move acknowledged until then
@@ -663,7 +665,7 @@ def print_metrics_cost(off: list[dict[str, Any]], on: list[dict[str, Any]]) -> N
     cpu = mean(on, cpu_per_move) / mean(off, cpu_per_move)
     print(
         f"metrics on/off: moves/s ×{capacity:.3f} (cost {100 * (1 - capacity):.1f}%),"
-        f" server µs/move ×{cpu:.3f}",
+        f" server µs/move ×{cpu:.3f} (moves a core sustains: cost {100 * (1 - 1 / cpu):.1f}%)",
         flush=True,
     )
 

@@ -16,9 +16,11 @@ import pytest
 import yaml
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
+from typer.testing import CliRunner
 
 from redis_support import REDIS_URL, redis_share  # noqa: F401  (a fixture)
 from tapisvert.bots.search import BUDGET_SCALE_VARIABLE
+from tapisvert.cli.main import app
 from tapisvert.server.bot_queue import BotQueue
 from tapisvert.server.metrics import Metrics, WorkerMetrics
 from tapisvert.server.presence import Presence
@@ -181,6 +183,13 @@ def test_a_node_without_the_metrics_port_keeps_none() -> None:
     metrics.accepted("luz")
     metrics.committed(3, 0.01, failed=False)
     assert generate_latest(metrics.registry) == b""
+
+
+def test_the_metrics_port_may_not_be_the_public_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TAPISVERT_LANG", "en")
+    refused = CliRunner().invoke(app, ["serve", "--port", "8123", "--metrics-port", "8123"])
+    assert refused.exit_code != 0
+    assert "--metrics-port 8123 is a public port of this server" in refused.output
 
 
 def test_the_dashboard_queries_only_exported_metrics() -> None:

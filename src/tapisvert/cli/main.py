@@ -580,6 +580,8 @@ def serve(
         raise fail(OptionError("cli.workers_need_bus"), default_language())
     elif relays:
         raise fail(OptionError("cli.relays_need_bus"), default_language())
+    if metrics_port in {port, *([socket_port or port + 1] if relays else [])}:
+        raise fail(OptionError("cli.metrics_port_public", port=metrics_port), default_language())
     settings = Settings(
         bot_delay=bot_delay,
         absence_grace=absence_grace,
