@@ -172,6 +172,31 @@ def test_a_refused_move_is_counted_with_its_reason(server: Server) -> None:
     )
 
 
+def test_the_labels_name_no_card(server: Server) -> None:
+    """Games, statuses, levels, refusal codes, generations and buckets: nothing of a seat."""
+    labels = {
+        (name, value)
+        for sample, have in scrape(server)
+        if sample.startswith("tapisvert_")
+        for name, value in have
+    }
+    assert {name for name, _ in labels} <= {
+        "node",
+        "game",
+        "status",
+        "reason",
+        "level",
+        "generation",
+        "le",
+    }
+    words = re.compile(r"[a-z_]+")
+    assert all(
+        words.fullmatch(value)
+        for name, value in labels
+        if name in {"game", "status", "reason", "level"}
+    )
+
+
 def test_the_event_loop_and_the_collections_are_measured(server: Server) -> None:
     samples = scrape(server)
     assert value(samples, "tapisvert_event_loop_lag_seconds_count") > 0
