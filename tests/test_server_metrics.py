@@ -96,6 +96,19 @@ def test_the_public_port_does_not_serve_the_metrics(server: Server) -> None:
     assert "tapisvert_moves_accepted_total" in httpx.get(metrics_url(server), timeout=10).text
 
 
+def test_the_metrics_port_listens_on_loopback_only_by_default(server: Server) -> None:
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # no packet leaves: the address of the way out
+            address = probe.getsockname()[0]
+    except OSError:
+        address = "127.0.0.1"
+    if address.startswith("127."):
+        pytest.skip("this machine has no address but loopback")
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection((address, server.settings["metrics-port"]), timeout=5).close()
+
+
 def test_every_series_carries_the_node(server: Server) -> None:
     samples = scrape(server)
     nodes = {dict(labels).get("node") for name, labels in samples if name.startswith("tapisvert_")}
