@@ -29,7 +29,7 @@ from tapisvert.server.registry import TableRegistry
 from tapisvert.server.thinking import BotJob
 from test_bot_workers import SCALE, decisions
 
-from server_support import Player, Server, free_port, link, of_type, serving
+from server_support import Player, Server, free_port, link, of_type, serving, until
 
 ROOT = Path(__file__).resolve().parent.parent
 DASHBOARD = ROOT / "deploy" / "grafana" / "tapisvert.json"
@@ -165,6 +165,8 @@ def test_a_refused_move_is_counted_with_its_reason(server: Server) -> None:
     before = scrape(server)
 
     async def refused_move() -> None:
+        # the sockets of the tests before may take a moment to close on the server's side
+        await until(lambda: value(scrape(server), "tapisvert_sockets") == 0, seconds=10)
         async with link(server, token) as mine:
             answer = await mine.answer(type="act", table=table, seq=0, action="x")
             assert answer["code"] == "not_playing"
