@@ -40,6 +40,14 @@ serve the load: the four seats of a table are spread over the nodes
 (seat j of the g-th table on node (g + j) mod N), so that each table has people connected
 to other nodes than its own. ``--database-url`` alone puts one node on PostgreSQL.
 
+With ``--metrics`` each measurement is made four times: with the node keeping no metrics, then
+twice with ``serve --metrics-port`` and its metrics scraped every ``SCRAPE_SECONDS`` (far more
+often than Prometheus would), then without again (so that a machine getting busier or quieter
+meanwhile weighs on both alike); the line after them says what the metrics cost: the ratio of
+moves a second (with ``--think 0``, the capacity) and of the server's CPU per move, on over
+off. On a machine shared with other work the server gets more or less of a core from one run
+to the next, and moves a second follow; the CPU a move costs does not.
+
 The pings are measured first. At the end of the moves' window the client kills the
 node(s) with SIGKILL, and the database is read back: every move acknowledged until then
 must be in the log (the ``persisted`` column).
@@ -63,8 +71,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,10 +87,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from tapisvert.core.registry import game_names  # noqa: E402
 from tapisvert.server.redis_bus import PREFIX_VARIABLE  # noqa: E402
+from tapisvert.server.rooms import rooms  # noqa: E402
 
 from server_support import (  # noqa: E402
     Server,
     children,
+    free_port,
     is_relay,
     process_stat,
     scratch_database,
@@ -96,6 +107,8 @@ WAITING = re.compile(
 GAMES = tuple(game_names())
 BOTS_START_SECONDS = 120.0
 """How long the server's bots may take to play their first move before the window opens."""
+SCRAPE_SECONDS = 1.0
+"""How often ``--metrics`` scrapes each node's metrics (Prometheus's default is a minute)."""
 
 
 @dataclass
@@ -117,8 +130,14 @@ class Tally:
             self.latencies.append(now - sent)
 
 
-async def guest(http: httpx.AsyncClient, name: str) -> str:
-    response = await http.post("/api/guest", json={"name": name})
+def group_address(group: int) -> dict[str, str]:
+    """The headers that put a table's group at an address of its own, as a proxy on this
+    machine would say (uvicorn trusts it): one address may hold only a few open tables."""
+    return {"X-Forwarded-For": f"10.{group >> 8 & 255}.{group & 255}.1"}
+
+
+async def guest(http: httpx.AsyncClient, name: str, group: int) -> str:
+    response = await http.post("/api/guest", json={"name": name}, headers=group_address(group))
     response.raise_for_status()
     return str(response.json()["token"])
 
@@ -215,18 +234,19 @@ class SeatClient:
             self.tally.record(started, 0, number)
 
 
-async def connect(session: aiohttp.ClientSession, url: str, token: str) -> Any:
-    link = await session.ws_connect(url, max_msg_size=0, compress=0)
+async def connect(session: aiohttp.ClientSession, url: str, token: str, group: int) -> Any:
+    headers = group_address(group)
+    link = await session.ws_connect(url, max_msg_size=0, compress=0, headers=headers)
     await link.send_str(json.dumps({"type": "hello", "version": 1, "token": token}))
     assert orjson.loads((await link.receive()).data)["type"] == "welcome"
     return link
 
 
-async def host_tables(seats: list[SeatClient], game: str, server_bots: str) -> None:
+async def host_tables(seats: list[SeatClient], game: str, server_bots: str, room: str) -> None:
     """Set up a table for these four over the WebSocket (or for the first one and three of the
-    server's bots of level ``server_bots``), and a new one whenever it ends."""
+    server's bots of level ``server_bots``) in ``room``, and a new one whenever it ends."""
     while True:
-        created = await seats[0].request(type="create", room="main", game=game, players=4)
+        created = await seats[0].request(type="create", room=room, game=game, players=4)
         table = created["table"]
         for index, seat in enumerate(seats[1:], start=1):
             await seat.request(type="join", table=table, seat=index)
@@ -249,14 +269,17 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
             for index in range(count):
                 if nodes[index] == node:
-                    tokens.append((index, await guest(http, f"{arguments.mode[0]}{index}")))
+                    name = f"{arguments.mode[0]}{index}"
+                    tokens.append((index, await guest(http, name, index // per_table)))
     tokens.sort()
     tally = Tally(started=float("inf"), until=float("inf"))
     # aiohttp's client reads and writes frames in C: the load takes less of the machine.
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     socket_ports = [int(port) for port in arguments.socket_ports.split(",")]
     links = [
-        await connect(session, f"ws://127.0.0.1:{socket_ports[nodes[index]]}/ws", token)
+        await connect(
+            session, f"ws://127.0.0.1:{socket_ports[nodes[index]]}/ws", token, index // per_table
+        )
         for index, token in tokens
     ]
     seats = [SeatClient(link, index, tally, arguments.think) for index, link in enumerate(links)]
@@ -268,7 +291,13 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         tasks = [asyncio.create_task(seat.listen()) for seat in seats]
         tasks += [
             asyncio.create_task(
-                host_tables(seats[first : first + per_table], arguments.game, arguments.server_bots)
+                host_tables(
+                    seats[first : first + per_table],
+                    arguments.game,
+                    arguments.server_bots,
+                    # a room holds a hundred tables waiting for players: they start together
+                    rooms()[first // per_table % len(rooms())],
+                )
             )
             for first in range(0, len(seats), per_table)
         ]
@@ -416,6 +445,31 @@ def database(base: str, folder: Path) -> Iterator[str]:
         yield url
 
 
+@contextlib.contextmanager
+def scraping(servers: list[Server]) -> Iterator[None]:
+    """Scrape the metrics of the nodes that keep them, every ``SCRAPE_SECONDS``, meanwhile."""
+    ports = [
+        server.settings["metrics-port"] for server in servers if "metrics-port" in server.settings
+    ]
+    done = threading.Event()
+
+    def scrape() -> None:
+        while not done.wait(SCRAPE_SECONDS):
+            for port in ports:
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).raise_for_status()
+                except httpx.TransportError:  # the node is killed at the end of the window
+                    return
+
+    scraper = threading.Thread(target=scrape, daemon=True)
+    scraper.start()
+    try:
+        yield
+    finally:
+        done.set()
+        scraper.join()
+
+
 def forget_redis_keys(url: str) -> None:
     """Delete what a measurement left in Redis (its job stream and reply streams)."""
     import redis
@@ -464,6 +518,11 @@ def main() -> None:
         default="",
         help="a Redis URL: measure each setting without and with `serve --bus` on it",
     )
+    parser.add_argument(
+        "--metrics",
+        action="store_true",
+        help="measure each setting without and with the node's metrics (scraped every second)",
+    )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--nodes",
@@ -507,6 +566,7 @@ def main() -> None:
         os.environ[PREFIX_VARIABLE] = f"benchmark-{os.getpid()}:"  # inherited by the servers
     print(
         (f"{'bus':<6} " if arguments.bus else "")
+        + (f"{'metrics':<7} " if arguments.metrics else "")
         + f"{'nodes':>5} {'game':<9} {'tables':>6} {'sockets':>7} {'moves/s':>8} {'p50 ms':>7}"
         f" {'p95 ms':>7} {'p99 ms':>7} {'server cpu':>10} {'µs/move':>7} {'loop µs':>7}"
         f" {'relay cpu':>9}"
@@ -517,7 +577,9 @@ def main() -> None:
     )
     side_by_side = arguments.bus and arguments.nodes == 1 and not arguments.relays
     buses = ["", arguments.bus] if side_by_side else [arguments.bus]
-    for game, tables, bus in itertools.product(games, arguments.tables, buses):
+    kept = [False, True, True, False] if arguments.metrics else [False]
+    measured: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
+    for game, tables, bus, metrics in itertools.product(games, arguments.tables, buses, kept):
         arguments.game = game
         with (
             tempfile.TemporaryDirectory() as folder,
@@ -537,6 +599,7 @@ def main() -> None:
                     path / f"node{node}.log",
                     rate=1_000_000.0,
                     **({"relays": arguments.relays} if bus else {}),
+                    **({"metrics-port": free_port()} if metrics else {}),
                     **settings,
                 )
                 for node in range(arguments.nodes)
@@ -544,8 +607,9 @@ def main() -> None:
             try:
                 for server in servers:
                     server.start()
-                pings = client_process(servers, tables, "pings", arguments)
-                moves = client_process(servers, tables, "moves", arguments)
+                with scraping(servers):
+                    pings = client_process(servers, tables, "pings", arguments)
+                    moves = client_process(servers, tables, "moves", arguments)
             finally:
                 for server in servers:
                     server.stop()
@@ -555,6 +619,7 @@ def main() -> None:
             persisted = acked <= logged_moves(url)
         print(
             (f"{'redis' if bus else 'local':<6} " if arguments.bus else "")
+            + (f"{'on' if metrics else 'off':<7} " if arguments.metrics else "")
             + f"{arguments.nodes:>5} {game:<9} {tables:>6}"
             f" {(1 if arguments.server_bots else 4) * tables:>7}"
             f" {moves['per_second']:>8.0f}"
@@ -578,6 +643,31 @@ def main() -> None:
         )
         if not persisted:
             raise SystemExit("an acknowledged move is missing from the database")
+        measured[metrics].append(moves)
+        if arguments.metrics and len(measured[False]) == len(measured[True]) == 2:
+            print_metrics_cost(measured[False], measured[True])
+            measured = {False: [], True: []}
+
+
+def print_metrics_cost(off: list[dict[str, Any]], on: list[dict[str, Any]]) -> None:
+    """What keeping and serving the metrics cost, from the measurements without and with."""
+
+    def mean(runs: list[dict[str, Any]], value: Callable[[dict[str, Any]], float]) -> float:
+        return sum(value(run) for run in runs) / len(runs)
+
+    def moves(run: dict[str, Any]) -> float:
+        return float(run["per_second"])
+
+    def cpu_per_move(run: dict[str, Any]) -> float:
+        return per_move(run["hub_cpu"], run)
+
+    capacity = mean(on, moves) / mean(off, moves)
+    cpu = mean(on, cpu_per_move) / mean(off, cpu_per_move)
+    print(
+        f"metrics on/off: moves/s ×{capacity:.3f} (cost {100 * (1 - capacity):.1f}%),"
+        f" server µs/move ×{cpu:.3f} (moves a core sustains: cost {100 * (1 - 1 / cpu):.1f}%)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -255,3 +255,23 @@ def test_abuse_runs_the_flood_from_many_sockets_and_the_replay_race() -> None:
     assert "acknowledged (all); errors seen: none" in live
     assert numbers(line("others meanwhile"))[0] > 0
     assert " 5 s later " in line("server  before") and " 5 s later " in line("workers before")
+
+
+def test_server_load_measures_without_and_with_the_metrics() -> None:
+    printed = run_benchmark(
+        "server_load.py",
+        *("--game", "luz", "--tables", "2", "--metrics"),
+        *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
+    )
+    *rows, cost = printed.strip().splitlines()[-5:]
+    assert [row.split()[0] for row in rows] == ["off", "on", "on", "off"]
+    assert all(row.split()[-1] == "all" for row in rows)
+    assert cost.startswith("metrics on/off: moves/s ×") and "server µs/move ×" in cost
+
+
+def test_metrics_cost_runs_and_prints_its_figures() -> None:
+    printed = run_benchmark("metrics_cost.py", "--moves", "2000", "--scrapes", "5")
+    move, scrape, cost = printed.strip().splitlines()
+    assert move.startswith("a move's metrics:") and float(move.split()[3]) > 0
+    assert scrape.startswith("a scrape (250 tables):") and float(scrape.split()[4]) > 0
+    assert cost.startswith("cost at capacity:")

@@ -539,6 +539,20 @@ def print_check(result: CheckResult, language: str) -> None:
         console.print(Padding(Text(detail, style), (0, 0, 0, 6)))
 
 
+MetricsPort = Annotated[int | None, typer.Option(min=1, max=65535, help=help_text("metrics_port"))]
+MetricsHost = Annotated[str, typer.Option(help=help_text("metrics_host"))]
+
+
+def metrics_address(config: NodeConfig) -> tuple[str, int] | None:
+    """Where the metrics are served (``metrics_host``, ``metrics_port``), said at start;
+    ``None`` without a port."""
+    if config.metrics_port is None:
+        return None
+    url = f"http://{config.metrics_host}:{config.metrics_port}/metrics"
+    say(config, translate("cli.metrics_at", default_language(), url=url))
+    return config.metrics_host, config.metrics_port
+
+
 @app.command(help=help_text("serve"))
 def serve(
     context: typer.Context,
@@ -570,6 +584,8 @@ def serve(
     config_file: ConfigOption = None,
     show: Annotated[bool, typer.Option("--print-config", help=help_text("print_config"))] = False,
     drain_seconds: Annotated[float, typer.Option(min=1.0, help=help_text("drain_seconds"))] = 30.0,
+    metrics_port: MetricsPort = None,
+    metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:
     import uvicorn
 
@@ -599,6 +615,10 @@ def serve(
         raise fail(OptionError("cli.relays_need_bus"), language)
     host, port = config.host, config.port
     say(config, translate("cli.serving", language, url=f"http://{host}:{port}"))
+    public = {port, *([config.socket_port or port + 1] if config.relays else [])}
+    if config.metrics_port in public:
+        raise fail(OptionError("cli.metrics_port_public", port=config.metrics_port), language)
+    metrics = metrics_address(config)
     node = secrets.token_hex(8) if config.relays else None
     # made first: it loads every game's texts, which the relays' watchers may then read
     server = create_app(
@@ -608,6 +628,7 @@ def serve(
         redis_url=config.bus or None,
         collector=Collector(),
         relays=node,
+        metrics_address=metrics,
     )
     started: list[subprocess.Popen[bytes]] = []
     stopping = _Stopping()
@@ -690,6 +711,8 @@ def bot_worker(
     log_format: LogFormatOption = "text",
     log_level: LogLevelOption = "warning",
     config_file: ConfigOption = None,
+    metrics_port: MetricsPort = None,
+    metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:
     from tapisvert.server.bot_queue import work
     from tapisvert.server.config import masked_url
@@ -701,7 +724,7 @@ def bot_worker(
     start_logging(config)
     check_bus(config.bus)
     say(config, translate("cli.bot_worker_ready", language, url=masked_url(config.bus)))
-    work(config.bus)
+    work(config.bus, metrics_address=metrics_address(config))
 
 
 class _Stopping:

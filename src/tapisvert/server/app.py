@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from prometheus_client import start_http_server
 
 from tapisvert.server.collector import Collector
 from tapisvert.server.errors import ServerError
@@ -70,11 +71,14 @@ def create_app(
     redis_url: str | None = None,
     collector: Collector | None = None,
     relays: str | None = None,
+    metrics_address: tuple[str, int] | None = None,
 ) -> FastAPI:
     """The server; with ``redis_url``, channels and bot jobs go through that Redis server
     (see ``redis_bus`` and ``bot_queue``), and with ``relays`` too, relays that name this
     node so hold clients' sockets (see ``relay``); with ``collector``, its garbage
-    collections are that collector's (see ``collector``).
+    collections are that collector's (see ``collector``); with ``metrics_address`` (a host
+    and a port), the node keeps its metrics and serves them there, apart from the public
+    server (see ``metrics``).
 
     The API's own pages (``/docs``, ``/openapi.json``) are there with ``api_docs`` only:
     a public server does not show its map to everyone.
@@ -84,11 +88,20 @@ def create_app(
     settings = settings or Settings()
     shared, queue = (None, None) if redis_url is None else _bus(redis_url, settings)
     storage = open_storage(database_url)
-    lobby = Lobby(storage, shared or pubsub, settings, sole=shared is None, thinking=queue)
+    lobby = Lobby(
+        storage,
+        shared or pubsub,
+        settings,
+        sole=shared is None,
+        thinking=queue,
+        metrics=metrics_address is not None,
+    )
+    if collector is not None and lobby.metrics.kept:
+        collector.paused = lobby.metrics.paused
     app = FastAPI(
         title="tapisvert",
         version=str(PROTOCOL_VERSION),
-        lifespan=_lifespan(lobby, shared, queue, collector, relays),
+        lifespan=_lifespan(lobby, shared, queue, collector, relays, metrics_address),
         docs_url="/docs" if api_docs else None,
         redoc_url=None,
         openapi_url="/openapi.json" if api_docs else None,
@@ -126,9 +139,10 @@ def _lifespan(
     queue: BotQueue | None,
     collector: Collector | None,
     relays: str | None,
+    metrics_address: tuple[str, int] | None,
 ) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
     """The server's lifetime: the bus and the bot queue first, then the lobby, then the
-    relays' sockets; stopped the other way round."""
+    relays' sockets and the metrics' listener; stopped the other way round."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -145,7 +159,14 @@ def _lifespan(
 
             sockets = RelayedSockets(shared, relays, lambda link: serve_link(lobby, link))
             await sockets.start()
+        listener = None
+        if metrics_address is not None:
+            host, port = metrics_address
+            listener = start_http_server(port, host, registry=lobby.metrics.registry)[0]
         yield
+        if listener is not None:
+            listener.shutdown()
+            listener.server_close()
         if collecting is not None:
             collecting.cancel()
         if sockets is not None:

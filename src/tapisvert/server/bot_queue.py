@@ -38,6 +38,7 @@ from typing import Any
 
 import orjson
 import redis
+from prometheus_client import start_http_server
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 from redis.exceptions import RedisError, ResponseError
 
@@ -49,6 +50,7 @@ from tapisvert.core.wire import (
     observation_to_data,
     summary,
 )
+from tapisvert.server.metrics import WorkerMetrics
 from tapisvert.server.redis_bus import (
     RETRY_FIRST,
     RETRY_LONGEST,
@@ -301,9 +303,11 @@ def work(
     prefix: str | None = None,
     claim_after: float = CLAIM_AFTER,
     server: int | None = None,
+    metrics_address: tuple[str, int] | None = None,
 ) -> None:
     """A worker: answer bot jobs, one at a time, for ever; with ``server``, only as long as
-    that process (the node that started it) runs."""
+    that process (the node that started it) runs; with ``metrics_address`` (a host and a
+    port), its metrics are served there (see ``metrics``)."""
     if server is not None:
         follow_the_server(server)
     client = redis.Redis.from_url(url)
@@ -311,6 +315,10 @@ def work(
     me = f"{socket.gethostname()}:{os.getpid()}"
     seen = jobs.removesuffix(JOBS) + SEEN
     said = 0.0
+    metrics = WorkerMetrics(me)
+    if metrics_address is not None:
+        host, port = metrics_address
+        start_http_server(port, host, registry=metrics.registry)
     grouped = False
 
     def answer_some() -> None:
@@ -328,7 +336,7 @@ def work(
                     pipe.zremrangebyscore(seen, "-inf", said - REPLIES_EXPIRE)  # long gone
                     pipe.execute()
             for entry, fields in _next_jobs(client, jobs, me, claim_after):
-                _answer(client, jobs, me, entry, fields)
+                _answer(client, jobs, me, entry, fields, metrics)
         except (RedisError, OSError):
             grouped = False
             raise
@@ -352,7 +360,12 @@ def _next_jobs(
 
 
 def _answer(
-    client: redis.Redis, jobs: str, me: str, entry: bytes, fields: dict[bytes, bytes]
+    client: redis.Redis,
+    jobs: str,
+    me: str,
+    entry: bytes,
+    fields: dict[bytes, bytes],
+    metrics: WorkerMetrics,
 ) -> None:
     """Decide, then at once answer (saying who did), acknowledge and delete the job; a job
     that cannot be read (``read_job``) or decided is answered with its error, so that its
@@ -362,15 +375,21 @@ def _answer(
     try:
         if time.time() > _deadline(fields):
             log.warning("bot job %s is past its time: its node decided without it", number)
+            metrics.ended("late")
         else:
-            action = decide(read_job(fields.get(b"job", b"")))
+            job = read_job(fields.get(b"job", b""))
+            started = time.perf_counter()
+            action = decide(job)
+            metrics.decided(job.level, time.perf_counter() - started)
             answer = {"id": number, "worker": me, "action": str(action)}
     except MalformedJob as error:
         log.error("bot job %s is refused, being no job: %s", number, error)
         answer = {"id": number, "worker": me, "error": f"malformed job: {error}"}
+        metrics.ended("refused")
     except Exception as error:
         log.exception("bot job %s failed", number)
         answer = {"id": number, "worker": me, "error": _shortened(repr(error))}
+        metrics.ended("failed")
     reply = fields.get(b"reply")
     with client.pipeline(transaction=True) as pipe:
         if answer and reply is not None:

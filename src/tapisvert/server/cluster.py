@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from tapisvert.server.errors import ServerError, StorageError, TableMoved
 from tapisvert.server.logs import USER, about_table
+from tapisvert.server.metrics import Metrics
 from tapisvert.server.peers import Peers
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import LEASES_CHANNEL, Frame, PubSub
@@ -61,6 +62,7 @@ class Cluster:
         registry: TableRegistry,
         presence: Presence,
         sole: bool,
+        metrics: Metrics,
     ) -> None:
         self.storage = storage
         self.pubsub = pubsub
@@ -68,6 +70,7 @@ class Cluster:
         self.registry = registry
         self.presence = presence
         self.sole = sole
+        self.metrics = metrics
         self.node = presence.node
         self.peers: Peers | None = None
         """Calls to and from the other nodes; ``None`` for a node alone."""
@@ -158,12 +161,14 @@ class Cluster:
                 continue
             _log.warning("table %d was left by its node: it is served here now", table_id)
             await self._operator().take_over(row, fence)
+            self.metrics.leases_taken_over.inc()
 
     def lost(self, table: GameTable) -> None:
         """Another node serves ``table`` now: this one forgets it (its timers too) and
         stores nothing more of it."""
         if not table.moved:
             _log.warning("table %d is served by another node now", table.id)
+            self.metrics.leases_lost.inc()
             self._forget(table)
 
     def _forget(self, table: GameTable) -> None:

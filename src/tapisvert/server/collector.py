@@ -21,6 +21,7 @@ import asyncio
 import gc
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 _log = logging.getLogger("tapisvert.server")
@@ -43,6 +44,8 @@ class Collector:
         self.young_period = young_period
         self.full_period = full_period
         self.slow_ms = slow_ms
+        self.paused: Callable[[int, float], None] | None = None
+        """Told of each collection: its generation and the seconds it held the server."""
         self._started = 0.0
 
     async def run(self) -> None:
@@ -70,6 +73,8 @@ class Collector:
             self._started = time.perf_counter()
             return
         held = (time.perf_counter() - self._started) * 1000
+        if self.paused is not None:
+            self.paused(info["generation"], held / 1000)
         if held >= self.slow_ms:
             _log.warning(
                 "a garbage collection (generation %d) held the server for %.0f ms",

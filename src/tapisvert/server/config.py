@@ -86,6 +86,9 @@ class NodeConfig(BaseSettings):
     leaderboard_min_games: int = Field(Settings.leaderboard_min_games, ge=0)
     lease_seconds: float = Field(Settings.lease_seconds, ge=0.5)
     drain_seconds: float = Field(Settings.drain_seconds, ge=1.0)
+    metrics_port: int | None = Field(None, ge=1, le=65535)
+    """Where the node serves its metrics (see ``metrics``); ``None``: it keeps none."""
+    metrics_host: str = "127.0.0.1"
     secret_key: SecretStr | None = None
     """The key that signs session tokens; with neither it nor ``secret_key_file``, the
     server makes one and keeps it in its database."""

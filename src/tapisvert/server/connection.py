@@ -12,6 +12,7 @@ import orjson
 from tapisvert.server.addresses import TokenBucket
 from tapisvert.server.errors import ServerError
 from tapisvert.server.links import Link
+from tapisvert.server.metrics import Metrics
 from tapisvert.server.notices import Said, render_notice
 from tapisvert.server.protocol import ChatLine, Error, Reconnect, ServerMessage
 from tapisvert.server.pubsub import Frame, PubSub, table_channel
@@ -42,14 +43,17 @@ class Connection:
         pubsub: PubSub,
         settings: Settings,
         flooded: Callable[[str], None],
+        metrics: Metrics,
         shared: TokenBucket | None = None,
     ) -> None:
-        """``flooded``: told the address of a connection cut for flooding; ``shared``: the
-        rate the connection shares with the others of its address."""
+        """``flooded``: told the address of a connection cut for flooding; ``metrics``: where
+        its frames are counted; ``shared``: the rate the connection shares with the others
+        of its address."""
         self._pubsub = pubsub
         self._settings = settings
         self._flooded = flooded
         self._shared = shared
+        self._metrics = metrics
         self.user = user
         self.language = language
         self.link = link
@@ -114,6 +118,7 @@ class Connection:
             self.drop()
             return
         self.link.push(frame)
+        self._metrics.frames_sent += 1
 
     def hold(self, table_id: int) -> None:
         """Keep the table's views until ``release``: the node serving the table is asked for

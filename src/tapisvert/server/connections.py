@@ -54,6 +54,7 @@ class Connections:
         self.cluster = cluster
         self.registry = registry
         self.pubsub: PubSub = cluster.pubsub
+        self.metrics = cluster.metrics
         self.settings = settings
         self.quotas = quotas
         self.addresses = addresses
@@ -73,7 +74,7 @@ class Connections:
         another node, with its view. ``shared``: the rate of its address (see
         ``Addresses.open``)."""
         connection = Connection(
-            user, language, link, self.pubsub, self.settings, self.flooded, shared
+            user, language, link, self.pubsub, self.settings, self.flooded, self.metrics, shared
         )
         mine = self.presence.connections.setdefault(user.id, set())
         mine.add(connection)

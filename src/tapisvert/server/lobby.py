@@ -35,6 +35,7 @@ from tapisvert.server.cluster import Cluster, node_name
 from tapisvert.server.connection import Connection
 from tapisvert.server.connections import Connections
 from tapisvert.server.messages import Messages
+from tapisvert.server.metrics import Metrics
 from tapisvert.server.moderation import Moderation
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import PRESENCE_CHANNEL, LocalPubSub, PubSub
@@ -65,7 +66,7 @@ RESTORED_FINISHED = 100
 class Lobby:
     """The parts of one node, made and wired together; ``sole``: no other node can reach
     its clients (see ``cluster``). ``thinking``: where the bots decide (by default, a pool
-    of this machine's processes)."""
+    of this machine's processes). ``metrics``: keep the node's metrics (see ``metrics``)."""
 
     def __init__(
         self,
@@ -74,6 +75,7 @@ class Lobby:
         settings: Settings | None = None,
         sole: bool = True,
         thinking: Thinking | None = None,
+        metrics: bool = False,
     ) -> None:
         self.storage = storage
         self.pubsub: PubSub = pubsub or LocalPubSub()
@@ -86,7 +88,11 @@ class Lobby:
         """The rated account of each bot level."""
         self.presence = Presence(node_name(), self.pubsub, rooms())
         self.registry = TableRegistry()
-        self.cluster = Cluster(storage, self.pubsub, settings, self.registry, self.presence, sole)
+        self.metrics = Metrics(self.presence.node, kept=metrics)
+        self.metrics.watch(self.registry, self.presence)
+        self.cluster = Cluster(
+            storage, self.pubsub, settings, self.registry, self.presence, sole, self.metrics
+        )
         self.life = TableLife(
             self.cluster, self.presence, settings, self.thinking, self.background, self.bot_accounts
         )
@@ -148,6 +154,9 @@ class Lobby:
         The latest finished tables come back too, for a while: whoever was there when the
         server stopped may not have seen the end.
         """
+        if self.metrics.kept:
+            self.storage.observe_commits(self.metrics.committed)
+            self.background.spawn(self.metrics.measure_lag())
         await self.storage.start()
         await self.accounts.start()
         await self.sanctions.load()

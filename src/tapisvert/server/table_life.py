@@ -48,6 +48,7 @@ class TableLife:
         self.storage = cluster.storage
         self.pubsub = cluster.pubsub
         self.sole = cluster.sole
+        self.metrics = cluster.metrics
         self.presence = presence
         self.settings = settings
         self.thinking = thinking

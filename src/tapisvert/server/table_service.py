@@ -243,9 +243,7 @@ class TableService:
         """A request for a table served here; what it answers crosses between nodes."""
         match operation:
             case "act":
-                return await table.act(
-                    user.id, arguments["action"], arguments["seq"], arguments["request"]
-                )
+                return await self._act(table, user, arguments)
             case "join":
                 index = await table.join(user.id, user.name, arguments["seat"])
                 if table.spectators.pop(user.id, None) is not None:
@@ -298,6 +296,19 @@ class TableService:
             case _:
                 raise ServerError("node_failed", status=500)
         return None
+
+    async def _act(self, table: GameTable, user: User, arguments: dict[str, Any]) -> int:
+        """A person's move, counted as accepted or refused (see ``metrics``)."""
+        metrics = self.life.metrics
+        try:
+            position = await table.act(
+                user.id, arguments["action"], arguments["seq"], arguments["request"]
+            )
+        except ServerError as refusal:
+            metrics.refused(table.game.name, refusal.code)
+            raise
+        metrics.accepted(table.game.name)
+        return position
 
     def _unsay(self, table: GameTable, line: str | None, sender: str | None) -> Any:
         """Remove a chat line from the table's history and every client's log."""

@@ -8,9 +8,10 @@ import time
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
-from tapisvert.core.game import Game, State
+from tapisvert.core.game import Action, Game, State
 from tapisvert.server.errors import ServerError, StorageError
 from tapisvert.server.logs import the_tables_own
+from tapisvert.server.metrics import Metrics
 from tapisvert.server.retrying import retrying_async
 from tapisvert.server.seats import Seat
 from tapisvert.server.settings import Settings
@@ -30,6 +31,9 @@ class TurnHost(Protocol):
 
     @property
     def thinking(self) -> Thinking: ...
+
+    @property
+    def metrics(self) -> Metrics: ...
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> None: ...
 
@@ -142,7 +146,7 @@ class Turns:
             list(state.legal_actions()),
             f"{table.seed}:bot:{seq}",
         )
-        action = await self.host.thinking.choose(job)
+        action = await self._decision(job)
         seat_info = table.seats[seat]
         if seat_info.kind == "bot" or seat_info.replaced:
             try:
@@ -151,3 +155,15 @@ class Turns:
                 raise  # tried again
             except ServerError:  # the person came back and played first
                 return
+
+    async def _decision(self, job: BotJob) -> Action:
+        """The bot's action, timed and counted while it is awaited (see ``metrics``)."""
+        metrics = self.host.metrics
+        metrics.bots_waiting += 1
+        asked = time.perf_counter()
+        try:
+            action = await self.host.thinking.choose(job)
+        finally:
+            metrics.bots_waiting -= 1
+        metrics.decided(job.level, time.perf_counter() - asked)
+        return action

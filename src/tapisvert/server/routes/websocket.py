@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -139,6 +140,7 @@ async def _listen(lobby: Lobby, link: Link, connection: Connection) -> None:
 async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMessage | None:
     """Handle one message; a refusal comes back as an ``Error`` and changes nothing."""
     language = connection.language
+    received = time.perf_counter()
     request_id: str | None = None
     try:
         if not connection.within_rate():  # before any work: a flood costs next to nothing
@@ -154,7 +156,7 @@ async def _answer(lobby: Lobby, connection: Connection, text: str) -> ServerMess
         request_id = message.id
         if connection.repeated(request_id):
             raise ServerError("duplicate", id=request_id)
-        answer = await _dispatch(lobby, connection, message)
+        answer = await _dispatch(lobby, connection, message, received)
         if answer is not None and getattr(answer, "id", request_id) != request_id:
             answer = answer.model_copy(update={"id": request_id})
         return answer
@@ -175,7 +177,10 @@ def _request_id(text: str) -> str | None:
     return found if isinstance(found, str) and len(found) <= protocol.MAX_ID_LENGTH else None
 
 
-async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> ServerMessage | None:
+async def _dispatch(
+    lobby: Lobby, connection: Connection, message: Any, received: float
+) -> ServerMessage | None:
+    """Do what ``message`` asks (read at ``received``, by ``time.perf_counter``)."""
     user = connection.user
     request_id = message.id
     match message:
@@ -183,6 +188,7 @@ async def _dispatch(lobby: Lobby, connection: Connection, message: Any) -> Serve
             raise ServerError("already_greeted")
         case protocol.Act(table=table, seq=seq, action=action):
             new_seq = await lobby.tables.act(user, table, action, seq, request_id)
+            lobby.metrics.move_seconds.observe(time.perf_counter() - received)
             if connection.follows_seat(table):
                 return None  # the mover's view of the new position carries the id
             return Ack(id=request_id, table=table, seq=new_seq)

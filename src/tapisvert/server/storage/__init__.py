@@ -38,7 +38,7 @@ from tapisvert.server.storage.rows import (
 from tapisvert.server.storage.schema import MIGRATIONS, migrate, settings_table
 from tapisvert.server.storage.social import MessageRow, Relations, SocialStore
 from tapisvert.server.storage.tables import TableStore
-from tapisvert.server.storage.writer import Writer
+from tapisvert.server.storage.writer import Committed, Writer
 
 __all__ = [
     "ERASED_NAME",
@@ -81,6 +81,9 @@ class Storage(Protocol):
     async def ping(self) -> None:
         """Once the database answered a statement through the writer (see ``health``)."""
 
+    def observe_commits(self, committed: Committed) -> None:
+        """Tell ``committed`` of each transaction, from the writer's thread."""
+
 
 class SqlStorage:
     """The SQLAlchemy adapter; the URL's dialect picks SQLite or PostgreSQL."""
@@ -119,6 +122,9 @@ class SqlStorage:
 
     async def ping(self) -> None:
         await self._writer.run(lambda connection: connection.exec_driver_sql("SELECT 1"), True)
+
+    def observe_commits(self, committed: Committed) -> None:
+        self._writer.committed = committed
 
 
 def _secret(connection: Connection) -> str:

@@ -19,6 +19,7 @@ import itertools
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -34,6 +35,8 @@ APPEND_CHUNK = 200
 
 LogRow = tuple[int, int, int, int, bool]
 """A log entry to append: (table id, seq, actor, action, stand-in)."""
+Committed = Callable[[int, float, bool], None]
+"""Told of a transaction: the writes it carried, the seconds it took, whether it failed."""
 
 T = TypeVar("T")
 _log = logging.getLogger(__name__)
@@ -66,6 +69,8 @@ class Writer:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._connection: Connection | None = None
+        self.committed: Committed = _unheeded
+        """Told of each transaction, from the writer's thread (see ``metrics``)."""
         # Appends are the hot path: one multi-row INSERT per commit, written for the driver.
         marker = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self._marker = marker
@@ -130,6 +135,7 @@ class Writer:
 
     def _commit(self, batch: list[_Job]) -> None:
         """Run the batch in one transaction; each job gets its result or its error."""
+        started = time.perf_counter()
         try:
             connection = self._writing_connection()
             with connection.begin():
@@ -150,6 +156,9 @@ class Writer:
                     self._commit([job])
                 return
             batch[0].error = error
+            self.committed(1, time.perf_counter() - started, True)
+            return
+        self.committed(len(batch), time.perf_counter() - started, False)
 
     def _check_fences(self, connection: Connection, fences: dict[int, int]) -> None:
         """Raise :class:`_Fenced` if a table's lease carries another token than the job's.
@@ -184,6 +193,10 @@ def _batches(jobs: list[_Job]) -> Iterator[list[_Job]]:
         batch.append(job)
     if batch:
         yield batch
+
+
+def _unheeded(writes: int, seconds: float, failed: bool) -> None:
+    """Nobody is told of the commits (see ``Writer.committed``)."""
 
 
 def _settle(jobs: list[_Job]) -> None:
