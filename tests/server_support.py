@@ -135,8 +135,10 @@ class Server:
             self.process = None
 
     def stop(self) -> None:
+        """Ctrl+C (SIGINT): the server stops at once, committing what is queued, without
+        the drain SIGTERM starts (waiting for its clients to go: see ``test_server_drain``)."""
         if self.process is not None:
-            self.process.terminate()
+            self.process.send_signal(signal.SIGINT)
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:

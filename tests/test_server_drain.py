@@ -27,8 +27,9 @@ from server_support import (
 
 pytestmark = pytest.mark.slow
 
-SHORT_GAME = {"rounds": "6"}
-"""Rounds enough that the game is not over when its node is stopped after six moves."""
+SHORT_GAME = {"rounds": "20"}
+"""Rounds enough that the game is not over when its node is stopped after six moves (six
+rounds were played out, on a quiet machine, before the signal came)."""
 
 
 def stopped_gently(server: Server) -> int:
@@ -78,7 +79,14 @@ def test_a_restart_costs_each_client_one_reconnection(tmp_path: Path) -> None:
 
     async def run() -> int:
         playing = asyncio.gather(*(player.play({table}, reconnect=True) for player in players))
-        await until(lambda: sum(len(player.acked) for player in players) >= 6, 60)
+        # both connected (on a busy machine one may connect late), and the game under way
+        await until(
+            lambda: (
+                all(player.welcomes for player in players)
+                and sum(len(player.acked) for player in players) >= 6
+            ),
+            60,
+        )
         code = await asyncio.to_thread(stopped_gently, server)
         await asyncio.to_thread(server.start)
         await asyncio.wait_for(playing, 120)
@@ -90,7 +98,11 @@ def test_a_restart_costs_each_client_one_reconnection(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert code == 0
-    assert [(player.reconnects, player.welcomes) for player in players] == [(1, 2), (1, 2)]
+    # one reconnection each; the frame that asks for it is read by at least one (a socket
+    # may close before its client reads it: that client reconnects all the same)
+    assert [player.welcomes for player in players] == [2, 2]
+    assert all(player.reconnects <= 1 for player in players)
+    assert sum(player.reconnects for player in players) >= 1
     assert "it let 1 tables go" in server.log.read_text()
 
 
