@@ -73,7 +73,7 @@ def per_move(metrics: Metrics, frames: int, moves: int) -> float:
     for _ in range(moves):
         received = time.perf_counter()
         metrics.move_seconds.observe(time.perf_counter() - received)
-        metrics.accepted("luz")
+        metrics.accepted(GAMES[0])
         for _ in range(frames):
             metrics.frames_sent += 1
         committing = time.perf_counter()

@@ -37,11 +37,10 @@ import httpx
 import psycopg
 
 from server_load import database, forget_redis_keys, guest, quantile  # puts tests/ on the path
+from tapisvert.core.registry import game_names
 from tapisvert.server.redis_bus import PREFIX_VARIABLE
 
 from server_support import Server
-
-GAME = "wizard"
 
 
 @dataclass
@@ -114,7 +113,7 @@ class Seat:
                 await link.send_str(json.dumps({**act, "action": action}))
 
 
-async def set_up(nodes: list[Server], tables: int, moves: Moves) -> list[Seat]:
+async def set_up(nodes: list[Server], game: str, tables: int, moves: Moves) -> list[Seat]:
     """The tables, each created on its node and started, and their seats."""
     ports = [node.port for node in nodes]
     seats = []
@@ -125,7 +124,7 @@ async def set_up(nodes: list[Server], tables: int, moves: Moves) -> list[Seat]:
             async with httpx.AsyncClient(base_url=node.url, timeout=60) as http:
                 tokens.append(await guest(http, f"p{group}x{index}"))
         home = nodes[group % 2]
-        created = home.call(tokens[0], "POST", "/api/tables", game=GAME, players=4)
+        created = home.call(tokens[0], "POST", "/api/tables", game=game, players=4)
         table = int(created.json()["table"])
         for seat, token in enumerate(tokens[1:], start=1):
             home.call(token, "POST", f"/api/tables/{table}/join", seat=seat).raise_for_status()
@@ -150,7 +149,7 @@ async def restart(node: Server) -> None:
 
 async def measure(nodes: list[Server], arguments: argparse.Namespace) -> dict[str, Any]:
     moves = Moves()
-    seats = await set_up(nodes, arguments.tables, moves)
+    seats = await set_up(nodes, arguments.game, arguments.tables, moves)
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     playing = [asyncio.create_task(seat.run(session, arguments.think)) for seat in seats]
     await asyncio.sleep(arguments.warmup)
@@ -189,6 +188,8 @@ def check_log(url: str, acked: dict[str, tuple[int, int, str]]) -> tuple[int, in
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=20, help="250 for the full measure")
+    games = game_names()
+    parser.add_argument("--game", choices=games, default=games[-1], help="of four players")
     parser.add_argument("--think", type=float, default=0.14)
     parser.add_argument("--warmup", type=float, default=10.0, help="before the baseline")
     parser.add_argument("--seconds", type=float, default=10.0, help="the baseline's window")
