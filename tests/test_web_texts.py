@@ -50,3 +50,22 @@ def test_every_literal_text_is_in_the_catalogue(language: str) -> None:
         if not present:
             missing.append(key)
     assert not missing, missing
+
+
+def decisions(name: str) -> set[str]:
+    """The kinds of decision a game's board answers in its ``decision`` (what the hints explain)."""
+    board = files(plugin(name).web_board).joinpath(f"{name}.js").read_text("utf-8")
+    body = re.search(r"\nfunction decision\(.*?\n}\n", board, re.DOTALL)
+    assert body, f"{name}'s board has no decision()"
+    return set(re.findall(r"""return ["'](\w+)["']""", body[0]))
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_every_game_has_its_card_and_a_hint_for_each_decision(name: str) -> None:
+    kinds = decisions(name)
+    assert len(kinds) >= 2, kinds
+    needed = {f"{name}.guide.{part}" for part in ("goal", "turn_heading", "wins")}
+    needed |= {f"{name}.guide.step{number}" for number in range(1, 5)}  # four points at least
+    needed |= {f"{name}.guide.hint.{kind}.{part}" for kind in kinds for part in ("title", "text")}
+    for language in LANGUAGES:
+        assert needed <= catalogue(language).keys(), (language, needed - catalogue(language).keys())

@@ -7,6 +7,7 @@ and on any text missing from the catalogues.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from tapisvert.core.registry import game_names
 
 from server_support import Server, serving
 
@@ -52,9 +55,14 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-def watched_page(browser: Browser, **context: object) -> tuple[Page, list[str]]:
+def watched_page(
+    browser: Browser, newcomer: bool = False, **context: object
+) -> tuple[Page, list[str]]:
     """A new page whose script errors and missing catalogue texts are collected (a refused
     request, such as a wrong password, is the browser's own log line, not an error).
+
+    Unless ``newcomer``, the browser has seen every game's "How to play" card and switched its
+    hints off, so that a table opens as it does for someone who knows the games.
 
     The server's Content-Security-Policy is bypassed unless ``bypass_csp=False``: the tests'
     own predicates are evaluated from strings, which the policy forbids. The app itself is
@@ -62,6 +70,11 @@ def watched_page(browser: Browser, **context: object) -> tuple[Page, list[str]]:
     """
     context.setdefault("bypass_csp", True)
     opened = browser.new_context(**context).new_page()  # type: ignore[arg-type]
+    if not newcomer:
+        known = json.dumps({"seen": True, "hints": False})
+        opened.add_init_script(
+            "".join(f"localStorage.setItem('guide.{name}', '{known}');" for name in game_names())
+        )
     problems: list[str] = []
     opened.on("pageerror", lambda error: problems.append(f"{error}\n{error.stack}"))
     opened.on(

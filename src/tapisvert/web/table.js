@@ -9,6 +9,7 @@ import { ChatPanel } from "./chat.js";
 import { Invitation, PlayerLink, RatingChange, accountName } from "./community.js";
 import { InviteFriends } from "./messages.js";
 import { ReviewPanel } from "./review.js";
+import { Hint, HowToPlay } from "./guide.js";
 
 const LEVELS = ["random", "easy", "medium", "hard"];
 
@@ -31,6 +32,7 @@ export function TableScreen({ id }) {
         <div class="row">
           <a class="button" href="#" id="back">${t("web.back")}</a>
           <h1>#${id} ${t(`${info.game}.name`)}</h1>
+          <${HowToPlay} game=${info.game} seated=${own >= 0} focusHand=${focusHand} />
           <${Options} info=${info} />
         </div>
         <div class="row">
@@ -172,6 +174,8 @@ function Felt({ info, frame, module, ctx, showLast }) {
         ${summary ? html`<${Summary} table=${info.table} summary=${summary} />` : null}
         ${module.center(view, { ...ctx, shownTrick: trick, showingLast: showLast })}
       </div>
+      ${ctx.mine !== null && frame.to_act === ctx.mine && !frame.result ? html`<${Hint} game=${info.game}
+        kind=${module.decision(view, ctx)} table=${info.table} seq=${frame.seq} />` : null}
       ${ctx.mine === null ? html`<div class="others bottom"><${SeatPlate} index=${bottom} info=${info} frame=${frame} module=${module} ctx=${ctx} /></div>` : null}
     </section>
     ${ctx.mine !== null ? html`<${Dock} info=${info} frame=${frame} module=${module} ctx=${ctx} />` : null}`;

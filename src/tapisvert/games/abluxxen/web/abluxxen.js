@@ -466,6 +466,16 @@ function prompt(view, ctx) {
   return text("prompt_play");
 }
 
+/** The kind of decision this seat faces now, for the guide's hints (texts/guide.*.toml). */
+function decision(view, ctx) {
+  const legal = ctx.legal;
+  if (legal.includes("take")) return "steal";
+  if (legal.includes("keep")) return "victim";
+  if (legal.some((action) => action.startsWith("draw "))) return "draw";
+  if (legal.some((action) => action.startsWith("steal dummy "))) return "dummy";
+  return "lay";
+}
+
 function handles(action) {
   return /^(set \S+|take|decline|keep|discard|draw (display \d+|pile)|steal dummy \S+)$/.test(action);
 }
@@ -486,4 +496,4 @@ function sheet(view, { names }) {
     <p class="hint">${text("sheet_hint")}</p>`;
 }
 
-export default { seat, center, hand, prompt, handles, describe, summary, sheet, moveWords };
+export default { seat, center, hand, prompt, handles, decision, describe, summary, sheet, moveWords };

@@ -461,6 +461,13 @@ function prompt(view, ctx) {
   return "";
 }
 
+/** The kind of decision this seat faces now, for the guide's hints (texts/guide.*.toml). */
+function decision(view, ctx) {
+  if (ctx.legal.some((action) => action.startsWith("bid "))) return "bid";
+  if (ctx.legal.includes("done")) return "place";
+  return null;
+}
+
 function handles(action) {
   return /^(bid|place) /.test(action) || action === "done";
 }
@@ -573,4 +580,4 @@ function sheet(view, { names }) {
     </tbody></table>`;
 }
 
-export default { seat, center, hand, prompt, handles, describe, summary, sheet, moveWords };
+export default { seat, center, hand, prompt, handles, decision, describe, summary, sheet, moveWords };

@@ -307,6 +307,16 @@ function prompt(view, ctx) {
   return holding ? t("luz.board.prompt_follow", words) : t("luz.board.prompt_free", words);
 }
 
+/** The kind of decision this seat faces now, for the guide's hints (texts/guide.*.toml). */
+function decision(view, ctx) {
+  if (ctx.legal.some((action) => action.startsWith("bet "))) return "bet";
+  const trick = view.trick ?? [];
+  if (!trick.length) return "lead";
+  const led = trick[0].card[0];
+  if ((view.hands?.[ctx.mine] ?? []).some((code) => code?.[0] === led)) return "follow";
+  return "free";
+}
+
 function handles(action) {
   return /^(play|bet) /.test(action);
 }
@@ -336,4 +346,4 @@ function sheet(view, { names }) {
   </div>`;
 }
 
-export default { seat, center, hand, prompt, handles, describe, lastTrick, summary, sheet, moveWords };
+export default { seat, center, hand, prompt, handles, decision, describe, lastTrick, summary, sheet, moveWords };

@@ -163,6 +163,16 @@ function prompt(view, ctx) {
   return t("wizard.board.prompt_lead");
 }
 
+/** The kind of decision this seat faces now, for the guide's hints (texts/guide.*.toml). */
+function decision(view, ctx) {
+  if (ctx.legal.some((action) => action.startsWith("bid "))) return "bid";
+  if (ctx.legal.some((action) => action.startsWith("trump "))) return "trump";
+  if (!view.trick.length) return "lead";
+  const first = view.trick.find((card) => card !== "J");  // the suit led, unless a Wizard came first
+  if (first && first !== "W") return "follow";
+  return "free";
+}
+
 function handles(action) {
   return /^(play|bid|trump) /.test(action);
 }
@@ -178,4 +188,4 @@ function sheet(view, { names }) {
     <p class="hint sheet-key">${t("wizard.board.sheet_key")}</p>`;
 }
 
-export default { seat, center, hand, prompt, handles, describe, lastTrick, summary, sheet, moveWords };
+export default { seat, center, hand, prompt, handles, decision, describe, lastTrick, summary, sheet, moveWords };
