@@ -4,6 +4,7 @@ the secrets hidden; a wrong or unknown setting is refused at start with its name
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -177,6 +178,7 @@ def test_a_missing_file_is_refused(tmp_path: Path) -> None:
 def test_the_bot_worker_takes_its_bus_from_the_configuration_and_hides_its_password(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    handlers = list(logging.root.handlers)
     result = run("bot-worker")
     assert result.exit_code == 2 and said(result, "the bot worker needs a bus")
     path = tmp_path / "node.toml"
@@ -185,3 +187,5 @@ def test_the_bot_worker_takes_its_bus_from_the_configuration_and_hides_its_passw
     assert result.exit_code == 2
     assert said(result, "not http://:********@127.0.0.1:6379")
     assert "bus-secret" not in result.output
+    # refused before logging was set up: setting it up replaces (and closes) every handler
+    assert logging.root.handlers == handlers

@@ -601,23 +601,24 @@ def serve(
         print_config(loaded, config_file, language)
         return
     config = loaded.config
-    logs = start_logging(config)
-    # A thread (the storage's writer) gets the interpreter within half a millisecond of
-    # asking, instead of five; the event loop gets it back as quickly.
-    sys.setswitchinterval(0.0005)
-    allow_open_files()
-    url = config.database_url or default_database_url()
+    host, port = config.host, config.port
+    # what is refused is refused before logging is set up (which replaces every handler)
     if config.bus:
         check_bus(config.bus)
     elif config.bot_workers == 0:
         raise fail(OptionError("cli.workers_need_bus"), language)
     elif config.relays:
         raise fail(OptionError("cli.relays_need_bus"), language)
-    host, port = config.host, config.port
-    say(config, translate("cli.serving", language, url=f"http://{host}:{port}"))
     public = {port, *([config.socket_port or port + 1] if config.relays else [])}
     if config.metrics_port in public:
         raise fail(OptionError("cli.metrics_port_public", port=config.metrics_port), language)
+    logs = start_logging(config)
+    # A thread (the storage's writer) gets the interpreter within half a millisecond of
+    # asking, instead of five; the event loop gets it back as quickly.
+    sys.setswitchinterval(0.0005)
+    allow_open_files()
+    url = config.database_url or default_database_url()
+    say(config, translate("cli.serving", language, url=f"http://{host}:{port}"))
     metrics = metrics_address(config)
     node = secrets.token_hex(8) if config.relays else None
     # made first: it loads every game's texts, which the relays' watchers may then read
@@ -721,8 +722,8 @@ def bot_worker(
     config = configured(context, config_file).config
     if not config.bus:
         raise fail(OptionError("cli.worker_needs_bus"), language)
+    check_bus(config.bus)  # before logging is set up, which replaces every handler
     start_logging(config)
-    check_bus(config.bus)
     say(config, translate("cli.bot_worker_ready", language, url=masked_url(config.bus)))
     work(config.bus, metrics_address=metrics_address(config))
 
