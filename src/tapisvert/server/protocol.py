@@ -110,12 +110,14 @@ class Who(ClientMessage):
 
 
 class PlayNow(ClientMessage):
-    """A table of this person and bots of ``level`` in every other seat, started at once."""
+    """A table of this person and bots of ``level`` in every other seat, started at once;
+    with ``friends``, the other seats left open for the people this person invites."""
 
     type: Literal["play_now"]
     room: Name
     game: Name
     level: Name = "easy"
+    friends: bool = False
 
 
 class Ping(ClientMessage):

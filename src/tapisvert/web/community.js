@@ -242,6 +242,11 @@ export function Presence() {
 /** The link that seats whoever opens it at this table, once signed in. */
 export function Invitation({ table }) {
   const link = `${location.origin}/#join=${table}`;
+  useEffect(() => {  // a table just opened to play with friends: its link selected, to copy
+    if (state.inviting !== table) return;
+    state.inviting = null;
+    document.getElementById("invite-link").focus();
+  }, [table]);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(link);

@@ -19,6 +19,7 @@ export const state = {
   boards: {},        // game name -> its board module
   notice: null,      // { text, kind }: a refusal or a message for the person
   replay: null,
+  inviting: null,    // a table just opened to play with friends: its invitation link gets the focus
   rematches: {},     // finished table id -> the rematch table id
   held: {},          // table id -> { trick, until }: a completed trick shown before it is gathered
   summaries: {},     // table id -> the summary of the round or deal that just ended

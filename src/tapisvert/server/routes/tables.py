@@ -56,11 +56,12 @@ class QuickTable(BaseModel):
     room: str = MAIN_ROOM
     game: str
     level: str = "easy"
+    friends: bool = False
 
 
 @router.post("/api/tables/play-now")
 async def play_now(body: QuickTable, user: Me, lobby: TheLobby) -> protocol.TableInfo:
-    table = await lobby.tables.play_now(user, body.room, body.game, body.level)
+    table = await lobby.tables.play_now(user, body.room, body.game, body.level, body.friends)
     return await lobby.records.table_info(table)
 
 
