@@ -300,6 +300,8 @@ class People(ServerMessage):
     room: str | None = None
     table: int | None = None
     people: list[str]
+    text: str = ""
+    """Who sits where (or who is in the room) in words, in the reader's language."""
 
 
 class PrivateMessage(ServerMessage):

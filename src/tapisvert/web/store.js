@@ -277,7 +277,7 @@ function receive(frame) {
       if (frame.type === "notice" && !frame.table && !frame.room && frame.key !== "server.help") tell(frame.text, "info");
       note(frame.table, frame.type === "chat"
         ? { kind: "chat", sender: frame.sender, text: frame.text, line: frame.line }
-        : { kind: "notice", text: frame.type === "people" ? frame.people.join(", ") : frame.text }, frame.history);
+        : { kind: "notice", text: frame.type === "people" ? frame.text || frame.people.join(", ") : frame.text }, frame.history);
       break;
   }
   frameHandlers[frame.type]?.(frame);

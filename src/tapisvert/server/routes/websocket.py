@@ -231,7 +231,7 @@ async def _dispatch(
         case protocol.AddBot(table=table, level=level, seat=seat):
             await lobby.tables.add_bot(user, table, level, seat)
         case protocol.Who(room=room, table=table):
-            return await lobby.rooms.who(room, table, user)
+            return await lobby.rooms.who(room, table, user, connection.language)
         case protocol.Ping(type="help"):
             return await run_command(lobby, user, connection.language, "/help", Place(None, None))
         case protocol.Ping(type="ping"):
