@@ -123,3 +123,13 @@ def test_play_now_starts_a_game_against_bots_of_the_chosen_level(
         "Link copied: send it to whom you want to play with.",
         "The link is selected: copy it with Ctrl+C (⌘C on a Mac).",
     )
+
+    page.click("#start")  # refused while seats are empty; the refusal goes once the game starts
+    page.wait_for_selector("#notice >> text=every seat must be taken")
+    for _ in range(3):
+        page.click("#add-bot")
+    page.wait_for_selector("#add-bot:disabled")
+    assert "every seat must be taken" in page.inner_text("#notice")  # the same state: it stays
+    page.click("#start")
+    page.wait_for_selector("#board")
+    assert page.locator("#notice").count() == 0
