@@ -15,6 +15,7 @@ export function Lobby() {
   const mine = Object.values(state.tables).filter((table) => table.status !== "finished"
     && table.seats.some((seat) => seat.kind === "human" && seat.name === state.user));
   return html`
+    <h1 class="visually-hidden">${t("web.lobby")}</h1>
     <div class="columns">
       <div>
         ${mine.length ? html`<section class="panel" id="my-tables">

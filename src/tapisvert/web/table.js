@@ -321,7 +321,8 @@ function Summary({ table, summary }) {
         onClick=${() => setOpen(!open)}>${summary.title}</button></h2>
       <button class="close" onClick=${() => { delete state.summaries[table]; changed(); }}>${t("web.close")}</button></div>
     ${open ? html`<table class="sheet">
-      <thead><tr>${summary.head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
+      <thead><tr>${summary.head.map((cell) => html`<th scope="col">${cell
+        || html`<span class="visually-hidden">${t("web.player")}</span>`}</th>`)}</tr></thead>
       <tbody>${summary.rows.map((row) => html`<tr>${row.map((cell, index) => index
         ? html`<td>${cell}</td>` : html`<th scope="row">${cell}</th>`)}</tr>`)}</tbody>
     </table>` : null}
