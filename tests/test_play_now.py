@@ -72,3 +72,18 @@ def test_a_wrong_game_or_level_opens_no_table(server: Server) -> None:
     usage = server.call(dan, "POST", "/api/chat", text="/play", room="main")
     assert usage.json()["code"] == "command_usage" and "/play GAME" in usage.json()["message"]
     assert len(server.http.get(f"{server.url}/api/rooms/main").json()["tables"]) == before
+
+
+def test_play_with_friends_opens_a_table_whose_other_seats_wait(server: Server) -> None:
+    eve = server.guest("quick-eve")
+    made = server.call(eve, "POST", "/api/tables/play-now", game="abluxxen", friends=True)
+    assert made.status_code == 200, made.text
+    info = server.http.get(f"{server.url}/api/tables/{made.json()['table']}").json()
+    assert info["status"] == "open"
+    assert info["seats"][0]["name"] == "quick-eve"
+    assert [seat["kind"] for seat in info["seats"][1:]] == ["empty"] * (len(info["seats"]) - 1)
+    fay = server.guest("quick-fay")  # whoever follows the invitation sits down
+    joined = server.call(fay, "POST", f"/api/tables/{info['table']}/join")
+    assert joined.status_code == 200, joined.text
+    seats = server.http.get(f"{server.url}/api/tables/{info['table']}").json()["seats"]
+    assert [seat["name"] for seat in seats[:2]] == ["quick-eve", "quick-fay"]

@@ -74,6 +74,11 @@ def test_a_table_set_up_and_played_through_chat_commands(server: Server) -> None
             await first.send(type="chat", table=table, text="/who")
             people = await first.expect(of_type("people", table=table))
             assert people["people"] == ["P1 cmd-ana", "P2 cmd-bob", "P3 bot random"]
+            said = f"At table {table}: seat 1: cmd-ana; seat 2: cmd-bob; seat 3: bot random."
+            assert people["text"] == said
+            await second.send(type="chat", table=table, text="/who")  # in the reader's language
+            gens = await second.expect(of_type("people", table=table))
+            assert gens["text"].startswith(f"À la table {table} : place 1 : cmd-ana; place 2 :")
             await first.send(type="chat", table=table, text="/help")
             help_text = (await first.expect(of_type("notice", key="server.help")))["text"]
             assert all(f"/{name}" in help_text for name in ("join", "start", "option", "bot"))
@@ -285,6 +290,8 @@ def test_each_command_gets_an_answer_that_fits_where_it_was_typed(server: Server
                 assert helped.get("table") == place.get("table")
                 who = await typed("/who", **place)
                 assert who["type"] == "people"
+                in_words = f"At table {table}: seat 1: words-ana." if "table" in place else None
+                assert who["text"] == (in_words or "Nobody is in this room.")  # not entered
             for command in ("/start", "/leave", "/option rounds 3", "/bot add easy"):
                 elsewhere = await typed(command, room="main")
                 assert elsewhere["code"] == "not_at_table", command

@@ -238,6 +238,13 @@ def test_people_on_two_nodes_play_one_game(two_nodes: list[Server]) -> None:
     assert refused.status_code == 409 and refused.json()["code"] == "already_seated"
     assert "seat 2" in refused.json()["message"]
     second.call(bob, "POST", f"/api/tables/{table}/start").raise_for_status()
+    who = second.http.get(f"{second.url}/api/tables/{table}/who").json()  # asked across nodes
+    assert who["people"][:2] == ["P1 ana", "P2 bob"]
+    assert who["text"].startswith(f"At table {table}: seat 1: ana; seat 2: bob; seat 3: bot")
+    in_french = second.http.get(
+        f"{second.url}/api/tables/{table}/who", headers={"Accept-Language": "fr"}
+    ).json()
+    assert in_french["text"].startswith(f"À la table {table} : place 1 : ana; place 2 : bob")
     said = second.call(bob, "POST", "/api/chat", text="hello from afar", table=table)
     said.raise_for_status()
     second.call(bob, "POST", "/api/chat", text="hi, room", room="main").raise_for_status()

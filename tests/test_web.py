@@ -166,17 +166,22 @@ def test_every_game_fits_a_phone_with_the_moves_in_sight(
     assert no_horizontal_overflow(phone) == 0
 
 
+FIXED_FINDINGS = ("page-has-heading-one", "empty-table-header", "aria-prohibited-attr")
+"""Lesser findings of axe once made here, checked whatever their impact."""
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_axe_finds_nothing_serious_in_the_lobby_and_at_a_table(
     server: Server, page: Page, game: str
 ) -> None:
     sign_in(page, server, f"axe-{game}")
-    assert serious_violations(page) == []
+    assert serious_violations(page, FIXED_FINDINGS) == []
     start_table(page, game, 3)
     rng = random.Random(2)
     for _ in range(12):
         play_one_move(page, rng)
-    assert serious_violations(page) == []
+    page.wait_for_selector(".sheet-panel table")
+    assert serious_violations(page, FIXED_FINDINGS) == []
     page.click("#rules")  # its Close button was near-white on white (1.06:1)
     page.wait_for_selector("dialog.rules article h1, dialog.rules article h2")
     assert serious_violations(page) == []

@@ -55,6 +55,9 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     mine = page.inner_text("#end [data-seat='0']")
     assert "web-rated" in mine and "(you)" in mine and "rating 0.0 → " in mine
     assert "Ratings changed" in page.inner_text("#end")
+    places = page.locator("#end .ranking li").evaluate_all(
+        "items => items.map(i => i.dataset.seat)"
+    )
     screenshot(page, "rating-changes")
 
     page.click("#end [data-seat='0'] a.player")
@@ -68,6 +71,11 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     page.wait_for_selector("#replay-panel")
     assert page.locator("#final .rating-change").count() == 2  # the result, as at the end
     assert page.locator("#final .chip", has_text="not rated").count() == 1
+    assert page.locator("#final li").evaluate_all("items => items.map(i => i.dataset.seat)") == (
+        places  # by place, as at the end
+    )
+    assert page.inner_text("#final li >> nth=0").startswith("Place 1")
+    page.wait_for_selector(".sheet-panel table")  # the game's score sheet, as at the table
     assert page.locator("#replay-panel .seat .hand.revealed").count() == 3
     page.click("#replay-next")
     page.click("#replay-next")

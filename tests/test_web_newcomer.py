@@ -105,3 +105,31 @@ def test_play_now_starts_a_game_against_bots_of_the_chosen_level(
     page.wait_for_selector("#my-tables")
     assert page.locator(".your-turn, .badge").count() == 0
     assert "Your turn" not in page.title()
+
+    page.click("[data-friends='luz']")  # with friends: a table that waits, its link to copy
+    page.wait_for_function("document.activeElement?.id === 'invite-link'")
+    link = page.input_value("#invite-link")
+    table = page.evaluate("location.hash").removeprefix("#table=")
+    assert link.endswith(f"/#join={table}")
+    assert page.evaluate("getSelection().toString() || document.activeElement.selectionEnd") in (
+        link,
+        len(link),
+    )
+    assert page.locator("em", has_text="empty seat").count() == 3
+    screenshot(page, "play-with-friends")
+    page.click("#copy-invite")
+    page.wait_for_selector("#notice")
+    assert page.inner_text("#notice span") in (
+        "Link copied: send it to whom you want to play with.",
+        "The link is selected: copy it with Ctrl+C (⌘C on a Mac).",
+    )
+
+    page.click("#start")  # refused while seats are empty; the refusal goes once the game starts
+    page.wait_for_selector("#notice >> text=every seat must be taken")
+    for _ in range(3):
+        page.click("#add-bot")
+    page.wait_for_selector("#add-bot:disabled")
+    assert "every seat must be taken" in page.inner_text("#notice")  # the same state: it stays
+    page.click("#start")
+    page.wait_for_selector("#board")
+    assert page.locator("#notice").count() == 0

@@ -226,14 +226,15 @@ def screenshot(page: Page, name: str, full_page: bool = False) -> None:
     partial.replace(picture)
 
 
-def serious_violations(page: Page) -> list[str]:
+def serious_violations(page: Page, also: tuple[str, ...] = ()) -> list[str]:
     """What axe finds serious or critical on the page at rest (cards fade in as they are
-    dealt: the check waits for the fade, which a reader who asks for less motion never sees)."""
+    dealt: the check waits for the fade, which a reader who asks for less motion never sees),
+    and what breaks the rules named in ``also`` at any impact."""
     page.wait_for_timeout(400)
     results = Axe().run(page)
     return [
         f"{violation['id']}: {violation['help']}: "
         + "; ".join(node["html"][:120] for node in violation["nodes"][:4])
         for violation in results.response["violations"]
-        if violation["impact"] in ("serious", "critical")
+        if violation["impact"] in ("serious", "critical") or violation["id"] in also
     ]

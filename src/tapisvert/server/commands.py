@@ -52,7 +52,7 @@ async def run_command(
     if name == "help":
         return _help(language, place)
     if name == "who":
-        return await lobby.rooms.who(place.room, place.table, user)
+        return await lobby.rooms.who(place.room, place.table, user, language)
     if name in SOCIAL_COMMANDS:
         return await run_social_command(lobby, user, language, text, place.room, place.table)
     if name == "join":

@@ -110,12 +110,14 @@ class Who(ClientMessage):
 
 
 class PlayNow(ClientMessage):
-    """A table of this person and bots of ``level`` in every other seat, started at once."""
+    """A table of this person and bots of ``level`` in every other seat, started at once;
+    with ``friends``, the other seats left open for the people this person invites."""
 
     type: Literal["play_now"]
     room: Name
     game: Name
     level: Name = "easy"
+    friends: bool = False
 
 
 class Ping(ClientMessage):
@@ -298,6 +300,8 @@ class People(ServerMessage):
     room: str | None = None
     table: int | None = None
     people: list[str]
+    text: str = ""
+    """Who sits where (or who is in the room) in words, in the reader's language."""
 
 
 class PrivateMessage(ServerMessage):

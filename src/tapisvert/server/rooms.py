@@ -6,6 +6,7 @@ from collections import deque
 from collections.abc import Callable
 
 from tapisvert.core.registry import game_names, load_game
+from tapisvert.i18n import DEFAULT_LANGUAGE, translate
 from tapisvert.server.cluster import Cluster
 from tapisvert.server.connection import Connection
 from tapisvert.server.errors import ServerError
@@ -83,11 +84,27 @@ class Rooms:
         people = sorted(self.presence.user_name(user) for user in self.presence.people_in(room))
         return RoomInfo(room=room, tables=tables, people=people)
 
-    async def who(self, room: str | None, table_id: int | None, user: User) -> People:
+    async def who(
+        self, room: str | None, table_id: int | None, user: User, language: str = DEFAULT_LANGUAGE
+    ) -> People:
+        """Who is at the table (``P1 ana``…, ``(bob)`` watching) or in the room, and the
+        same in words in ``language``, for a person to read."""
         if table_id is not None:
-            return People(table=table_id, people=await self.cluster.on_table(table_id, "who", user))
+            seated, watching = await self.cluster.on_table(table_id, "who", user)
+            seats = [
+                translate("server.who.seat", language, seat=n, name=name) for n, name in seated
+            ]
+            words = [
+                translate("server.who.table", language, table=table_id, seats="; ".join(seats))
+            ]
+            if watching:
+                words.append(translate("server.who.watching", language, names=", ".join(watching)))
+            people = [f"P{n} {name}" for n, name in seated] + [f"({name})" for name in watching]
+            return People(table=table_id, people=people, text=" ".join(words))
         info = await self.room_info(room or MAIN_ROOM)
-        return People(room=info.room, people=info.people)
+        names = ", ".join(info.people)
+        text = translate("server.who.room" if names else "server.who.nobody", language, names=names)
+        return People(room=info.room, people=info.people, text=text)
 
     async def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
         if table_id is not None:

@@ -80,10 +80,13 @@ class TableService:
             await self.join(user, table.id, 0)
         return table
 
-    async def play_now(self, user: User, room: str, game: str, level: str) -> int:
+    async def play_now(
+        self, user: User, room: str, game: str, level: str, friends: bool = False
+    ) -> int:
         """A game in one request: a table of the person and bots of ``level`` in every other
         seat (``QUICK_PLAYERS`` seats where the game allows), with the game's own options,
-        started at once."""
+        started at once; with ``friends``, the other seats are left open for the people the
+        person invites, and the table waits for them."""
         if game not in game_names():
             raise ServerError("no_such_game", game=game, games=", ".join(game_names()))
         spec = game_class(game)
@@ -93,6 +96,8 @@ class TableService:
         except OptionError as error:
             raise ServerError.wrapping("bad_bot", error) from None
         table = await self.create_table(user, room, game, players, {}, None)
+        if friends:
+            return table.id
         for _ in range(players - 1):
             await self.add_bot(user, table.id, level, None)
         await self.start_game(user, table.id)

@@ -161,10 +161,10 @@ class GameTable:
             seat.kind == "human" and self.host.is_online(seat.user_id) for seat in self.seats
         )
 
-    def people(self) -> list[str]:
-        seated = [f"P{index + 1} {seat.name}" for index, seat in enumerate(self.seats) if seat.name]
-        watching = [self.host.user_name(user) for user in self.spectators]
-        return seated + [f"({name})" for name in watching]
+    def people(self) -> tuple[list[tuple[int, str]], list[str]]:
+        """Who sits where (each seat's number, from 1, and name) and who watches."""
+        seated = [(index + 1, seat.name) for index, seat in enumerate(self.seats) if seat.name]
+        return seated, [self.host.user_name(user) for user in self.spectators]
 
     # -- before the start -------------------------------------------------------------
 

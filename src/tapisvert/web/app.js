@@ -5,7 +5,7 @@ import { language, t } from "./i18n.js";
 import { api, currentTable, myTurns, route, signedIn, signOut, start, state, subscribe,
   switchLanguage, tell, toggleSound } from "./store.js";
 import { Lobby } from "./lobby.js";
-import { Replay, TableScreen, focusHand } from "./table.js";
+import { Replay, ScoreSheet, TableScreen, focusHand } from "./table.js";
 import { RulesButton } from "./rules.js";
 import { Leaderboard, Profile, ReplayScreen, ResetPassword, profileLink } from "./community.js";
 import { ModerationPage } from "./moderation.js";
@@ -47,7 +47,7 @@ function App() {
       ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} Actions=${ProfileActions} />`
         : page?.kind === "leaderboard" ? html`<${Leaderboard} game=${page.value} key=${page.value} />`
         : page?.kind === "moderation" && state.token ? html`<${ModerationPage} />`
-        : page?.kind === "replay" ? html`<${ReplayScreen} id=${page.value} key=${page.value} Replay=${Replay} />`
+        : page?.kind === "replay" ? html`<${ReplayScreen} id=${page.value} key=${page.value} Replay=${Replay} ScoreSheet=${ScoreSheet} />`
         : page?.kind === "reset" ? html`<${ResetPassword} resetKey=${page.value} />`
         : !state.token ? html`<${SignIn} invited=${page?.kind === "join" ? page.value : null} />`
         : page?.kind === "messages" ? html`<${MessagesPanel} name=${page.value} key=${page.value ?? ""} />`

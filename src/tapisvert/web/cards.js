@@ -32,7 +32,7 @@ export function Card({ face, onPlay = null, action = null, small = false, winner
  */
 export function Trick({ plays, face, names, winner = null, leading = null, id = "trick" }) {
   const mark = (seat) => (seat === winner ? " won" : seat === leading ? " leading" : "");
-  return html`<div class="trick" id=${id} aria-label=${winner === null ? t("web.trick") : t("web.trick_taken")}>
+  return html`<div class="trick" id=${id} role="group" aria-label=${winner === null ? t("web.trick") : t("web.trick_taken")}>
     ${plays.map((play) => html`<figure key=${`${play.seat}:${play.card}`} class=${`played${mark(play.seat)}`} data-seat=${play.seat}>
       <${Card} face=${face(play.card)} winner=${play.seat === winner} />
       <figcaption>${names[play.seat]}</figcaption></figure>`)}

@@ -4,6 +4,17 @@ import { html, useEffect, useState } from "./ui.js";
 import { decimal, language, t, tn } from "./i18n.js";
 import { api, changed, forgetSession, state, tell } from "./store.js";
 
+/** The seats by place: the game's winners first (a tie on points may be broken by the rules),
+ * then by points; seats level on both share a place. */
+export function ranking(result, winners = []) {
+  const won = (seat) => winners.includes(seat);
+  const ahead = (a, b) => (won(a) !== won(b) ? won(a) : result[a] > result[b]);
+  const seats = result.map((_, seat) => seat);
+  const place = (seat) => 1 + seats.filter((other) => ahead(other, seat)).length;
+  return seats.map((index) => ({ index, points: result[index], place: place(index) }))
+    .sort((a, b) => a.place - b.place);
+}
+
 /** The account a seat plays for: the person's name, or the account of the bot's level. */
 export function accountName(seat) {
   return seat.kind === "bot" ? `bot ${seat.level}` : seat.name;
@@ -242,6 +253,11 @@ export function Presence() {
 /** The link that seats whoever opens it at this table, once signed in. */
 export function Invitation({ table }) {
   const link = `${location.origin}/#join=${table}`;
+  useEffect(() => {  // a table just opened to play with friends: its link selected, to copy
+    if (state.inviting !== table) return;
+    state.inviting = null;
+    document.getElementById("invite-link").focus();
+  }, [table]);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(link);
@@ -260,7 +276,7 @@ export function Invitation({ table }) {
 }
 
 /** A finished game from a profile: its table may have left the lobby, its replay has not. */
-export function ReplayScreen({ id, Replay }) {
+export function ReplayScreen({ id, Replay, ScoreSheet }) {
   const [info, error] = useFetched(`/api/tables/${id}`);
   const [steps, setSteps] = useState(null);
   const show = (loaded) => { state.replay = { table: id, steps: loaded, index: 0 }; changed(); };
@@ -274,15 +290,17 @@ export function ReplayScreen({ id, Replay }) {
     <section class="panel table-head"><div class="row">
       <a class="button" href="#" id="back">${t("web.back")}</a>
       <h1>#${id} ${t(`${info.game}.name`)}</h1>
-      <ul class="final" id="final">${info.seats.map((seat, index) => html`<li key=${index}>
-        <${PlayerLink} name=${seat.name} account=${accountName(seat)} />
+      <ol class="final" id="final">${ranking(info.result ?? info.seats.map(() => 0)).map(({ index, place }) => html`<li key=${index} data-seat=${index}>
+        ${info.result ? html`<span class="place">${t("web.place", { place })}</span> ` : null}
+        <${PlayerLink} name=${info.seats[index].name} account=${accountName(info.seats[index])} />
         ${info.result ? html` <span>${t("web.points", { points: info.result[index] })}</span>` : null}
         ${info.ratings?.[index] ? html` <${RatingChange} before=${info.ratings[index].before} after=${info.ratings[index].after} />`
           : info.ratings?.some(Boolean) ? html` <span class="chip">${t("web.not_rated")}</span>` : null}
-      </li>`)}</ul>
+      </li>`)}</ol>
       ${steps && state.replay?.table !== id ? html`<button class="primary" id="replay" onClick=${() => show(steps)}>${t("web.replay")}</button>` : null}
     </div></section>
     ${state.replay?.table === id ? html`<${Replay} info=${info} module=${module} />`
       : steps ? null : html`<section class="panel"><p role="status">${t("web.loading")}</p></section>`}
+    ${steps ? html`<${ScoreSheet} info=${info} view=${steps[steps.length - 1].view} />` : null}
   </div>`;
 }

@@ -15,6 +15,7 @@ export function Lobby() {
   const mine = Object.values(state.tables).filter((table) => table.status !== "finished"
     && table.seats.some((seat) => seat.kind === "human" && seat.name === state.user));
   return html`
+    <h1 class="visually-hidden">${t("web.lobby")}</h1>
     <div class="columns">
       <div>
         ${mine.length ? html`<section class="panel" id="my-tables">
@@ -76,23 +77,33 @@ function TableLine({ table }) {
     </li>`;
 }
 
-/** A game in one click: a table of this person and bots of the chosen level, started at once. */
+/** A game in one click: a table of this person and bots of the chosen level, started at once;
+ * or, with friends, a table whose other seats wait for them, its invitation link ready to copy. */
 function PlayNow() {
   const [level, setLevel] = useState(localStorage.getItem("level") ?? "easy");
-  const play = (game) => send({ type: "play_now", room: state.room, game, level }, (answer) => {
-    if (answer.type === "ack" && answer.table) location.hash = `table=${answer.table}`;
+  const play = (game, friends) => send({ type: "play_now", room: state.room, game, level, friends }, (answer) => {
+    if (answer.type !== "ack" || !answer.table) return;
+    if (friends) state.inviting = answer.table;
+    location.hash = `table=${answer.table}`;
   });
+  const games = (friends) => state.games.map((spec) => html`<button key=${spec.name}
+    class=${friends ? "" : "primary"} data-play=${friends ? null : spec.name} data-friends=${friends ? spec.name : null}
+    onClick=${() => play(spec.name, friends)}>${t(`${spec.name}.name`)}</button>`);
   return html`<section class="panel play-now" aria-labelledby="play-now-heading">
     <h2 class="small" id="play-now-heading">${t("web.play_now")}</h2>
-    <div class="row">
-      ${state.games.map((spec) => html`<button key=${spec.name} class="primary" data-play=${spec.name}
-        onClick=${() => play(spec.name)}>${t(`${spec.name}.name`)}</button>`)}
+    <div class="row" role="group" aria-labelledby="play-now-heading">
+      ${games(false)}
       <label>${t("web.bot_level")} <select id="play-level" value=${level}
         onChange=${(event) => { setLevel(event.target.value); localStorage.setItem("level", event.target.value); }}>
         ${state.games[0].bots.map((name) => html`<option key=${name} value=${name}>${t(`web.level.${name}`)}</option>`)}
       </select></label>
     </div>
     <p class="hint">${t("web.play_now_hint")}</p>
+    <div class="row" role="group" aria-labelledby="play-friends-heading" id="play-friends">
+      <strong id="play-friends-heading">${t("web.play_with_friends")}</strong>
+      ${games(true)}
+    </div>
+    <p class="hint">${t("web.play_with_friends_hint")}</p>
   </section>`;
 }
 

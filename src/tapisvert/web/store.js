@@ -17,8 +17,9 @@ export const state = {
   logs: { room: [], table: {} },   // chat, notices and moves in words
   games: [],         // the games' specs, from /api/games
   boards: {},        // game name -> its board module
-  notice: null,      // { text, kind }: a refusal or a message for the person
+  notice: null,      // { text, kind, about }: a refusal or a message for the person
   replay: null,
+  inviting: null,    // a table just opened to play with friends: its invitation link gets the focus
   rematches: {},     // finished table id -> the rematch table id
   held: {},          // table id -> { trick, until }: a completed trick shown before it is gathered
   summaries: {},     // table id -> the summary of the round or deal that just ended
@@ -40,8 +41,10 @@ export function changed() {
   for (const listener of listeners) listener();
 }
 
-export function tell(text, kind = "error") {
-  state.notice = { text, kind, at: Date.now() };
+/** A banner for the person; `about`: the table whose state a refusal answered, which the
+ * banner leaves once that state changes (a move made, the game started). */
+export function tell(text, kind = "error", about = null) {
+  state.notice = { text, kind, about, at: Date.now() };
   changed();
   clearTimeout(tell.timer);
   tell.timer = setTimeout(() => { state.notice = null; changed(); }, kind === "error" ? 8000 : 4000);
@@ -255,7 +258,7 @@ function receive(frame) {
     case "error":
       if (["bad_token", "hello_first", "signed_out", "banned"].includes(frame.code)) forgetSession();
       if (frame.code === "draining") break;  // a server that is stopping: the next one answers
-      tell(frame.message);
+      tell(frame.message, "error", currentTable());
       break;
     case "unsay":
       unsay(frame);
@@ -276,7 +279,7 @@ function receive(frame) {
       if (frame.type === "notice" && !frame.table && !frame.room && frame.key !== "server.help") tell(frame.text, "info");
       note(frame.table, frame.type === "chat"
         ? { kind: "chat", sender: frame.sender, text: frame.text, line: frame.line }
-        : { kind: "notice", text: frame.type === "people" ? frame.people.join(", ") : frame.text }, frame.history);
+        : { kind: "notice", text: frame.type === "people" ? frame.text || frame.people.join(", ") : frame.text }, frame.history);
       break;
   }
   frameHandlers[frame.type]?.(frame);
@@ -285,6 +288,7 @@ function receive(frame) {
 }
 
 function tableNews(frame) {
+  if (frame.status !== state.tables[frame.table]?.status) outdated(frame.table);
   if (frame.status === "closed") {
     delete state.tables[frame.table];
   } else {
@@ -295,6 +299,11 @@ function tableNews(frame) {
     const others = room.tables.filter((table) => table.table !== frame.table);
     room.tables = frame.status === "closed" ? others : [...others, frame].sort((a, b) => a.table - b.table);
   }
+}
+
+/** A refusal about this table answered a state that has changed: it is no longer true. */
+function outdated(table) {
+  if (state.notice?.about === table) state.notice = null;
 }
 
 /** How long a completed trick stays on the table, its winner marked, before it is gathered. */
@@ -308,6 +317,7 @@ function viewNews(frame) {
   }
   const info = state.tables[frame.table];
   const module = info && state.boards[info.game];
+  if (previous && frame.seq > previous.seq) outdated(frame.table);
   if (previous && module && frame.seq > previous.seq) {
     const ctx = context(info);
     // a view after a gap (back at the table, reconnected): what follows happened meanwhile

@@ -6,7 +6,7 @@ import { has, t, tn } from "./i18n.js";
 import { api, changed, context, send, state, tableLog, tell } from "./store.js";
 import { Backs } from "./cards.js";
 import { ChatPanel } from "./chat.js";
-import { Invitation, PlayerLink, RatingChange, accountName } from "./community.js";
+import { Invitation, PlayerLink, RatingChange, accountName, ranking } from "./community.js";
 import { InviteFriends } from "./messages.js";
 import { ReviewPanel } from "./review.js";
 import { Hint, HowToPlay } from "./guide.js";
@@ -53,8 +53,7 @@ export function TableScreen({ id }) {
       ${replaying ? html`<${Replay} info=${info} module=${module} />` : null}
       <div class="columns below">
         <${ChatPanel} place=${{ table: id }} lines=${tableLog(id)} title=${t("web.table_log")} />
-        ${frame && module.sheet ? html`<section class="panel sheet-panel"><h2 class="small">${t("web.score_sheet")}</h2>
-          ${module.sheet(frame.view, ctx)}</section>` : null}
+        ${frame ? html`<${ScoreSheet} info=${info} view=${frame.view} ctx=${ctx} />` : null}
       </div>
     </div>`;
 }
@@ -322,22 +321,24 @@ function Summary({ table, summary }) {
         onClick=${() => setOpen(!open)}>${summary.title}</button></h2>
       <button class="close" onClick=${() => { delete state.summaries[table]; changed(); }}>${t("web.close")}</button></div>
     ${open ? html`<table class="sheet">
-      <thead><tr>${summary.head.map((cell) => html`<th scope="col">${cell}</th>`)}</tr></thead>
+      <thead><tr>${summary.head.map((cell) => html`<th scope="col">${cell
+        || html`<span class="visually-hidden">${t("web.player")}</span>`}</th>`)}</tr></thead>
       <tbody>${summary.rows.map((row) => html`<tr>${row.map((cell, index) => index
         ? html`<td>${cell}</td>` : html`<th scope="row">${cell}</th>`)}</tr>`)}</tbody>
     </table>` : null}
   </div>`;
 }
 
+/** The game's score sheet, if its board draws one: at the table, and under a replay. */
+export function ScoreSheet({ info, view, ctx = tableContext(info, null) }) {
+  const module = state.boards[info.game];
+  return module.sheet ? html`<section class="panel sheet-panel"><h2 class="small">${t("web.score_sheet")}</h2>
+    ${module.sheet(view, ctx)}</section>` : null;
+}
+
 /** The end: places, totals, a rematch and the replay. */
 function EndScreen({ info, frame, ctx }) {
-  // the game's winners first (a tie on points may be broken by the rules), then by points
-  const won = (seat) => frame.winners.includes(seat);
-  const ahead = (a, b) => (won(a) !== won(b) ? won(a) : frame.result[a] > frame.result[b]);
-  const seats = frame.result.map((_, seat) => seat);
-  const place = (seat) => 1 + seats.filter((other) => ahead(other, seat)).length;
-  const order = seats.map((index) => ({ index, points: frame.result[index] }))
-    .sort((a, b) => place(a.index) - place(b.index));
+  const order = ranking(frame.result, frame.winners);
   const rematch = state.rematches[info.table];
   const seated = frame.seat !== null;
   const ratings = info.ratings ?? [];
@@ -349,8 +350,8 @@ function EndScreen({ info, frame, ctx }) {
   return html`<section class="panel end" id="end" ref=${end} aria-labelledby="end-heading">
     <h2 id="end-heading">${t("web.game_over")}</h2>
     <ol class="ranking">
-      ${order.map(({ points, index }) => html`<li key=${index} class=${place(index) === 1 ? "first" : ""} data-seat=${index}>
-        <span class="place">${t("web.place", { place: place(index) })}</span>
+      ${order.map(({ points, index, place }) => html`<li key=${index} class=${place === 1 ? "first" : ""} data-seat=${index}>
+        <span class="place">${t("web.place", { place })}</span>
         <strong><${PlayerLink} name=${ctx.names[index]} account=${accountName(info.seats[index])} /></strong>
         ${index === frame.seat ? html`<span class="you">(${t("web.you")})</span>` : null}
         <span>${t("web.points", { points })}</span>

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
+from tapisvert.i18n import accepted_language
 from tapisvert.server import protocol
 from tapisvert.server.lobby import ANYONE
 from tapisvert.server.protocol import Ack
@@ -56,11 +57,12 @@ class QuickTable(BaseModel):
     room: str = MAIN_ROOM
     game: str
     level: str = "easy"
+    friends: bool = False
 
 
 @router.post("/api/tables/play-now")
 async def play_now(body: QuickTable, user: Me, lobby: TheLobby) -> protocol.TableInfo:
-    table = await lobby.tables.play_now(user, body.room, body.game, body.level)
+    table = await lobby.tables.play_now(user, body.room, body.game, body.level, body.friends)
     return await lobby.records.table_info(table)
 
 
@@ -110,8 +112,10 @@ async def add_bot(table_id: TableId, body: BotChoice, user: Me, lobby: TheLobby)
 
 
 @router.get("/api/tables/{table_id}/who")
-async def who(table_id: TableId, lobby: TheLobby) -> protocol.People:
-    return await lobby.rooms.who(None, table_id, ANYONE)
+async def who(table_id: TableId, request: Request, lobby: TheLobby) -> protocol.People:
+    """Who sits and watches there, and the same in words in the Accept-Language."""
+    language = accepted_language(request.headers.get("accept-language"))
+    return await lobby.rooms.who(None, table_id, ANYONE, language)
 
 
 @router.post("/api/tables/{table_id}/actions")

@@ -213,8 +213,9 @@ async def _dispatch(
                 message.rated,
             )
             return Ack(id=request_id, table=created.id)
-        case protocol.PlayNow(room=room, game=game, level=level):
-            return Ack(id=request_id, table=await lobby.tables.play_now(user, room, game, level))
+        case protocol.PlayNow(room=room, game=game, level=level, friends=friends):
+            table = await lobby.tables.play_now(user, room, game, level, friends)
+            return Ack(id=request_id, table=table)
         case protocol.Join(table=table, seat=seat):
             await lobby.tables.join(user, table, seat)
         case protocol.TableRequest(type="leave", table=table):
@@ -230,7 +231,7 @@ async def _dispatch(
         case protocol.AddBot(table=table, level=level, seat=seat):
             await lobby.tables.add_bot(user, table, level, seat)
         case protocol.Who(room=room, table=table):
-            return await lobby.rooms.who(room, table, user)
+            return await lobby.rooms.who(room, table, user, connection.language)
         case protocol.Ping(type="help"):
             return await run_command(lobby, user, connection.language, "/help", Place(None, None))
         case protocol.Ping(type="ping"):

@@ -569,7 +569,7 @@ function sheet(view, { names }) {
   if (!view.round) return null;
   const parts = names.map((_, seat) => breakdown(view, seat));
   return html`<table class="sheet fz-sheet">
-    <thead><tr><th scope="col"></th>${names.map((name) => html`<th scope="col">${name}</th>`)}</tr></thead>
+    <thead><tr><th scope="col"><span class="visually-hidden">${say("col_counted")}</span></th>${names.map((name) => html`<th scope="col">${name}</th>`)}</tr></thead>
     <tbody>
       <tr><th scope="row">${say("col_robots")}</th>${parts.map((part) => html`<td>${signed(part.robotPoints)}</td>`)}</tr>
       <tr><th scope="row">${say("col_fzzzt")}</th>${parts.map((part) => html`<td>${part.fzzzts ? signed(-part.fzzzts) : "0"}</td>`)}</tr>

@@ -335,7 +335,7 @@ function sheet(view, { names }) {
     <p class="hint sheet-key">${t("luz.board.sheet_key")}</p>
     <table class="sheet luz-successes" id="successes">
       <caption>${t("luz.board.successes")}</caption>
-      <thead><tr><th scope="col"></th>${scoring().plain.map((_, deal) => html`<th scope="col"
+      <thead><tr><th scope="col"><span class="visually-hidden">${t("luz.board.outcome_column")}</span></th>${scoring().plain.map((_, deal) => html`<th scope="col"
         class=${deal === current && view.phase !== "end" ? "luz-now" : ""}>${t("luz.board.deal_short", { number: deal + 1 })}</th>`)}</tr></thead>
       <tbody>
         <tr><th scope="row">${t("luz.board.made_plain")}</th>${scoring().plain.map((points) => html`<td>+${points}</td>`)}</tr>
