@@ -85,3 +85,12 @@ class GameCounts:
     game: str
     played: int
     won: int
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """An account's rating in a game just after one of its rated games ended."""
+
+    game: str
+    finished_at: float
+    skill: Skill
