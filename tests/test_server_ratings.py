@@ -98,7 +98,7 @@ def test_a_rated_game_moves_each_account_and_the_table_shows_the_changes(
     assert (played["rating_before"], played["rating_after"]) == (0.0, changes[0]["after"])
     # what the rating graph is drawn from, and the games of this week
     [step] = mine["progress"]
-    assert (step["game"], step["rating"]) == ("wizard", changes[0]["after"])
+    assert (step["game"], step["before"], step["rating"]) == ("wizard", 0.0, changes[0]["after"])
     assert step["finished_at"] == played["finished_at"]
     assert mine["week"] == 1 and mine["level"] is None
     # the bots' accounts moved too, once each
@@ -176,7 +176,7 @@ def test_leaderboards_list_accounts_with_enough_games(server: Server) -> None:
     first, second = ida_seen["progress"]  # oldest first, the last one's rating the current one
     assert first["finished_at"] <= second["finished_at"] and ida_seen["week"] == 2
     assert second["rating"] == ida_seen["ratings"][0]["rating"]
-    assert first["rating"] == ida_seen["history"][1]["rating_after"]
+    assert first["rating"] == ida_seen["history"][1]["rating_after"] == second["before"]
     missing = httpx.get(f"{server.url}/api/leaderboards/chess", headers={"Accept-Language": "fr"})
     assert missing.status_code == 404 and "chess" in missing.json()["message"]
     nobody = httpx.get(f"{server.url}/api/players/nobody-here")

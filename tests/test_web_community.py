@@ -63,7 +63,26 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     assert "1 played" in page.inner_text("#profile")
     entry = page.locator(f"#history [data-table='{table}']")
     assert "place " in entry.inner_text() and "with bot easy, bot easy 2" in entry.inner_text()
+    # who one is: initials in a circle, the week's games, the rating over time
+    avatar = page.locator("#profile .avatar")
+    assert avatar.inner_text() == "WR" and avatar.get_attribute("aria-hidden") == "true"
+    assert page.inner_text("#profile-week") == "1 game played in the last seven days"
+    rating = page.locator("#profile-ratings tbody td").first.inner_text()
+    graph = page.locator("#rating-graphs .rating-graph[data-game='wizard'] svg")
+    assert graph.is_visible() and graph.locator("circle").count() == 1
+    label = graph.get_attribute("aria-label")
+    assert label == f"Wizard rating over the latest rated game: from 0.0 to {rating}"
+    assert page.locator("#bot-strength").count() == 0  # a person's profile
     screenshot(page, "profile")
+    page.goto(f"{server.url}/#player=bot%20easy")  # a bot's profile says how strong it is
+    page.wait_for_selector("#bot-strength")
+    assert page.inner_text("#bot-strength").startswith("Level easy: plays by each game's rules")
+    assert page.locator("#profile .avatar").inner_text() == "BE"
+    bot_graph = page.locator("#rating-graphs .rating-graph[data-game='wizard'] svg")
+    assert bot_graph.is_visible() and bot_graph.locator("polyline").count() == 1
+    screenshot(page, "profile-bot")
+    page.go_back()
+    page.wait_for_selector(f"#history [data-table='{table}']")
     entry.locator("a.button").click()
     page.wait_for_selector("#replay-panel")
     assert page.locator("#final .rating-change").count() == 2  # the result, as at the end
@@ -156,6 +175,8 @@ def test_profile_and_leaderboard_fit_a_phone(server: Server, phone: Page) -> Non
     phone.goto(f"{server.url}/#player=phone-rated")
     phone.wait_for_selector("#history li")
     assert no_horizontal_overflow(phone) == 0, "the profile is wider than a phone"
+    graph = phone.locator("#rating-graphs svg").bounding_box()
+    assert graph is not None and graph["x"] >= 0 and graph["x"] + graph["width"] <= PHONE["width"]
     screenshot(phone, "profile-phone")
     phone.goto(f"{server.url}/#leaderboard=wizard")
     phone.wait_for_selector("#leaderboard table")
@@ -201,6 +222,11 @@ def test_the_new_pages_have_their_french_texts_and_nothing_serious_for_axe(
     page.click("#end [data-seat='0'] a.player")
     page.wait_for_selector("#profile-ratings")
     assert "Parties terminées" in page.inner_text("#profile")
+    assert page.inner_text("#profile-week") == "1 partie jouée ces sept derniers jours"
+    label = page.get_attribute("#rating-graphs svg", "aria-label")
+    assert label is not None and label.startswith(
+        "Cote à Wizard sur la dernière partie classée : de 0,0 à "
+    )
     assert serious_violations(page) == []
     page.click("#leaderboards")
     page.click("#leaderboard .games-nav >> text=Wizard")

@@ -72,8 +72,9 @@ class PastGame(BaseModel):
 class RatingStep(BaseModel):
     game: str
     finished_at: float
+    before: float
     rating: float
-    """μ − 3σ just after that game, to one decimal."""
+    """μ − 3σ just before and just after that game, to one decimal."""
 
 
 class Profile(BaseModel):
@@ -85,7 +86,7 @@ class Profile(BaseModel):
     online: bool
     ratings: list[Rating]
     progress: list[RatingStep]
-    """The rating after each of the latest rated games, oldest first."""
+    """The rating before and after each of the latest rated games, oldest first."""
     week: int
     """Games finished in the last seven days."""
     games: list[Counts]
@@ -134,7 +135,12 @@ async def profile(name: str, lobby: TheLobby) -> Profile:
         online=lobby.presence.is_online(user.id),
         ratings=[_rating(row) for row in await storage.ratings.of(user.id)],
         progress=[
-            RatingStep(game=step.game, finished_at=step.finished_at, rating=step.skill.shown)
+            RatingStep(
+                game=step.game,
+                finished_at=step.finished_at,
+                before=step.before.shown,
+                rating=step.after.shown,
+            )
             for step in await storage.ratings.progress(user.id, PROGRESS_LENGTH)
         ],
         week=await storage.ratings.played_since(user.id, time.time() - WEEK),

@@ -82,12 +82,14 @@ class RatingStore:
         return int(await self._writer.run(lambda c: c.execute(query).scalar_one()))
 
     async def progress(self, user_id: int, limit: int) -> list[RatingPoint]:
-        """The account's rating after each of its latest ``limit`` rated games, oldest first:
-        what a profile draws its rating over time from."""
+        """The account's rating before and after each of its latest ``limit`` rated games,
+        oldest first: what a profile draws its rating over time from."""
         query = (
             select(
                 results_table.c.game,
                 results_table.c.finished_at,
+                results_table.c.mu_before,
+                results_table.c.sigma_before,
                 results_table.c.mu_after,
                 results_table.c.sigma_after,
             )
@@ -97,8 +99,8 @@ class RatingStore:
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [
-            RatingPoint(game, finished_at, Skill(mu, sigma))
-            for game, finished_at, mu, sigma in reversed(rows)
+            RatingPoint(game, finished_at, Skill(mu, sigma), Skill(mu_after, sigma_after))
+            for game, finished_at, mu, sigma, mu_after, sigma_after in reversed(rows)
         ]
 
     async def history(self, user_id: int, limit: int) -> list[PlayedGame]:

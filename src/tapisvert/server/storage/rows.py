@@ -89,8 +89,9 @@ class GameCounts:
 
 @dataclass(frozen=True)
 class RatingPoint:
-    """An account's rating in a game just after one of its rated games ended."""
+    """An account's rating in a game just before and after one of its rated games."""
 
     game: str
     finished_at: float
-    skill: Skill
+    before: Skill
+    after: Skill
