@@ -366,8 +366,11 @@ function AuctionResult({ view, ctx }) {
   </section>`;
 }
 
+/** Where the legend comes folded (the CSS's phone layout): the belt above the dock needs the room. */
+const NARROW = "(max-width: 600px)";
+
 function Legend() {
-  return html`<details class="fz-legend" open>
+  return html`<details class="fz-legend" open=${!matchMedia(NARROW).matches}>
     <summary>${say("legend_title")}</summary>
     <ul>
       <li><${Zap} /> ${say("legend_power")}</li>
@@ -407,15 +410,19 @@ function BidPicker({ view, bids, act }) {
     if (next.has(code)) next.delete(code); else next.add(code);
     setPicked(next);
   };
+  const [help, setHelp] = useState(false);
   const card = view.belt[view.auction];
+  const shown = card && card !== "hidden" && card !== "gone";
   return html`<div class="fz-bid">
-    ${card && card !== "hidden" && card !== "gone" ? html`<div class="fz-row fz-for"><span class="fz-label">${say("up_for_auction")}</span>
-      <${FzCard} code=${card} small=${true} /> <span>${cardWords(card)}</span></div>` : null}
-    <div class="row">
+    <div class="row fz-bid-row">
+      ${shown ? html`<span class="fz-for"><span class="fz-label">${say("up_for_auction")}</span> <${FzCard} code=${card} small=${true} /></span>` : null}
       <button id="bid" class="primary" disabled=${!action} data-action=${action} onClick=${() => action && act(action)}>
         ${say("bid_button")}</button>
       <span class="fz-bid-power" id="bid-power" aria-live="polite"><${Zap} />${say("bid_power", { power: power([...picked]) })}</span>
+      <button type="button" class="fz-help-toggle" id="bid-help-toggle" aria-expanded=${String(help)} aria-controls="bid-help"
+        aria-label=${say("bid_help_label")} title=${say("bid_help_label")} onClick=${() => setHelp(!help)}>?</button>
     </div>
+    ${help ? html`<div class="fz-help" id="bid-help">${shown ? html`<p>${cardWords(card)}</p>` : null}<p>${say("bid_help")}</p></div>` : null}
     <div class="hand" id="hand" role="group" aria-label=${t("web.hand")}>
       ${view.hand.map((code) => html`<${FzCard} key=${code} code=${code} picked=${picked.has(code)} onPlay=${() => toggle(code)} />`)}
     </div>
@@ -565,6 +572,15 @@ function summary(before, after, { names }) {
   };
 }
 
+/** A unit in the score sheet: its code, ✓ or ✗ and its points (these two on one line), narrow
+ * enough for a column per seat; its words for a screen reader and on hover. */
+function SheetUnit({ unit }) {
+  const { sets, points } = unitScore(unit);
+  const words = unitWords(unit);
+  return html`<div title=${words}><span aria-hidden="true">${unit.unit} ${sets ? "✓" : "✗"}\u00a0${signed(points)}</span>
+    <span class="visually-hidden">${words}</span></div>`;
+}
+
 function sheet(view, { names }) {
   if (!view.round) return null;
   const parts = names.map((_, seat) => breakdown(view, seat));
@@ -573,8 +589,8 @@ function sheet(view, { names }) {
     <tbody>
       <tr><th scope="row">${say("col_robots")}</th>${parts.map((part) => html`<td>${signed(part.robotPoints)}</td>`)}</tr>
       <tr><th scope="row">${say("col_fzzzt")}</th>${parts.map((part) => html`<td>${part.fzzzts ? signed(-part.fzzzts) : "0"}</td>`)}</tr>
-      <tr><th scope="row">${say("col_units")}</th>${parts.map((part) => html`<td>${part.units.length
-        ? part.units.map((line) => html`<div key=${line}>${line}</div>`) : say("no_units")}</td>`)}</tr>
+      <tr><th scope="row">${say("col_units")}</th>${view.units.map((units, seat) => html`<td key=${seat}>${units.length
+        ? units.map((unit) => html`<${SheetUnit} key=${unit.unit} unit=${unit} />`) : say("no_units")}</td>`)}</tr>
       <tr><th scope="row">${say("col_robot_count")}</th>${parts.map((part) => html`<td>${part.robots}</td>`)}</tr>
       <tr class="total"><th scope="row">${t("web.total")}</th>${view.scores.map((score) => html`<td><strong>${score}</strong></td>`)}</tr>
     </tbody></table>`;
