@@ -133,6 +133,8 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     assert "Auction 1" in result and " wins " in result and "with power" in result
     assert sum(name in result for name in ("fz-ana", "bot easy", "bot easy 2")) >= 2
     page.wait_for_selector(".log >> text=/wins .* with power \\d+/")
+    page.wait_for_selector("#bid")  # the next bid, the last auction's result shown above it
+    the_belt_is_in_sight_above_the_dock(page)
     screenshot(page, "fzzzt")
 
     play_to_the_end(page, random.Random(11))
@@ -182,3 +184,11 @@ def test_fzzzt_fits_a_phone_with_the_bid_in_the_dock(server: Server, phone: Page
     the_belt_is_in_sight_above_the_dock(phone)
     assert phone.locator("#dock #hand [data-pick]").count() == 4
     assert "power" in phone.inner_text("#dock #bid-power").lower()
+    # the next bid: the last auction's result comes folded to its title, the belt still in sight
+    phone.locator("#dock [data-pick]").first.click()
+    phone.click("#bid")
+    phone.wait_for_selector("#auction-result")
+    phone.wait_for_selector("#bid")
+    assert phone.get_attribute("#auction-result", "open") is None
+    assert " wins " in phone.inner_text("#auction-result summary")
+    the_belt_is_in_sight_above_the_dock(phone)

@@ -344,30 +344,30 @@ function tieOf(view) {
   return tied ? (view.chief + view.players - 1) % view.players : null;
 }
 
+/** Where the last auction's result and the legend come folded (the CSS's phone layout): the
+ * belt above the dock needs the room. */
+const NARROW = "(max-width: 600px)";
+
 function AuctionResult({ view, ctx }) {
   const result = view.last_auction;
   const chief = tieOf(view);
   const number = view.phase === "bid" || view.phase === "draw" || view.phase === "reveal" ? view.auction : 8;
-  return html`<section class="fz-result" id="auction-result" key=${`${view.round}-${number}`}
+  return html`<details class="fz-result" id="auction-result" key=${`${view.round}-${number}`} open=${!matchMedia(NARROW).matches}
     aria-label=${say("result_title", { number })}>
-    <h3 class="fz-result-title">${say("result_heading", { number, name: ctx.names[result.winner], card: theCard(result.card),
-      power: power(result.bids[result.winner]) })}</h3>
+    <summary><h3 class="fz-result-title">${say("result_heading", { number, name: ctx.names[result.winner], card: theCard(result.card),
+      power: power(result.bids[result.winner]) })}</h3></summary>
     <div class="fz-result-body">
-      <figure class="fz-won"><${FzCard} code=${result.card} winner=${true} /><figcaption>${ctx.names[result.winner]}</figcaption></figure>
-      <table class="fz-result-bids">
-        <tbody>${result.bids.map((bid, index) => bid === null ? null : html`<tr key=${index} class=${index === result.winner ? "winner" : ""}>
-          <th scope="row">${ctx.names[index]}${index === result.winner ? html` <span class="fz-wins">${say("wins")}</span>` : null}</th>
-          <td class="fz-power"><${Zap} />${power(bid)}</td>
-          <td><span class="fz-cards">${bid.map((code) => html`<${FzCard} key=${code} code=${code} small=${true} />`)}</span></td>
-        </tr>`)}</tbody>
-      </table>
+      <figure class="fz-won"><${FzCard} code=${result.card} winner=${true} small=${true} /><figcaption>${ctx.names[result.winner]}</figcaption></figure>
+      <ul class="fz-result-bids">${result.bids.map((bid, index) => bid === null ? null : html`<li key=${index}
+        class=${index === result.winner ? "winner" : ""}>
+        <span class="fz-bidder">${ctx.names[index]}${index === result.winner ? html` <span class="fz-wins">${say("wins")}</span>` : null}
+          <span class="fz-power"><${Zap} />${power(bid)}</span></span>
+        <span class="fz-cards">${bid.map((code) => html`<${FzCard} key=${code} code=${code} small=${true} />`)}</span>
+      </li>`)}</ul>
     </div>
     ${chief === null ? null : html`<p class="fz-tie">${say("tie", { chief: ctx.names[chief] })}</p>`}
-  </section>`;
+  </details>`;
 }
-
-/** Where the legend comes folded (the CSS's phone layout): the belt above the dock needs the room. */
-const NARROW = "(max-width: 600px)";
 
 function Legend() {
   return html`<details class="fz-legend" open=${!matchMedia(NARROW).matches}>
