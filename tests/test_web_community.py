@@ -34,6 +34,22 @@ pytestmark = needs_chromium
 SHORT = {"rounds": "1"}
 
 
+def avatar_contrast(page: Page) -> float:
+    """The contrast ratio of the profile avatar's white initials on its background (WCAG)."""
+    colours = page.eval_on_selector(
+        "#profile .avatar",
+        "node => [getComputedStyle(node).color, getComputedStyle(node).backgroundColor]",
+    )
+
+    def luminance(css: str) -> float:
+        channels = [int(part) / 255 for part in css[css.index("(") + 1 : -1].split(",")[:3]]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    lighter, darker = sorted(map(luminance, colours), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """Listed on a leaderboard after one rated game, so that one game shows it."""
@@ -66,6 +82,7 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     # who one is: initials in a circle, the week's games, the rating over time
     avatar = page.locator("#profile .avatar")
     assert avatar.inner_text() == "WR" and avatar.get_attribute("aria-hidden") == "true"
+    assert avatar_contrast(page) >= 4.5
     assert page.inner_text("#profile-week") == "1 game played in the last seven days"
     rating = page.locator("#profile-ratings tbody td").first.inner_text()
     graph = page.locator("#rating-graphs .rating-graph[data-game='wizard'] svg")
@@ -78,6 +95,7 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     page.wait_for_selector("#bot-strength")
     assert page.inner_text("#bot-strength").startswith("Level easy: plays by each game's rules")
     assert page.locator("#profile .avatar").inner_text() == "BE"
+    assert avatar_contrast(page) >= 4.5
     bot_graph = page.locator("#rating-graphs .rating-graph[data-game='wizard'] svg")
     assert bot_graph.is_visible() and bot_graph.locator("polyline").count() == 1
     screenshot(page, "profile-bot")
