@@ -96,9 +96,16 @@ def test_a_rated_game_moves_each_account_and_the_table_shows_the_changes(
     assert played["table"] == table and played["seat"] == 0
     assert played["seats"] == ["rated-ana", "bot random", "bot easy"]
     assert (played["rating_before"], played["rating_after"]) == (0.0, changes[0]["after"])
+    # what the rating graph is drawn from, and the games of this week
+    [step] = mine["progress"]
+    assert (step["game"], step["before"], step["rating"]) == ("wizard", 0.0, changes[0]["after"])
+    assert step["finished_at"] == played["finished_at"]
+    assert mine["week"] == 1 and mine["level"] is None
     # the bots' accounts moved too, once each
     bot = profile(server, "bot random")
-    assert bot["bot"] and bot["ratings"][0]["games"] == bot_games.get("wizard", 0) + 1
+    assert bot["bot"] and bot["level"] == "random"
+    assert bot["ratings"][0]["games"] == bot_games.get("wizard", 0) + 1
+    assert bot["progress"][-1]["rating"] == bot["ratings"][0]["rating"]
     # a finished game opens as a replay, every hand shown
     steps = httpx.get(f"{server.url}/api/tables/{table}/replay").json()
     assert all(len(seat["hand"]) == 1 for seat in steps[1]["seats"])
@@ -111,7 +118,8 @@ def test_guests_and_unrated_tables_change_no_rating(server: Server) -> None:
     assert info["ratings"][0] is None  # the guest
     assert info["ratings"][1] is not None and info["ratings"][2] is not None  # the bots
     seen = profile(server, "rated-guest")
-    assert seen["guest"] and seen["ratings"] == []
+    assert seen["guest"] and seen["ratings"] == [] and seen["progress"] == []
+    assert seen["week"] == 1  # played, though not rated
     assert seen["history"][0]["rating_after"] is None and seen["games"][0]["played"] == 1
 
     bob = account(server, "unrated-bob")
@@ -164,6 +172,11 @@ def test_leaderboards_list_accounts_with_enough_games(server: Server) -> None:
     ratings = [row["rating"] for row in board["players"]]
     assert ratings == sorted(ratings, reverse=True)
     assert all(row["games"] >= 2 for row in board["players"])
+    ida_seen = profile(server, "board-ida")
+    first, second = ida_seen["progress"]  # oldest first, the last one's rating the current one
+    assert first["finished_at"] <= second["finished_at"] and ida_seen["week"] == 2
+    assert second["rating"] == ida_seen["ratings"][0]["rating"]
+    assert first["rating"] == ida_seen["history"][1]["rating_after"] == second["before"]
     missing = httpx.get(f"{server.url}/api/leaderboards/chess", headers={"Accept-Language": "fr"})
     assert missing.status_code == 404 and "chess" in missing.json()["message"]
     nobody = httpx.get(f"{server.url}/api/players/nobody-here")

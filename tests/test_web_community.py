@@ -34,6 +34,22 @@ pytestmark = needs_chromium
 SHORT = {"rounds": "1"}
 
 
+def avatar_contrast(page: Page) -> float:
+    """The contrast ratio of the profile avatar's white initials on its background (WCAG)."""
+    colours = page.eval_on_selector(
+        "#profile .avatar",
+        "node => [getComputedStyle(node).color, getComputedStyle(node).backgroundColor]",
+    )
+
+    def luminance(css: str) -> float:
+        channels = [int(part) / 255 for part in css[css.index("(") + 1 : -1].split(",")[:3]]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    lighter, darker = sorted(map(luminance, colours), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """Listed on a leaderboard after one rated game, so that one game shows it."""
@@ -66,7 +82,28 @@ def test_the_end_shows_each_rating_change_and_a_profile_opens_the_replay(
     assert "1 played" in page.inner_text("#profile")
     entry = page.locator(f"#history [data-table='{table}']")
     assert "place " in entry.inner_text() and "with bot easy, bot easy 2" in entry.inner_text()
+    # who one is: initials in a circle, the week's games, the rating over time
+    avatar = page.locator("#profile .avatar")
+    assert avatar.inner_text() == "WR" and avatar.get_attribute("aria-hidden") == "true"
+    assert avatar_contrast(page) >= 4.5
+    assert page.inner_text("#profile-week") == "1 game played in the last seven days"
+    rating = page.locator("#profile-ratings tbody td").first.inner_text()
+    graph = page.locator("#rating-graphs .rating-graph[data-game='wizard'] svg")
+    assert graph.is_visible() and graph.locator("circle").count() == 1
+    label = graph.get_attribute("aria-label")
+    assert label == f"Wizard rating over the latest rated game: from 0.0 to {rating}"
+    assert page.locator("#bot-strength").count() == 0  # a person's profile
     screenshot(page, "profile")
+    page.goto(f"{server.url}/#player=bot%20easy")  # a bot's profile says how strong it is
+    page.wait_for_selector("#bot-strength")
+    assert page.inner_text("#bot-strength").startswith("Level easy: plays by each game's rules")
+    assert page.locator("#profile .avatar").inner_text() == "BE"
+    assert avatar_contrast(page) >= 4.5
+    bot_graph = page.locator("#rating-graphs .rating-graph[data-game='wizard'] svg")
+    assert bot_graph.is_visible() and bot_graph.locator("polyline").count() == 1
+    screenshot(page, "profile-bot")
+    page.go_back()
+    page.wait_for_selector(f"#history [data-table='{table}']")
     entry.locator("a.button").click()
     page.wait_for_selector("#replay-panel")
     assert page.locator("#final .rating-change").count() == 2  # the result, as at the end
@@ -164,6 +201,8 @@ def test_profile_and_leaderboard_fit_a_phone(server: Server, phone: Page) -> Non
     phone.goto(f"{server.url}/#player=phone-rated")
     phone.wait_for_selector("#history li")
     assert no_horizontal_overflow(phone) == 0, "the profile is wider than a phone"
+    graph = phone.locator("#rating-graphs svg").bounding_box()
+    assert graph is not None and graph["x"] >= 0 and graph["x"] + graph["width"] <= PHONE["width"]
     screenshot(phone, "profile-phone")
     phone.goto(f"{server.url}/#leaderboard=wizard")
     phone.wait_for_selector("#leaderboard table")
@@ -209,6 +248,11 @@ def test_the_new_pages_have_their_french_texts_and_nothing_serious_for_axe(
     page.click("#end [data-seat='0'] a.player")
     page.wait_for_selector("#profile-ratings")
     assert "Parties terminées" in page.inner_text("#profile")
+    assert page.inner_text("#profile-week") == "1 partie jouée ces sept derniers jours"
+    label = page.get_attribute("#rating-graphs svg", "aria-label")
+    assert label is not None and label.startswith(
+        "Cote à Wizard sur la dernière partie classée : de 0,0 à "
+    )
     assert serious_violations(page) == []
     page.click("#leaderboards")
     page.click("#leaderboard .games-nav >> text=Wizard")

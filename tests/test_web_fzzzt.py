@@ -54,6 +54,30 @@ def bid_with_picked_cards(page: Page, sent: list[dict[str, object]]) -> list[str
     return chosen
 
 
+def the_belt_is_in_sight_above_the_dock(page: Page) -> None:
+    """When a bid is due, the whole belt shows between the top of the window and the dock
+    pinned at its bottom; the prompt is a line or two, the detail behind "?"."""
+    page.wait_for_function(
+        """() => { const belt = document.querySelector('#belt').getBoundingClientRect();
+          const dock = document.querySelector('#dock').getBoundingClientRect();
+          return belt.top >= 0 && belt.bottom <= dock.top + 1; }""",
+        timeout=5000,
+    )
+    belt, dock = page.locator("#belt").bounding_box(), page.locator("#dock").bounding_box()
+    assert belt is not None and dock is not None and belt["y"] + belt["height"] <= dock["y"] + 1
+    lines = page.evaluate(
+        "(() => { const prompt = document.querySelector('#prompt');"
+        " return prompt.clientHeight / parseFloat(getComputedStyle(prompt).fontSize); })()"
+    )
+    assert lines <= 3 * 1.3, f"the prompt runs to {lines / 1.3:.1f} lines"
+    assert page.locator("#bid-help").count() == 0
+    page.click("#bid-help-toggle")
+    assert "the lowest bid" in page.inner_text("#bid-help")
+    assert page.get_attribute("#bid-help-toggle", "aria-expanded") == "true"
+    page.click("#bid-help-toggle")
+    assert page.locator("#bid-help").count() == 0
+
+
 def units_say_what_they_still_need(page: Page) -> None:
     """A unit not yet completed names the symbols its robots and chits do not supply: the
     fewest that are missing, each item supplying one symbol (P02 needs nut, bolt and gear;
@@ -92,7 +116,7 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
         lambda socket: socket.on("framesent", lambda payload: sent.append(json.loads(payload))),
     )
     sign_in(page, server, "fz-ana")
-    table = start_table(page, "fzzzt", 3)
+    table = start_table(page, "fzzzt", 4)  # the widest score sheet
     page.wait_for_selector("#bid")
 
     legend = page.inner_text(".fz-legend")
@@ -101,6 +125,7 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     assert up.count() == 1 and "Up for auction" in up.inner_text()
     assert up.locator(".card").count() == 1
     assert "Up for auction" in page.inner_text("#dock")
+    the_belt_is_in_sight_above_the_dock(page)
 
     bid_with_picked_cards(page, sent)
     page.wait_for_selector("#auction-result")
@@ -108,6 +133,8 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     assert "Auction 1" in result and " wins " in result and "with power" in result
     assert sum(name in result for name in ("fz-ana", "bot easy", "bot easy 2")) >= 2
     page.wait_for_selector(".log >> text=/wins .* with power \\d+/")
+    page.wait_for_selector("#bid")  # the next bid, the last auction's result shown above it
+    the_belt_is_in_sight_above_the_dock(page)
     screenshot(page, "fzzzt")
 
     play_to_the_end(page, random.Random(11))
@@ -121,6 +148,12 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     assert "fz-ana" in end and "bot easy 2" in end
     assert "Final scoring" in page.inner_text("#summary")
     assert "Total" in page.inner_text(".sheet-panel")
+    # every column of the score sheet shows, none cut at the panel's edge
+    widths = page.evaluate(
+        "(() => { const panel = document.querySelector('.sheet-panel');"
+        " return [panel.scrollWidth, panel.clientWidth]; })()"
+    )
+    assert widths[0] <= widths[1], f"the score sheet is {widths[0]} px wide in {widths[1]} px"
 
     # Every Fzzzt! card won stays with its owner: its face shows power 3 and −1 point. (One's
     # own deck is folded away until opened, as a person would open it.)
@@ -140,7 +173,7 @@ def test_a_person_plays_fzzzt_to_the_end_and_replays_it(server: Server, page: Pa
     steps = page.evaluate(f"fetch('/api/tables/{table}/replay').then((answer) => answer.json())")
     if steps[2].get("seats"):  # a replay that carries every seat's view shows every hand
         hands = page.locator("#replay-panel .fz-area .fz-label", has_text="Hand")
-        assert hands.count() == 3
+        assert hands.count() == 4
 
 
 def test_fzzzt_fits_a_phone_with_the_bid_in_the_dock(server: Server, phone: Page) -> None:
@@ -148,5 +181,14 @@ def test_fzzzt_fits_a_phone_with_the_bid_in_the_dock(server: Server, phone: Page
     start_table(phone, "fzzzt", 4)
     phone.wait_for_selector("#dock #bid")
     assert no_horizontal_overflow(phone) == 0
+    the_belt_is_in_sight_above_the_dock(phone)
     assert phone.locator("#dock #hand [data-pick]").count() == 4
     assert "power" in phone.inner_text("#dock #bid-power").lower()
+    # the next bid: the last auction's result comes folded to its title, the belt still in sight
+    phone.locator("#dock [data-pick]").first.click()
+    phone.click("#bid")
+    phone.wait_for_selector("#auction-result")
+    phone.wait_for_selector("#bid")
+    assert phone.get_attribute("#auction-result", "open") is None
+    assert " wins " in phone.inner_text("#auction-result summary")
+    the_belt_is_in_sight_above_the_dock(phone)

@@ -85,16 +85,65 @@ export function Leaderboard({ game }) {
   </section>`;
 }
 
+/** Up to two initials of a name ("bot easy": "BE", "ana": "A"). */
+export function initials(name) {
+  const words = name.split(/[\s._-]+/).filter(Boolean);
+  return (words.length ? words.slice(0, 2) : [name]).map((word) => [...word][0] ?? "").join("").toUpperCase();
+}
+
+/** Initials in a circle whose colour the name chooses; dark enough for white letters
+ * (lightness 28%: at least 5:1 against white whatever the hue). */
+export function Avatar({ name }) {
+  let hue = 0;
+  for (const character of name) hue = (hue * 31 + character.codePointAt(0)) % 360;
+  return html`<span class="avatar" aria-hidden="true" style=${`background: hsl(${hue} 45% 28%)`}>${initials(name)}</span>`;
+}
+
+const GRAPH = { width: 300, height: 110, left: 34, right: 8, top: 10, bottom: 22 };
+
+/** A game's rating over its latest rated games, oldest on the left, as a line from the
+ * rating before the first of them. */
+function RatingGraph({ game, steps }) {
+  const values = [steps[0].before, ...steps.map((step) => step.rating)];
+  const low = Math.min(...values), high = Math.max(...values);
+  const span = high - low || 1;
+  const innerWidth = GRAPH.width - GRAPH.left - GRAPH.right, innerHeight = GRAPH.height - GRAPH.top - GRAPH.bottom;
+  const x = (index) => GRAPH.left + (index * innerWidth) / steps.length;
+  const y = (value) => GRAPH.top + (high === low ? innerHeight / 2 : ((high - value) * innerHeight) / span);
+  const points = values.map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`).join(" ");
+  const day = (seconds) => new Date(seconds * 1000).toLocaleDateString(language(), { dateStyle: "medium" });
+  const first = steps[0], last = steps[steps.length - 1];
+  const name = t(`${game}.name`);
+  const summary = tn("web.rating_graph", steps.length, {
+    game: name, first: decimal(first.before), last: decimal(last.rating), low: decimal(low), high: decimal(high),
+  });
+  return html`<figure class="rating-graph" data-game=${game}>
+    <figcaption>${name}</figcaption>
+    <svg viewBox=${`0 0 ${GRAPH.width} ${GRAPH.height}`} role="img" aria-label=${summary}>
+      <line class="axis" x1=${GRAPH.left} y1=${GRAPH.top + innerHeight} x2=${GRAPH.width - GRAPH.right} y2=${GRAPH.top + innerHeight} />
+      <text x=${GRAPH.left - 4} y=${y(high) + 4} text-anchor="end">${decimal(high)}</text>
+      ${high !== low ? html`<text x=${GRAPH.left - 4} y=${y(low) + 4} text-anchor="end">${decimal(low)}</text>` : null}
+      <text x=${GRAPH.left} y=${GRAPH.height - 6}>${day(first.finished_at)}</text>
+      ${day(last.finished_at) !== day(first.finished_at) ? html`<text x=${GRAPH.width - GRAPH.right} y=${GRAPH.height - 6}
+        text-anchor="end">${day(last.finished_at)}</text>` : null}
+      <polyline points=${points} />
+      <circle cx=${x(steps.length)} cy=${y(last.rating)} r="3.5" />
+    </svg>
+  </figure>`;
+}
+
 export function Profile({ name, Actions = null }) {
   const [player, error] = useFetched(`/api/players/${encodeURIComponent(name)}`);
   if (!player) return html`<${Loading} error=${error} />`;
   return html`<section class="panel profile" id="profile" aria-labelledby="profile-heading">
     <div class="row"><a class="button" href="#" id="back">${t("web.back")}</a>
-      <h1 id="profile-heading">${player.name}</h1>
+      <${Avatar} name=${player.name} /><h1 id="profile-heading">${player.name}</h1>
       ${player.bot ? html`<span class="chip">${t("web.bot")}</span>` : player.guest ? html`<span class="chip">${t("web.guest_account")}</span>` : null}
       <span class=${`chip ${player.online ? "online" : ""}`}>${player.online ? t("web.online") : t("web.offline")}</span>
     </div>
     ${Actions ? html`<${Actions} player=${player} />` : null}
+    ${player.level ? html`<p class="hint" id="bot-strength">${t(`web.bot_strength.${player.level}`)}</p>` : null}
+    <p id="profile-week">${tn("web.played_this_week", player.week)}</p>
     <h2 class="small">${t("web.ratings")}</h2>
     ${player.ratings.length ? html`<div class="scroll"><table class="sheet listing" id="profile-ratings">
       <thead><tr><th scope="col">${t("web.game")}</th><th scope="col">${t("web.rating")}</th>
@@ -102,7 +151,11 @@ export function Profile({ name, Actions = null }) {
       <tbody>${player.ratings.map((row) => html`<tr key=${row.game}><th scope="row">
         <a href=${`#leaderboard=${row.game}`}>${t(`${row.game}.name`)}</a></th>
         <td>${decimal(row.rating)}</td><td>${row.games}</td><td>${row.wins}</td></tr>`)}</tbody>
-    </table></div>` : html`<p>${player.guest ? t("web.guests_unrated") : t("web.no_rating")}</p>`}
+    </table></div>
+    <div class="rating-graphs" id="rating-graphs">${player.ratings.map((row) => {
+      const steps = player.progress.filter((step) => step.game === row.game);
+      return steps.length ? html`<${RatingGraph} key=${row.game} game=${row.game} steps=${steps} />` : null;
+    })}</div>` : html`<p>${player.guest ? t("web.guests_unrated") : t("web.no_rating")}</p>`}
     <h2 class="small">${t("web.games_played")}</h2>
     ${player.games.length ? html`<ul class="counts">${player.games.map((row) => html`<li key=${row.game}>
       <strong>${t(`${row.game}.name`)}</strong> ${tn("web.played", row.played)}, ${tn("web.won", row.won)}</li>`)}</ul>`

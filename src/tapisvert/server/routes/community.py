@@ -6,6 +6,7 @@ Everything here is public, as on BrettspielWelt: a name, its ratings and finishe
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -20,6 +21,9 @@ from tapisvert.server.tables import GameTable
 
 LEADERBOARD_LENGTH = 100
 HISTORY_LENGTH = 50
+PROGRESS_LENGTH = 200
+"""Rated games a profile's rating graphs are drawn from, the latest."""
+WEEK = 7 * 24 * 3600.0
 
 router = APIRouter()
 
@@ -65,12 +69,26 @@ class PastGame(BaseModel):
     rating_after: float | None
 
 
+class RatingStep(BaseModel):
+    game: str
+    finished_at: float
+    before: float
+    rating: float
+    """μ − 3σ just before and just after that game, to one decimal."""
+
+
 class Profile(BaseModel):
     name: str
     guest: bool
     bot: bool
+    level: str | None
+    """The bot level this account plays for (``None``: a person)."""
     online: bool
     ratings: list[Rating]
+    progress: list[RatingStep]
+    """The rating before and after each of the latest rated games, oldest first."""
+    week: int
+    """Games finished in the last seven days."""
     games: list[Counts]
     history: list[PastGame]
 
@@ -108,12 +126,24 @@ async def profile(name: str, lobby: TheLobby) -> Profile:
         raise ServerError("no_such_player", status=404, name=name[:32])
     storage = lobby.storage
     history = await storage.ratings.history(user.id, HISTORY_LENGTH)
+    level = next((level for level, bot in lobby.bot_accounts.items() if bot == user.id), None)
     return Profile(
         name=user.name,
         guest=user.guest,
-        bot=user.id in lobby.bot_accounts.values(),
+        bot=level is not None,
+        level=level,
         online=lobby.presence.is_online(user.id),
         ratings=[_rating(row) for row in await storage.ratings.of(user.id)],
+        progress=[
+            RatingStep(
+                game=step.game,
+                finished_at=step.finished_at,
+                before=step.before.shown,
+                rating=step.after.shown,
+            )
+            for step in await storage.ratings.progress(user.id, PROGRESS_LENGTH)
+        ],
+        week=await storage.ratings.played_since(user.id, time.time() - WEEK),
         games=[Counts(**vars(counts)) for counts in await storage.ratings.game_counts(user.id)],
         history=[
             PastGame(

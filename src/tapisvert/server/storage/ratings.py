@@ -10,7 +10,14 @@ from typing import Any
 from sqlalchemy import Connection, Integer, cast, func, insert, select, update
 
 from tapisvert.server.ratings import Skill, Standing, places, rate
-from tapisvert.server.storage.rows import GameCounts, PlayedGame, RatingRow, SeatResult, TableRow
+from tapisvert.server.storage.rows import (
+    GameCounts,
+    PlayedGame,
+    RatingPoint,
+    RatingRow,
+    SeatResult,
+    TableRow,
+)
 from tapisvert.server.storage.schema import (
     ratings_table,
     results_table,
@@ -66,6 +73,35 @@ class RatingStore:
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [GameCounts(game, int(played), int(wins or 0)) for game, played, wins in rows]
+
+    async def played_since(self, user_id: int, since: float) -> int:
+        """How many games the account finished from ``since`` (epoch seconds) on."""
+        query = select(func.count()).where(
+            results_table.c.user_id == user_id, results_table.c.finished_at >= since
+        )
+        return int(await self._writer.run(lambda c: c.execute(query).scalar_one()))
+
+    async def progress(self, user_id: int, limit: int) -> list[RatingPoint]:
+        """The account's rating before and after each of its latest ``limit`` rated games,
+        oldest first: what a profile draws its rating over time from."""
+        query = (
+            select(
+                results_table.c.game,
+                results_table.c.finished_at,
+                results_table.c.mu_before,
+                results_table.c.sigma_before,
+                results_table.c.mu_after,
+                results_table.c.sigma_after,
+            )
+            .where(results_table.c.user_id == user_id, results_table.c.rated)
+            .order_by(results_table.c.id.desc())
+            .limit(limit)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [
+            RatingPoint(game, finished_at, Skill(mu, sigma), Skill(mu_after, sigma_after))
+            for game, finished_at, mu, sigma, mu_after, sigma_after in reversed(rows)
+        ]
 
     async def history(self, user_id: int, limit: int) -> list[PlayedGame]:
         """The account's latest finished games, latest first."""

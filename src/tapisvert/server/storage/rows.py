@@ -85,3 +85,13 @@ class GameCounts:
     game: str
     played: int
     won: int
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """An account's rating in a game just before and after one of its rated games."""
+
+    game: str
+    finished_at: float
+    before: Skill
+    after: Skill

@@ -344,30 +344,33 @@ function tieOf(view) {
   return tied ? (view.chief + view.players - 1) % view.players : null;
 }
 
+/** Where the last auction's result and the legend come folded (the CSS's phone layout): the
+ * belt above the dock needs the room. */
+const NARROW = "(max-width: 600px)";
+
 function AuctionResult({ view, ctx }) {
   const result = view.last_auction;
   const chief = tieOf(view);
   const number = view.phase === "bid" || view.phase === "draw" || view.phase === "reveal" ? view.auction : 8;
-  return html`<section class="fz-result" id="auction-result" key=${`${view.round}-${number}`}
+  return html`<details class="fz-result" id="auction-result" key=${`${view.round}-${number}`} open=${!matchMedia(NARROW).matches}
     aria-label=${say("result_title", { number })}>
-    <h3 class="fz-result-title">${say("result_heading", { number, name: ctx.names[result.winner], card: theCard(result.card),
-      power: power(result.bids[result.winner]) })}</h3>
+    <summary><h3 class="fz-result-title">${say("result_heading", { number, name: ctx.names[result.winner], card: theCard(result.card),
+      power: power(result.bids[result.winner]) })}</h3></summary>
     <div class="fz-result-body">
-      <figure class="fz-won"><${FzCard} code=${result.card} winner=${true} /><figcaption>${ctx.names[result.winner]}</figcaption></figure>
-      <table class="fz-result-bids">
-        <tbody>${result.bids.map((bid, index) => bid === null ? null : html`<tr key=${index} class=${index === result.winner ? "winner" : ""}>
-          <th scope="row">${ctx.names[index]}${index === result.winner ? html` <span class="fz-wins">${say("wins")}</span>` : null}</th>
-          <td class="fz-power"><${Zap} />${power(bid)}</td>
-          <td><span class="fz-cards">${bid.map((code) => html`<${FzCard} key=${code} code=${code} small=${true} />`)}</span></td>
-        </tr>`)}</tbody>
-      </table>
+      <figure class="fz-won"><${FzCard} code=${result.card} winner=${true} small=${true} /><figcaption>${ctx.names[result.winner]}</figcaption></figure>
+      <ul class="fz-result-bids">${result.bids.map((bid, index) => bid === null ? null : html`<li key=${index}
+        class=${index === result.winner ? "winner" : ""}>
+        <span class="fz-bidder">${ctx.names[index]}${index === result.winner ? html` <span class="fz-wins">${say("wins")}</span>` : null}
+          <span class="fz-power"><${Zap} />${power(bid)}</span></span>
+        <span class="fz-cards">${bid.map((code) => html`<${FzCard} key=${code} code=${code} small=${true} />`)}</span>
+      </li>`)}</ul>
     </div>
     ${chief === null ? null : html`<p class="fz-tie">${say("tie", { chief: ctx.names[chief] })}</p>`}
-  </section>`;
+  </details>`;
 }
 
 function Legend() {
-  return html`<details class="fz-legend" open>
+  return html`<details class="fz-legend" open=${!matchMedia(NARROW).matches}>
     <summary>${say("legend_title")}</summary>
     <ul>
       <li><${Zap} /> ${say("legend_power")}</li>
@@ -407,15 +410,19 @@ function BidPicker({ view, bids, act }) {
     if (next.has(code)) next.delete(code); else next.add(code);
     setPicked(next);
   };
+  const [help, setHelp] = useState(false);
   const card = view.belt[view.auction];
+  const shown = card && card !== "hidden" && card !== "gone";
   return html`<div class="fz-bid">
-    ${card && card !== "hidden" && card !== "gone" ? html`<div class="fz-row fz-for"><span class="fz-label">${say("up_for_auction")}</span>
-      <${FzCard} code=${card} small=${true} /> <span>${cardWords(card)}</span></div>` : null}
-    <div class="row">
+    <div class="row fz-bid-row">
+      ${shown ? html`<span class="fz-for"><span class="fz-label">${say("up_for_auction")}</span> <${FzCard} code=${card} small=${true} /></span>` : null}
       <button id="bid" class="primary" disabled=${!action} data-action=${action} onClick=${() => action && act(action)}>
         ${say("bid_button")}</button>
       <span class="fz-bid-power" id="bid-power" aria-live="polite"><${Zap} />${say("bid_power", { power: power([...picked]) })}</span>
+      <button type="button" class="fz-help-toggle" id="bid-help-toggle" aria-expanded=${String(help)} aria-controls="bid-help"
+        aria-label=${say("bid_help_label")} title=${say("bid_help_label")} onClick=${() => setHelp(!help)}>?</button>
     </div>
+    ${help ? html`<div class="fz-help" id="bid-help">${shown ? html`<p>${cardWords(card)}</p>` : null}<p>${say("bid_help")}</p></div>` : null}
     <div class="hand" id="hand" role="group" aria-label=${t("web.hand")}>
       ${view.hand.map((code) => html`<${FzCard} key=${code} code=${code} picked=${picked.has(code)} onPlay=${() => toggle(code)} />`)}
     </div>
@@ -565,6 +572,15 @@ function summary(before, after, { names }) {
   };
 }
 
+/** A unit in the score sheet: its code, ✓ or ✗ and its points (these two on one line), narrow
+ * enough for a column per seat; its words for a screen reader and on hover. */
+function SheetUnit({ unit }) {
+  const { sets, points } = unitScore(unit);
+  const words = unitWords(unit);
+  return html`<div title=${words}><span aria-hidden="true">${unit.unit} ${sets ? "✓" : "✗"}\u00a0${signed(points)}</span>
+    <span class="visually-hidden">${words}</span></div>`;
+}
+
 function sheet(view, { names }) {
   if (!view.round) return null;
   const parts = names.map((_, seat) => breakdown(view, seat));
@@ -573,8 +589,8 @@ function sheet(view, { names }) {
     <tbody>
       <tr><th scope="row">${say("col_robots")}</th>${parts.map((part) => html`<td>${signed(part.robotPoints)}</td>`)}</tr>
       <tr><th scope="row">${say("col_fzzzt")}</th>${parts.map((part) => html`<td>${part.fzzzts ? signed(-part.fzzzts) : "0"}</td>`)}</tr>
-      <tr><th scope="row">${say("col_units")}</th>${parts.map((part) => html`<td>${part.units.length
-        ? part.units.map((line) => html`<div key=${line}>${line}</div>`) : say("no_units")}</td>`)}</tr>
+      <tr><th scope="row">${say("col_units")}</th>${view.units.map((units, seat) => html`<td key=${seat}>${units.length
+        ? units.map((unit) => html`<${SheetUnit} key=${unit.unit} unit=${unit} />`) : say("no_units")}</td>`)}</tr>
       <tr><th scope="row">${say("col_robot_count")}</th>${parts.map((part) => html`<td>${part.robots}</td>`)}</tr>
       <tr class="total"><th scope="row">${t("web.total")}</th>${view.scores.map((score) => html`<td><strong>${score}</strong></td>`)}</tr>
     </tbody></table>`;
