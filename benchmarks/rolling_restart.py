@@ -122,7 +122,7 @@ async def set_up(nodes: list[Server], game: str, tables: int, moves: Moves) -> l
         for index in range(4):
             node = nodes[(group + index) % 2]
             async with httpx.AsyncClient(base_url=node.url, timeout=60) as http:
-                tokens.append(await guest(http, f"p{group}x{index}"))
+                tokens.append(await guest(http, f"p{group}x{index}", group))
         home = nodes[group % 2]
         created = home.call(tokens[0], "POST", "/api/tables", game=game, players=4)
         table = int(created.json()["table"])

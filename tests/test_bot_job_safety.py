@@ -30,6 +30,7 @@ from tapisvert.server.bot_queue import (
     read_job,
     write_job,
 )
+from tapisvert.server.metrics import WorkerMetrics
 from tapisvert.server.redis_bus import bus_prefix
 from tapisvert.server.thinking import BotJob
 from test_bot_queue import client, pending, start_worker, workers  # noqa: F401  (a fixture)
@@ -137,7 +138,7 @@ def test_a_refused_job_is_logged_as_such(tmp_path: Path, caplog: pytest.LogCaptu
     payload = pickle.dumps(Planted(tmp_path / "planted"))
     fields = {b"id": b"7", b"reply": reply.encode(), b"deadline": b"1e20", b"job": payload}
     with redis.Redis.from_url(REDIS_URL) as connection:
-        _answer(connection, bus_prefix() + JOBS, "tester", b"0-1", fields)
+        _answer(connection, bus_prefix() + JOBS, "tester", b"0-1", fields, WorkerMetrics("tester"))
         ((_, answer),) = connection.xrange(reply)
     assert answer[b"id"] == b"7" and answer[b"worker"] == b"tester"
     assert answer[b"error"].startswith(b"malformed job: ")

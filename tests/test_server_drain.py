@@ -27,7 +27,7 @@ from server_support import (
 
 pytestmark = pytest.mark.slow
 
-SHORT_GAME = {"rounds": "20"}
+SHORT_GAME = {"rounds": "15"}
 """Rounds enough that the game is not over when its node is stopped after six moves (six
 rounds were played out, on a quiet machine, before the signal came)."""
 

@@ -23,9 +23,15 @@ function remember(game, change) {
   changed();
 }
 
-/** The "How to play" button and its card; `seated`: the card opens by itself the first time.
- * Closed, the focus goes back to where it was, or to the hand (`focusHand`) if nowhere. */
-export function HowToPlay({ game, seated, focusHand }) {
+/** The "How to play" button and its card, for a game whose package has a guide (one added
+ * from outside may have none: it then has neither). */
+export function HowToPlay(props) {
+  return has(`${props.game}.guide.goal`) ? html`<${GuideCard} ...${props} />` : null;
+}
+
+/** `seated`: the card opens by itself the first time. Closed, the focus goes back to where it
+ * was, or to the hand (`focusHand`) if nowhere. */
+function GuideCard({ game, seated, focusHand }) {
   const dialog = useRef(null);
   const opener = useRef(null);
   const open = () => {
@@ -72,14 +78,14 @@ export function Hint({ game, kind, table, seq }) {
   const [dismissed, setDismissed] = useState(null);
   const key = `${table}:${seq}`;
   const guide = remembered(game);
-  if (!kind || !guide.hints || dismissed === key) return null;
+  const words = `${game}.guide.hint.${kind}`;
+  if (!kind || !guide.hints || dismissed === key || !has(`${words}.title`)) return null;
   if (!shown.has(key)) {
     const count = guide.counts[kind] ?? 0;
     if (count >= HINTS_PER_KIND) return null;
     shown.add(key);
     localStorage.setItem(`guide.${game}`, JSON.stringify({ ...guide, counts: { ...guide.counts, [kind]: count + 1 } }));
   }
-  const words = `${game}.guide.hint.${kind}`;
   return html`<aside class="guide-hint" id="hint" data-kind=${kind} aria-labelledby="hint-title">
     <h2 class="small" id="hint-title">${t("web.hint", { decision: t(`${words}.title`) })}</h2>
     <p>${t(`${words}.text`)}</p>
