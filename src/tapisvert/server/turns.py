@@ -111,7 +111,7 @@ class Turns:
         seat = table.seats[to_act]
         if seat.kind == "bot" or seat.replaced:
             asyncio.get_running_loop().call_later(
-                self.host.settings.bot_delay, self.host.spawn, self._bot_turn(to_act, table.seq)
+                self.host.settings.bot_delay, self._start_bot_turn, to_act, table.seq
             )
         elif table.clock is not None:
             self.deadline = time.time() + table.clock
@@ -124,6 +124,11 @@ class Turns:
             return
         self.table.timed_out(seat)
         self.next()
+
+    def _start_bot_turn(self, seat: int, seq: int) -> None:
+        """The bot's turn is made when it starts, not when it is scheduled: a loop that
+        closes meanwhile leaves no coroutine unawaited behind."""
+        self.host.spawn(self._bot_turn(seat, seq))
 
     async def _bot_turn(self, seat: int, seq: int) -> None:
         """Choose and play the bot's move; if the database does not take it, choose and
