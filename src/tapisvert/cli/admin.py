@@ -11,6 +11,7 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 
+from tapisvert.cli.options import DatabaseOption, help_text
 from tapisvert.i18n import default_language, translate
 
 T = TypeVar("T")
@@ -18,12 +19,7 @@ console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
-def _help(key: str) -> str:
-    return translate(f"cli.help.{key}", default_language())
-
-
-admin = typer.Typer(help=_help("admin"), no_args_is_help=True)
-DatabaseOption = Annotated[str, typer.Option(help=_help("database_url"))]
+admin = typer.Typer(help=help_text("admin"), no_args_is_help=True)
 
 
 def _on_database(url: str, work: Callable[..., Awaitable[T]]) -> T:
@@ -47,7 +43,7 @@ def _on_database(url: str, work: Callable[..., Awaitable[T]]) -> T:
         raise typer.Exit(code=2) from None
 
 
-@admin.command(help=_help("admin_grant"))
+@admin.command(help=help_text("admin_grant"))
 def grant(
     name: str,
     role: str,
@@ -63,7 +59,7 @@ def grant(
     console.print(translate(key, default_language(), name=name, role=role.lower()))
 
 
-@admin.command(help=_help("admin_revoke"))
+@admin.command(help=help_text("admin_revoke"))
 def revoke(
     name: str,
     role: str,
@@ -79,7 +75,7 @@ def revoke(
     console.print(translate(key, default_language(), name=name, role=role.lower()))
 
 
-@admin.command(name="list", help=_help("admin_list"))
+@admin.command(name="list", help=help_text("admin_list"))
 def list_roles(database_url: DatabaseOption = "") -> None:
     staff = _on_database(database_url, lambda storage: storage.moderation.staff())
     if not staff:
@@ -88,10 +84,10 @@ def list_roles(database_url: DatabaseOption = "") -> None:
         console.print(f"{row.name}\t{row.role}\t{row.granted_by}")
 
 
-@admin.command(name="reset-link", help=_help("admin_reset_link"))
+@admin.command(name="reset-link", help=help_text("admin_reset_link"))
 def reset_link(
     name: str,
-    url: Annotated[str, typer.Option(help=_help("admin_reset_url"))] = "",
+    url: Annotated[str, typer.Option(help=help_text("admin_reset_url"))] = "",
     database_url: DatabaseOption = "",
 ) -> None:
     from tapisvert.server.account_life import RESET_LINK_HOURS, issue_reset_key

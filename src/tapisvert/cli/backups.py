@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from tapisvert.cli.options import DatabaseOption, help_text
 from tapisvert.core.errors import TapisvertError
 from tapisvert.i18n import default_language, translate
 
@@ -35,21 +36,16 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 PG_DUMP_HEADER = b"PGDMP"
 
 
-def _help(key: str) -> str:
-    return translate(f"cli.help.{key}", default_language())
-
-
 backups = typer.Typer()
-DatabaseOption = Annotated[str, typer.Option(help=_help("database_url"))]
 
 
 class BackupError(TapisvertError):
     """A backup or a restore that cannot be done, and why."""
 
 
-@backups.command(help=_help("backup"))
+@backups.command(help=help_text("backup"))
 def backup(
-    path: Annotated[Path, typer.Argument(help=_help("backup_path"))],
+    path: Annotated[Path, typer.Argument(help=help_text("backup_path"))],
     database_url: DatabaseOption = "",
 ) -> None:
     with _refused():
@@ -64,11 +60,11 @@ def backup(
     )
 
 
-@backups.command(help=_help("restore"))
+@backups.command(help=help_text("restore"))
 def restore(
-    path: Annotated[Path, typer.Argument(help=_help("restore_path"))],
+    path: Annotated[Path, typer.Argument(help=help_text("restore_path"))],
     database_url: DatabaseOption = "",
-    force: Annotated[bool, typer.Option(help=_help("restore_force"))] = False,
+    force: Annotated[bool, typer.Option(help=help_text("restore_force"))] = False,
 ) -> None:
     with _refused():
         url = _database(database_url)

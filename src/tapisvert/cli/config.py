@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from tapisvert.cli.options import help_text
 from tapisvert.core.errors import OptionError
 from tapisvert.i18n import default_language, translate
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from tapisvert.server.config import Loaded, NodeConfig, Origin
 ConfigOption = Annotated[
     Path | None,
-    typer.Option("--config", metavar="PATH", help=translate("cli.help.config", default_language())),
+    typer.Option("--config", metavar="PATH", help=help_text("config")),
 ]
 
 

@@ -33,6 +33,7 @@ from tapisvert.cli.config import (
     print_config,
     start_logging,
 )
+from tapisvert.cli.options import DatabaseOption, help_text
 from tapisvert.cli.views import news, render
 from tapisvert.core.errors import IllegalActionError, OptionError, TapisvertError
 from tapisvert.core.game import CHANCE, Game
@@ -46,12 +47,6 @@ from tapisvert.review import review_game
 if TYPE_CHECKING:
     from tapisvert.server.config import Loaded, NodeConfig
     from tapisvert.testing import CheckResult
-
-
-def help_text(key: str, **arguments: object) -> str:
-    """``--help`` speaks the language of ``TAPISVERT_LANG`` or the locale: it is shown
-    before any ``--lang`` could be read."""
-    return translate(f"cli.help.{key}", default_language(), **arguments)
 
 
 app = typer.Typer(
@@ -558,10 +553,7 @@ def serve(
     context: typer.Context,
     host: Annotated[str, typer.Option(help=help_text("host"))] = "127.0.0.1",
     port: Annotated[int, typer.Option(help=help_text("port"))] = 8000,
-    database_url: Annotated[
-        str,
-        typer.Option(help=help_text("database_url")),
-    ] = "",
+    database_url: DatabaseOption = "",
     bot_delay: Annotated[float, typer.Option(help=help_text("bot_delay"))] = 0.6,
     absence_grace: Annotated[float, typer.Option(help=help_text("absence_grace"))] = 60.0,
     rate: Annotated[float, typer.Option(help=help_text("rate"))] = 30.0,
