@@ -36,7 +36,13 @@ import aiohttp
 import httpx
 import psycopg
 
-from server_load import database, forget_redis_keys, guest, quantile  # puts tests/ on the path
+from server_load import (  # puts tests/ on the path
+    database,
+    forget_redis_keys,
+    guest,
+    logged_moves,
+    quantile,
+)
 from tapisvert.core.registry import game_names
 from tapisvert.server.redis_bus import PREFIX_VARIABLE
 
@@ -173,14 +179,13 @@ async def measure(nodes: list[Server], arguments: argparse.Namespace) -> dict[st
 
 def check_log(url: str, acked: dict[str, tuple[int, int, str]]) -> tuple[int, int, int]:
     """(moves acknowledged, of them lost, positions logged twice), read from the database."""
-    with psycopg.connect(url.replace("postgresql+psycopg", "postgresql")) as connection:
-        logged = connection.execute("SELECT table_id, seq FROM actions WHERE actor >= 0").fetchall()
+    positions = logged_moves(url)
+    with psycopg.connect(url) as connection:
         doubled = connection.execute(
             "SELECT count(*) FROM (SELECT table_id, seq FROM actions"
             " GROUP BY table_id, seq HAVING count(*) > 1) AS doubled"
         ).fetchone()
     twice = 0 if doubled is None else doubled[0]
-    positions = {(table, seq) for table, seq in logged}
     lost = sum((table, position) not in positions for table, position, _ in acked.values())
     return len(acked), lost, int(twice)
 
