@@ -11,12 +11,11 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 
-from tapisvert.cli.options import DatabaseOption, help_text
+from tapisvert.cli.options import DatabaseOption, fail, help_text
 from tapisvert.i18n import default_language, translate
 
 T = TypeVar("T")
 console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
 
 
 admin = typer.Typer(help=help_text("admin"), no_args_is_help=True)
@@ -39,8 +38,7 @@ def _on_database(url: str, work: Callable[..., Awaitable[T]]) -> T:
     try:
         return asyncio.run(run())
     except ServerError as refusal:
-        errors.print(f"[bold red]✗[/] {refusal.render(default_language())}")
-        raise typer.Exit(code=2) from None
+        raise fail(refusal, default_language()) from None
 
 
 @admin.command(help=help_text("admin_grant"))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from tapisvert.cli.options import DatabaseOption, help_text
+from tapisvert.cli.options import DatabaseOption, fail, help_text
 from tapisvert.core.errors import TapisvertError
 from tapisvert.i18n import default_language, translate
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # SQLAlchemy is imported when a command runs, not with every 
     from sqlalchemy.engine import URL
 
 console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 PG_DUMP_HEADER = b"PGDMP"
@@ -114,12 +113,10 @@ def _refused() -> Iterator[None]:
     try:
         yield
     except TapisvertError as refusal:
-        errors.print(f"[bold red]✗[/] {refusal.render(language)}")
-        raise typer.Exit(code=2) from None
+        raise fail(refusal, language) from None
     except (SQLAlchemyError, sqlite3.Error, OSError) as error:
         reason = getattr(error, "orig", None) or error
-        errors.print(f"[bold red]✗[/] {translate('cli.backup.failed', language, reason=reason)}")
-        raise typer.Exit(code=2) from None
+        raise fail(BackupError("cli.backup.failed", reason=reason), language) from None
 
 
 def _shown(url: URL) -> str:

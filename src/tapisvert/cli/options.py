@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
+from tapisvert.core.errors import TapisvertError
 from tapisvert.i18n import default_language, translate
 
 
@@ -18,3 +20,12 @@ def help_text(key: str, **arguments: object) -> str:
 
 DatabaseOption = Annotated[str, typer.Option(help=help_text("database_url"))]
 """The platform's database (default: the one ``serve`` uses)."""
+
+
+errors = Console(stderr=True, highlight=False)
+
+
+def fail(error: TapisvertError, language: str) -> typer.Exit:
+    """A refusal printed in the reader's language, and the exit (status 2) to raise."""
+    errors.print(f"[bold red]✗[/] {error.render(language)}")
+    return typer.Exit(code=2)
