@@ -15,7 +15,7 @@ from tapisvert.games.luz.cards import FAIL_POINTS_PER_TRICK, SUCCESS_POINTS
 from tapisvert.i18n import catalogue
 from tapisvert.server import protocol
 
-from server_support import Frame, Player, Server, link, of_type, serving, until
+from server_support import Frame, Player, Server, link, merged_view, of_type, serving, until
 
 
 @pytest.fixture(scope="module")
@@ -478,3 +478,60 @@ def test_the_end_is_told_with_names_and_points_and_a_seated_watcher_follows_thei
     scores = ", ".join(f"{name} {points:g}" for name, points in zip(names, result, strict=True))
     assert told["text"].startswith(f"la partie est terminée : {scores}. Victoire : ")
     assert ".0" not in told["text"]
+
+
+def test_a_misclick_is_taken_back_over_the_socket_and_the_seat_sees_its_position_again(
+    server: Server,
+) -> None:
+    token = server.guest("undoer")
+    created = server.call(
+        token, "POST", "/api/tables", game="wizard", players=3, options={"rounds": "3"}, rated=False
+    )
+    table = int(created.json()["table"])
+    for _ in range(2):
+        server.call(token, "POST", f"/api/tables/{table}/bots", level="random").raise_for_status()
+    nothing = server.call(token, "POST", f"/api/tables/{table}/take-back")
+    assert nothing.status_code == 409 and nothing.json()["code"] == "not_playing"
+    server.call(token, "POST", f"/api/tables/{table}/start").raise_for_status()
+
+    def my_turn(frame: Frame) -> bool:
+        return of_type("view", table=table)(frame) and frame["to_act"] == frame["seat"]
+
+    async def scenario() -> None:
+        async with link(server, token) as me:
+
+            def seen_view() -> dict[str, Any]:
+                """The seat's view as the frames so far build it."""
+                view: dict[str, Any] = {}
+                for frame in me.seen:
+                    if of_type("view", table=table)(frame):
+                        view = merged_view(view, frame)
+                return view
+
+            async def next_turn() -> Frame:
+                return await me.expect(my_turn)
+
+            first = await next_turn()
+            before = seen_view()
+            assert first["take_back"] is False
+            refused = await me.answer(type="undo", table=table, seq=first["seq"])
+            assert refused["code"] == "nothing_to_take_back"
+            assert "no move to take back" in refused["message"]
+            await me.send(type="act", table=table, seq=first["seq"], action=first["legal"][0])
+            again = await next_turn()
+            assert again["seq"] > first["seq"] and again["take_back"] is True
+            stale = await me.answer(type="undo", table=table, seq=first["seq"])
+            assert stale["code"] == "stale"
+            taken = await me.answer(type="undo", table=table, seq=again["seq"])
+            assert taken["type"] == "ack" and taken["seq"] == first["seq"]
+            # the view and the notice may come before the ack, as a move's do
+            back = [frame for frame in me.seen if my_turn(frame)][-1]
+            assert back["seq"] == first["seq"] and seen_view() == before
+            assert back["legal"] == first["legal"] and back["take_back"] is False
+            told = of_type("notice", key="server.notice.taken_back")
+            notice = [frame for frame in me.seen if told(frame)] or [await me.expect(told)]
+            assert notice[0]["text"] == "undoer took back their last move"
+            error = await me.answer(type="chat", table=table, text="/undo")
+            assert error["type"] == "error" and error["code"] == "nothing_to_take_back"
+
+    asyncio.run(scenario())

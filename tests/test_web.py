@@ -17,6 +17,7 @@ from tapisvert.core.registry import game_names
 from tapisvert.i18n import catalogue
 from web_support import (
     PHONE,
+    board_seq,
     browser,
     create_table,
     finished,
@@ -445,3 +446,80 @@ def test_what_is_asked_while_the_page_reconnects_is_sent_once_it_is_back(
     page.click("#create")  # at once, before the server said welcome again
     page.wait_for_selector("#add-bot")
     assert "Places" in page.inner_text(".seating")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_misclick_is_taken_back_at_an_unrated_table(
+    server: Server, browser: Browser, size: str
+) -> None:
+    """The button shows once the person has a move to take back; a click brings their hand and
+    the board back to before it, and the log says so."""
+    phone_size = size == "phone"
+    page, problems = watched_page(
+        browser, **({"viewport": PHONE, "is_mobile": True, "has_touch": True} if phone_size else {})
+    )
+    sign_in(page, server, f"undo-{size}")
+    page.set_checked("#new-rated", False)
+    start_table(page, "wizard", 3, {"rounds": "first5"})
+    rng = random.Random(5)
+    my_turn = "#dock.my-turn"
+    for _ in range(30):  # until a move of this person's meets no new card before their turn
+        page.wait_for_selector(my_turn)
+        before_seq, before_hand = board_seq(page), page.inner_text("#dock")
+        while not play_one_move(page, rng):
+            pass
+        page.wait_for_selector(f"{my_turn}, #end")
+        if page.locator("#take-back-button").count():
+            break
+    page.wait_for_selector(my_turn)
+    button = page.locator("#take-back-button")
+    expect(button).to_be_visible()
+    expect(button).to_be_in_viewport()
+    screenshot(page, f"take-back{'-phone' if phone_size else ''}")
+    button.click()
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.seq === '{before_seq}'")
+    assert page.inner_text("#dock") == before_hand  # the button too, if an earlier move may go
+    expect(page.locator(".chat .log")).to_contain_text(f"undo-{size} took back their last move")
+    page.context.close()
+    assert not problems, sorted(set(problems))[:20]
+
+
+def test_at_a_rated_table_a_move_is_taken_back_once_the_other_player_agrees(
+    server: Server, browser: Browser
+) -> None:
+    (first, first_problems), (second, second_problems) = (watched_page(browser) for _ in range(2))
+    sign_in(first, server, "rated-ana")
+    first.select_option("#new-game", "abluxxen")
+    first.select_option("#new-players", "2")
+    first.click("#create")
+    first.wait_for_selector("#add-bot")
+    sign_in(second, server, "rated-bob")
+    second.goto(f"{server.url}/{first.evaluate('location.hash')}")
+    second.click("text=Sit down")
+    first.wait_for_selector("text=rated-bob")
+    first.click("#start")
+    rng = random.Random(4)
+    found = None
+    for _ in range(500):  # until someone's move is followed by the other's turn, no card drawn
+        for mover, other in ((first, second), (second, first)):
+            mover.wait_for_selector("#board")
+            seq = board_seq(mover)
+            if play_one_move(mover, rng) and mover.locator("#take-back-button").count():
+                found = mover, other, seq
+                break
+        if found:
+            break
+    assert found is not None, "no move could be taken back"
+    mover, other, seq = found
+    mover.click("#take-back-button")
+    expect(mover.locator("#take-back")).to_contain_text("waiting for the other players to agree")
+    asking = other.locator("#take-back")
+    expect(asking).to_contain_text("asks to take back their last move")
+    screenshot(other, "take-back-asked")
+    asking.get_by_role("button", name="Agree").click()
+    for each in (mover, other):
+        each.wait_for_function(f"document.querySelector('#board')?.dataset.seq === '{seq}'")
+        expect(each.locator(".chat .log")).to_contain_text("took back their last move")
+    for each, problems in ((first, first_problems), (second, second_problems)):
+        each.context.close()
+        assert not problems, sorted(set(problems))[:20]

@@ -26,6 +26,7 @@ COMMANDS = (
     "option",
     "bot",
     "rematch",
+    "undo",
     "who",
     *SOCIAL_COMMANDS,
     *MODERATION_COMMANDS,
@@ -75,6 +76,11 @@ async def run_command(
         await lobby.tables.set_option(user, table, arguments[0], arguments[1])
     elif name == "bot" and len(arguments) == 2 and arguments[0].lower() == "add":
         await lobby.tables.add_bot(user, table, arguments[1], None)
+    elif name == "undo" and len(arguments) <= 1:
+        answer = arguments[0].lower() if arguments else "ask"
+        if answer not in ("yes", "no", "ask"):
+            raise _usage(name)
+        return Ack(table=table, seq=await lobby.tables.take_back(user, table, None, answer))
     elif name == "rematch" and not arguments:
         return Ack(table=await lobby.tables.rematch(user, table))
     else:

@@ -103,6 +103,16 @@ class Act(ClientMessage):
     action: Annotated[str, Field(min_length=1, max_length=64)]
 
 
+class TakeBack(ClientMessage):
+    """Take back one's last move (``ask``), or answer another player's request at a rated
+    table (``yes``, ``no``); ``seq`` is the position the person sees, when they see one."""
+
+    type: Literal["undo"]
+    table: TableId
+    seq: Annotated[int, Field(ge=0)] | None = None
+    answer: Literal["ask", "yes", "no"] = "ask"
+
+
 class Who(ClientMessage):
     type: Literal["who"]
     room: Name | None = None
@@ -135,6 +145,7 @@ Incoming = Annotated[
     | SetOption
     | AddBot
     | Act
+    | TakeBack
     | Who
     | Ping,
     Field(discriminator="type"),
@@ -199,6 +210,14 @@ class SeatRating(ServerMessage):
     after: float
 
 
+class TakeBackAsked(ServerMessage):
+    """A player's request, at a rated table, to take back their last move."""
+
+    seat: int
+    agreed: list[int]
+    """The seats that agreed so far; it is taken back once every other seat has."""
+
+
 class TableInfo(ServerMessage):
     """What anybody in the room may know of a table."""
 
@@ -218,6 +237,7 @@ class TableInfo(ServerMessage):
     """A finished game changes the ratings of the accounts at the table."""
     ratings: list[SeatRating | None] | None = None
     """Once a rated game is over, each seat's rating change (``None``: a guest, say)."""
+    take_back: TakeBackAsked | None = None
 
 
 class RoomInfo(ServerMessage):
@@ -254,6 +274,8 @@ class View(ServerMessage):
     result: list[float] | None = None
     winners: list[int] | None = None
     """Once the game is over, its winners as the game decides them (tie-breaks included)."""
+    take_back: bool = False
+    """The seat may take back its last move now (see ``taking_back``)."""
 
 
 class ChatLine(ServerMessage):

@@ -3,7 +3,7 @@ words of its notice, and the ratings as shown."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from tapisvert.core.game import State
 from tapisvert.server.protocol import SeatRating
@@ -13,14 +13,19 @@ from tapisvert.server.storage import LoggedAction, SeatResult
 
 
 def counted(
-    moves: list[int], stand_ins: list[int], entries: list[LoggedAction]
+    moves: list[int],
+    stand_ins: list[int],
+    entries: Sequence[LoggedAction],
+    taken_back: bool = False,
 ) -> tuple[list[int], list[int]]:
-    """Each seat's moves and stand-in moves, with ``entries`` counted in."""
+    """Each seat's moves and stand-in moves, with ``entries`` counted in (or out, when they
+    were ``taken_back``)."""
     moves, stand_ins = list(moves), list(stand_ins)
+    step = -1 if taken_back else 1
     for entry in entries:
         if entry.actor >= 0:
-            moves[entry.actor] += 1
-            stand_ins[entry.actor] += entry.stand_in
+            moves[entry.actor] += step
+            stand_ins[entry.actor] += step * entry.stand_in
     return moves, stand_ins
 
 

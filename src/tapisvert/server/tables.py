@@ -32,6 +32,7 @@ from tapisvert.server.results import counted, final_standings, final_words, seat
 from tapisvert.server.retrying import retrying_async
 from tapisvert.server.seats import Seat, bot_name, free_seat
 from tapisvert.server.storage import LoggedAction, SeatResult, Storage, TableRow
+from tapisvert.server.taking_back import TakeBacks
 from tapisvert.server.turns import RETRY_FIRST, RETRY_LONGEST, TurnHost, Turns
 from tapisvert.server.views import Views
 
@@ -86,6 +87,7 @@ class GameTable:
         self._lock = asyncio.Lock()
         self.turns = Turns(self, host)
         self.views = Views(self, host)
+        self.take_backs = TakeBacks(self)
         self.history: deque[Said] = deque(maxlen=CHAT_HISTORY)
         """The latest chat lines and notices, for those who come later or reconnect."""
         self.unattended: asyncio.TimerHandle | None = None
@@ -142,6 +144,7 @@ class GameTable:
             result=self.result,
             rated=self.rated,
             ratings=None if self.results is None else seat_ratings(self.results),
+            take_back=self.take_backs.shown(),
         )
 
     def write_fence(self) -> int | None:
@@ -335,12 +338,15 @@ class GameTable:
         seq: int,
         request: str | None = None,
         stand_in: bool = False,
+        position: State | None = None,
     ) -> int:
+        """Play for ``seat`` at ``seq``; with ``position``, only if the table is still at that
+        very position (a move taken back and played again brings the same ``seq`` back)."""
         async with self._lock:
             state = self.state
             if state is None or self.status != "playing":
                 raise ServerError("not_playing", status=409)
-            if seq != self.seq:
+            if seq != self.seq or (position is not None and position is not state):
                 raise ServerError("stale", status=409, seq=seq, current=self.seq)
             if state.current_player() != seat:
                 raise ServerError("not_your_turn", status=409)
@@ -405,6 +411,10 @@ class GameTable:
         self.state = state
         self.seq += len(stored.entries)
         self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, stored.entries)
+        asked = self.take_backs.asked
+        self.take_backs.logged(stored.entries)
+        if asked is not None:
+            self.host.table_changed(self)
         if state.is_terminal():
             self.status = "finished"
             self.fence = None  # the lease ended with the game
@@ -421,6 +431,64 @@ class GameTable:
             # after the last views, so that a log tells the last move before the end
             results, winners = final_words(self.seats, state)
             self.host.tell(self, "server.notice.finished", results=results, winners=winners)
+
+    async def take_back(self, user_id: int, seq: int | None, answer: str) -> int:
+        """Ask to take back the person's last move, or answer another's request (``yes``,
+        ``no``); returns the table's position after it (see ``taking_back``)."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise ServerError("not_seated", status=403)
+        async with self._lock:
+            if self.state is None or self.status != "playing":
+                raise ServerError("not_playing", status=409)
+            if seq is not None and seq != self.seq:
+                raise ServerError("stale", status=409, seq=seq, current=self.seq)
+            name = self.seats[seat].name
+            if answer == "no":
+                asker = self.take_backs.refuse(seat)
+                self.host.tell(
+                    self, "server.notice.take_back_refused", name=name, asker=self.seats[asker].name
+                )
+                self.host.table_changed(self)
+                return self.seq
+            if answer == "yes":
+                asker, start = self.take_backs.agree(seat)
+                self.host.tell(self, "server.notice.take_back_agreed", name=name)
+            else:
+                asker, start = seat, self.take_backs.ask(seat)
+                if start is None:
+                    self.host.tell(self, "server.notice.take_back_asked", name=name)
+            if start is None:
+                self.host.table_changed(self)
+                return self.seq
+            await self._go_back_to(start)
+            self.host.tell(self, "server.notice.taken_back", name=self.seats[asker].name)
+            return self.seq
+
+    async def _go_back_to(self, start: int) -> None:
+        """The log from ``start`` on is removed, and the table is at the position before it.
+        The caller holds the lock."""
+        assert self.state is not None
+        count = self.seq - start
+        state = self.game.new_initial_state()
+        for action in self.state.history()[:-count]:
+            state.apply_action(action)
+        if self.moved:
+            raise TableMoved(self.id)
+        try:
+            await self.host.storage.tables.take_back(self.id, start, self.write_fence())
+        except TableMoved:
+            self.host.lost(self)
+            raise
+        removed = self.take_backs.taken(count)
+        self.moves, self.stand_in_moves = counted(
+            self.moves, self.stand_in_moves, removed, taken_back=True
+        )
+        self.state, self.seq = state, start
+        _log.debug("position %d: %d actions taken back", self.seq, count)
+        self.host.table_changed(self)
+        self.turns.next()
+        self.views.publish()
 
     def stop_timers(self) -> None:
         """No clock runs out, and no countdown closes the table."""
@@ -472,6 +540,7 @@ class GameTable:
             state.apply_action(entry.action)
             self.seq += 1
         self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, entries)
+        self.take_backs.logged(entries)
         self.state = state
         if state.is_terminal() and self.status != "finished":  # the log ends it, the row did not
             stored = await self._store(state, [])

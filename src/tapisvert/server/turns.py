@@ -80,6 +80,7 @@ class Turned(Protocol):
         seq: int,
         request: str | None = None,
         stand_in: bool = False,
+        position: State | None = None,
     ) -> int: ...
 
 
@@ -155,10 +156,11 @@ class Turns:
         seat_info = table.seats[seat]
         if seat_info.kind == "bot" or seat_info.replaced:
             try:
-                await table.play(seat, action, seq, stand_in=seat_info.kind == "human")
+                stand_in = seat_info.kind == "human"
+                await table.play(seat, action, seq, stand_in=stand_in, position=state)
             except StorageError:
                 raise  # tried again
-            except ServerError:  # the person came back and played first
+            except ServerError:  # the person came back and played first, or took a move back
                 return
 
     async def _decision(self, job: BotJob) -> Action:

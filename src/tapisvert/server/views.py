@@ -18,6 +18,10 @@ class Deadline(Protocol):
     def deadline(self) -> float | None: ...
 
 
+class TakeBackOffer(Protocol):
+    def may_ask(self, seat: int | None) -> bool: ...
+
+
 class Publishing(Protocol):
     """Where the views are published (the node that serves the table)."""
 
@@ -48,6 +52,9 @@ class Viewed(Protocol):
 
     @property
     def turns(self) -> Deadline: ...
+
+    @property
+    def take_backs(self) -> TakeBackOffer: ...
 
 
 class Views:
@@ -106,6 +113,7 @@ class Views:
             "view": shown,
             "result": table.result,
             "winners": None if table.result is None else state.winners(),
+            "take_back": acting and table.take_backs.may_ask(seat),
         }
         if appended:
             frame["append"] = appended

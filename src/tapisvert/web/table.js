@@ -227,6 +227,7 @@ function Dock({ info, frame, module, ctx }) {
     aria-label=${t("web.your_place")} tabindex="-1">
     <${SeatPlate} index=${ctx.mine} info=${info} frame=${frame} module=${module} ctx=${ctx} own=${true} />
     <p class="prompt" id="prompt">${myTurn ? module.prompt(frame.view, ctx) : frame.result ? "" : statusText(info, frame, ctx)}</p>
+    ${frame.result ? null : html`<${TakeBack} info=${info} frame=${frame} ctx=${ctx} />`}
     ${module.hand(frame.view, ctx)}
     ${rest.length ? html`<${ActionBar} actions=${rest} act=${ctx.act} />` : null}
   </section>`;
@@ -285,6 +286,31 @@ for (const kind of ["wheel", "touchmove", "keydown"]) {
 }
 
 /** Moves the board does not draw itself, as buttons grouped by verb. */
+/**
+ * Taking back a misclick: the button while the server offers it, and at a rated table the
+ * request that waits for the others' answer (or asks this person for theirs).
+ */
+function TakeBack({ info, frame, ctx }) {
+  const asked = info.take_back;
+  const undo = (answer) => send({ type: "undo", table: info.table, seq: frame.seq, answer });
+  if (asked && asked.seat === ctx.mine) {
+    return html`<p class="take-back hint" id="take-back" role="status">${t("web.take_back_waiting")}</p>`;
+  }
+  if (asked && !asked.agreed.includes(ctx.mine)) {
+    return html`<div class="take-back row" id="take-back" role="group" aria-label=${t("web.take_back")}>
+      <span>${t("web.take_back_asked", { name: ctx.names[asked.seat] })}</span>
+      <button onClick=${() => undo("yes")}>${t("web.take_back_agree")}</button>
+      <button onClick=${() => undo("no")}>${t("web.take_back_refuse")}</button>
+    </div>`;
+  }
+  if (asked) return html`<p class="take-back hint" id="take-back" role="status">${t("web.take_back_agreed")}</p>`;
+  if (!frame.take_back) return null;
+  return html`<div class="take-back row" id="take-back">
+    <button id="take-back-button" onClick=${() => undo("ask")}
+      title=${t(info.rated ? "web.take_back_rated" : "web.take_back_unrated")}>↶ ${t("web.take_back")}</button>
+  </div>`;
+}
+
 function ActionBar({ actions, act }) {
   const groups = new Map();
   for (const action of actions) {

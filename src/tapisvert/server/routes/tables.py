@@ -1,8 +1,9 @@
-"""Tables over HTTP: making one, sitting down and leaving, its options and bots, playing."""
+"""Tables over HTTP: making one, sitting down and leaving, its options and bots, playing,
+taking a move back."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
@@ -43,6 +44,11 @@ class BotChoice(BaseModel):
 class Move(BaseModel):
     seq: Annotated[int, Field(ge=0)]
     action: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class TakeBackRequest(BaseModel):
+    seq: Annotated[int, Field(ge=0)] | None = None
+    answer: Literal["ask", "yes", "no"] = "ask"
 
 
 @router.post("/api/tables")
@@ -121,4 +127,11 @@ async def who(table_id: TableId, request: Request, lobby: TheLobby) -> protocol.
 @router.post("/api/tables/{table_id}/actions")
 async def act(table_id: TableId, body: Move, user: Me, lobby: TheLobby) -> Ack:
     seq = await lobby.tables.act(user, table_id, body.action, body.seq)
+    return Ack(table=table_id, seq=seq)
+
+
+@router.post("/api/tables/{table_id}/take-back")
+async def take_back(table_id: TableId, body: TakeBackRequest, user: Me, lobby: TheLobby) -> Ack:
+    """Take back one's last move, or answer another player's request (see ``taking_back``)."""
+    seq = await lobby.tables.take_back(user, table_id, body.seq, body.answer)
     return Ack(table=table_id, seq=seq)

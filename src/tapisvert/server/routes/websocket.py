@@ -192,6 +192,9 @@ async def _dispatch(
             if connection.follows_seat(table):
                 return None  # the mover's view of the new position carries the id
             return Ack(id=request_id, table=table, seq=new_seq)
+        case protocol.TakeBack(table=table, seq=seq):
+            new_seq = await lobby.tables.take_back(user, table, seq, message.answer)
+            return Ack(id=request_id, table=table, seq=new_seq)
         case protocol.EnterRoom(room=room):
             entered = await lobby.rooms.enter(connection, room)
             connection.send(entered.model_copy(update={"id": request_id}))

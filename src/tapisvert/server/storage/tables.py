@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from tapisvert.server.ratings import Standing
 from tapisvert.server.storage.leases import first_lease
@@ -93,6 +93,16 @@ class TableStore:
         work = None if table is None else _saving(table)
         rows = _log_rows(table_id, entries)
         await self._writer.run(work, groupable=True, rows=rows, fence=fence_of(table_id, fence))
+
+    async def take_back(self, table_id: int, start: int, fence: int | None = None) -> None:
+        """Remove the log's moves from ``start`` on: a move taken back is no part of the
+        game's record (the table's notices say it happened)."""
+        statement = delete(actions_table).where(
+            actions_table.c.table_id == table_id, actions_table.c.seq >= start
+        )
+        await self._writer.run(
+            lambda connection: connection.execute(statement), fence=fence_of(table_id, fence)
+        )
 
     async def actions(self, table_id: int) -> list[LoggedAction]:
         """The table's log, in ``seq`` order."""
