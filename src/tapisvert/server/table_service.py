@@ -231,9 +231,7 @@ class TableService:
     ) -> int:
         """Take back the user's last move, or answer another player's request to (see
         ``taking_back``); the table's position after it."""
-        position: int = await self.cluster.on_table(
-            table_id, "undo", user, seq=seq, answer=answer
-        )
+        position: int = await self.cluster.on_table(table_id, "undo", user, seq=seq, answer=answer)
         return position
 
     async def start_game(self, user: User, table_id: int) -> None:
@@ -260,7 +258,9 @@ class TableService:
             case "act":
                 return await self._act(table, user, arguments)
             case "undo":
-                return await table.take_back(user.id, arguments["seq"], arguments["answer"])
+                return await table.take_backs.request(
+                    user.id, arguments["seq"], arguments["answer"]
+                )
             case "join":
                 index = await table.join(user.id, user.name, arguments["seat"])
                 if table.spectators.pop(user.id, None) is not None:

@@ -87,7 +87,7 @@ class GameTable:
         self._lock = asyncio.Lock()
         self.turns = Turns(self, host)
         self.views = Views(self, host)
-        self.take_backs = TakeBacks(self)
+        self.take_backs = TakeBacks(self, host)
         self.history: deque[Said] = deque(maxlen=CHAT_HISTORY)
         """The latest chat lines and notices, for those who come later or reconnect."""
         self.unattended: asyncio.TimerHandle | None = None
@@ -432,42 +432,16 @@ class GameTable:
             results, winners = final_words(self.seats, state)
             self.host.tell(self, "server.notice.finished", results=results, winners=winners)
 
-    async def take_back(self, user_id: int, seq: int | None, answer: str) -> int:
-        """Ask to take back the person's last move, or answer another's request (``yes``,
-        ``no``); returns the table's position after it (see ``taking_back``)."""
-        seat = self.seat_of(user_id)
-        if seat is None:
-            raise ServerError("not_seated", status=403)
+    async def rewind(self, start: int, seq: int) -> None:
+        """The log from ``start`` on is removed, and the table is at the position before it,
+        if it is still at ``seq`` (see ``taking_back``, which decides when this may be)."""
         async with self._lock:
-            if self.state is None or self.status != "playing":
-                raise ServerError("not_playing", status=409)
-            if seq is not None and seq != self.seq:
+            if self.state is None or self.status != "playing" or seq != self.seq:
                 raise ServerError("stale", status=409, seq=seq, current=self.seq)
-            name = self.seats[seat].name
-            if answer == "no":
-                asker = self.take_backs.refuse(seat)
-                self.host.tell(
-                    self, "server.notice.take_back_refused", name=name, asker=self.seats[asker].name
-                )
-                self.host.table_changed(self)
-                return self.seq
-            if answer == "yes":
-                asker, start = self.take_backs.agree(seat)
-                self.host.tell(self, "server.notice.take_back_agreed", name=name)
-            else:
-                asker, start = seat, self.take_backs.ask(seat)
-                if start is None:
-                    self.host.tell(self, "server.notice.take_back_asked", name=name)
-            if start is None:
-                self.host.table_changed(self)
-                return self.seq
             await self._go_back_to(start)
-            self.host.tell(self, "server.notice.taken_back", name=self.seats[asker].name)
-            return self.seq
 
     async def _go_back_to(self, start: int) -> None:
-        """The log from ``start`` on is removed, and the table is at the position before it.
-        The caller holds the lock."""
+        """The caller holds the lock."""
         assert self.state is not None
         count = self.seq - start
         state = self.game.new_initial_state()

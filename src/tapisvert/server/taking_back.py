@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from tapisvert.core.game import CHANCE
+from tapisvert.core.game import CHANCE, State
 from tapisvert.server.errors import ServerError
 from tapisvert.server.protocol import TakeBackAsked
 from tapisvert.server.seats import Seat
@@ -33,6 +33,24 @@ class Taken(Protocol):
     @property
     def seq(self) -> int: ...
 
+    @property
+    def state(self) -> State | None: ...
+
+    @property
+    def status(self) -> str: ...
+
+    def seat_of(self, user_id: int) -> int | None: ...
+
+    async def rewind(self, start: int, seq: int) -> None: ...
+
+
+class Telling(Protocol):
+    """Where the table's notices and changes are told (the node that serves it)."""
+
+    def tell(self, table: Any, key: str, rematch: int | None = None, **arguments: Any) -> None: ...
+
+    def table_changed(self, table: Any) -> None: ...
+
 
 @dataclass
 class _Asked:
@@ -46,11 +64,43 @@ class _Asked:
 class TakeBacks:
     """The moves of one table that may still be taken back, and a request pending."""
 
-    def __init__(self, table: Taken) -> None:
+    def __init__(self, table: Taken, host: Telling) -> None:
         self.table = table
+        self.host = host
         self.tail: list[LoggedAction] = []
         """The moves since the last chance outcome: the only ones that may be taken back."""
         self.asked: _Asked | None = None
+
+    async def request(self, user_id: int, seq: int | None, answer: str) -> int:
+        """The person asks to take back their last move (``ask``), or answers another's
+        request (``yes``, ``no``); the table's position after it."""
+        table = self.table
+        seat = table.seat_of(user_id)
+        if seat is None:
+            raise ServerError("not_seated", status=403)
+        if table.state is None or table.status != "playing":
+            raise ServerError("not_playing", status=409)
+        if seq is not None and seq != table.seq:
+            raise ServerError("stale", status=409, seq=seq, current=table.seq)
+        name = table.seats[seat].name
+        if answer == "no":
+            asker = table.seats[self.refuse(seat)].name
+            self.host.tell(table, "server.notice.take_back_refused", name=name, asker=asker)
+            self.host.table_changed(table)
+            return table.seq
+        if answer == "yes":
+            asking, start = self.agree(seat)
+            self.host.tell(table, "server.notice.take_back_agreed", name=name)
+        else:
+            asking, start = seat, self.ask(seat)
+            if start is None:
+                self.host.tell(table, "server.notice.take_back_asked", name=name)
+        if start is None:
+            self.host.table_changed(table)
+            return table.seq
+        await table.rewind(start, table.seq)
+        self.host.tell(table, "server.notice.taken_back", name=table.seats[asking].name)
+        return table.seq
 
     def logged(self, entries: Sequence[LoggedAction]) -> None:
         """Moves were stored: a pending request lapses, a chance outcome closes the past."""
