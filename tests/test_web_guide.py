@@ -64,6 +64,8 @@ def hint_names_its_decision(page: Page, game: str) -> str:
     kind = page.get_attribute("#hint", "data-kind") or ""
     title = catalogue("en")[f"{game}.guide.hint.{kind}.title"]
     assert title in page.inner_text("#hint-title")
+    # inside a live region that was there before it: a screen reader announces it
+    assert page.locator(".felt [role=status] #hint").count() == 1
     return kind
 
 

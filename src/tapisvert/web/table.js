@@ -173,8 +173,9 @@ function Felt({ info, frame, module, ctx, showLast }) {
         ${summary ? html`<${Summary} table=${info.table} summary=${summary} />` : null}
         ${module.center(view, { ...ctx, shownTrick: trick, showingLast: showLast })}
       </div>
-      ${ctx.mine !== null && frame.to_act === ctx.mine && !frame.result ? html`<${Hint} game=${info.game}
-        kind=${module.decision?.(view, ctx)} table=${info.table} seq=${frame.seq} />` : null}
+      <div class="hint-live" role="status">${ctx.mine !== null && frame.to_act === ctx.mine && !frame.result
+        ? html`<${Hint} game=${info.game} kind=${module.decision?.(view, ctx)} table=${info.table} seq=${frame.seq} />`
+        : null}</div>
       ${ctx.mine === null ? html`<div class="others bottom"><${SeatPlate} index=${bottom} info=${info} frame=${frame} module=${module} ctx=${ctx} /></div>` : null}
     </section>
     ${ctx.mine !== null ? html`<${Dock} info=${info} frame=${frame} module=${module} ctx=${ctx} />` : null}`;
