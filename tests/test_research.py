@@ -8,6 +8,7 @@ import random
 import statistics
 from pathlib import Path
 
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -15,7 +16,9 @@ from tapisvert import RecordError, load_game
 from tapisvert.arena import run_arena
 from tapisvert.cli.main import app
 from tapisvert.core.records import load_record, parse_record, record_of
+from tapisvert.core.registry import game_class, game_names
 from tapisvert.core.stats import grouped_mean_interval, mean_interval, t_quantile
+from tapisvert.core.wire import DataError
 
 from conftest import random_playthrough
 
@@ -145,3 +148,41 @@ def test_replay_shows_the_table_at_a_step(record_text: str, tmp_path: Path) -> N
     result = runner.invoke(app, ["replay", str(path), "--step", "9999", "--lang", "en"])
     assert result.exit_code == 2
     assert f"the record has {len(record.actions)} moves" in result.output
+
+
+GAMES_AND_OPTIONS = [
+    *((name, {}) for name in game_names()),
+    ("fzzzt", {"versus_scoring": "true"}),
+    ("wizard", {"hidden_bids": "true"}),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), GAMES_AND_OPTIONS)
+def test_an_observation_comes_back_from_what_the_server_sends(
+    name: str, options: dict[str, str]
+) -> None:
+    rng = random.Random(name)
+    cls = game_class(name).observation_class
+    checked = 0
+    for players in range(game_class(name).min_players, game_class(name).max_players + 1):
+        game = load_game(name, players, **options)
+        states = random_playthrough(game.new_initial_state(rng.randrange(1 << 30)), rng)
+        for state in [*rng.sample(states, min(len(states), 40)), states[-1]]:
+            for seat in [None, *range(players)]:
+                sent = orjson.loads(orjson.dumps(state.view(seat)))  # the frame's JSON
+                assert cls.from_dict(sent) == state.observation(seat)
+                checked += 1
+    assert checked > 300
+
+
+def test_a_view_that_is_not_one_says_what_does_not_fit() -> None:
+    state = load_game("wizard", 3).new_initial_state(1)
+    state.resolve_chance()
+    sent = orjson.loads(orjson.dumps(state.view(0)))
+    cls = type(state.observation(0))
+    with pytest.raises(DataError, match="not the dict form of a WizardObservation: missing 'hand'"):
+        cls.from_dict({key: value for key, value in sent.items() if key != "hand"})
+    with pytest.raises(DataError, match="Z9"):
+        cls.from_dict(sent | {"hand": ["Z9"]})
+    with pytest.raises(DataError, match="scores"):
+        cls.from_dict(sent | {"scores": "high"})
