@@ -3,9 +3,11 @@ observations read back from the server's form, missing extras, options and bound
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import statistics
+import sys
 from pathlib import Path
 
 import orjson
@@ -15,6 +17,7 @@ from typer.testing import CliRunner
 from tapisvert import RecordError, load_game
 from tapisvert.arena import run_arena
 from tapisvert.cli.main import app
+from tapisvert.core.extras import MissingExtraError
 from tapisvert.core.records import load_record, parse_record, record_of
 from tapisvert.core.registry import game_class, game_names
 from tapisvert.core.stats import grouped_mean_interval, mean_interval, t_quantile
@@ -186,3 +189,45 @@ def test_a_view_that_is_not_one_says_what_does_not_fit() -> None:
         cls.from_dict(sent | {"hand": ["Z9"]})
     with pytest.raises(DataError, match="scores"):
         cls.from_dict(sent | {"scores": "high"})
+
+
+def test_the_arena_on_ray_without_ray_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what an installation without Ray imports
+    result = runner.invoke(
+        app,
+        [
+            "arena", "wizard", "--bots", "random,random,random", "--games", "1", "--ray", "local",
+            "--plots", str(tmp_path), "-o", "rounds=1", "--lang", "en",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert said.startswith("✗ --ray (the arena on Ray) needs ray, which is not installed")
+    assert "pip install 'tapisvert[ray]'" in said and "scripts/setup --research" in said
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("module", "missing", "extra"),
+    [
+        ("tapisvert.encoding", "numpy", "research"),
+        ("tapisvert.envs.gymnasium", "gymnasium", "research"),
+        ("tapisvert.envs.pettingzoo", "pettingzoo", "research"),
+        ("tapisvert.envs.openspiel", "pyspiel", "openspiel"),
+    ],
+)
+def test_a_research_module_without_its_package_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, module: str, missing: str, extra: str
+) -> None:
+    monkeypatch.setitem(sys.modules, missing, None)
+    for loaded in [name for name in sys.modules if name.startswith(module)]:
+        monkeypatch.delitem(sys.modules, loaded)
+    with pytest.raises(MissingExtraError) as caught:
+        importlib.import_module(module)
+    assert isinstance(caught.value, ImportError)
+    feature = str(caught.value).split(" needs ")[0]
+    assert module.startswith(feature)  # the module, or the part of tapisvert.envs it imports
+    assert f" needs {missing}, which is not installed" in str(caught.value)
+    assert f"install the {extra} extra (pip install 'tapisvert[{extra}]'" in str(caught.value)

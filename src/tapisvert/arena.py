@@ -24,6 +24,7 @@ from typing import Any
 
 from tapisvert.bots.base import make_bot
 from tapisvert.bots.match import game_seeds, play_match
+from tapisvert.core.extras import needs
 from tapisvert.core.game import State
 from tapisvert.core.records import Record, record_of, record_path, save_record
 from tapisvert.core.registry import load_game
@@ -196,7 +197,8 @@ def _play(jobs: list[Job], workers: int, ray_address: str | None) -> Iterator[Ga
 
 def _play_on_ray(jobs: list[Job], address: str) -> Iterator[GameOutcome]:
     """One Ray task per game; every machine of the cluster needs tapisvert installed."""
-    import ray
+    with needs("ray", "--ray (the arena on Ray)"):
+        import ray
 
     _start_ray(address)
     try:

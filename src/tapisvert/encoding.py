@@ -25,11 +25,13 @@ from collections.abc import Iterable, Sequence
 from importlib import import_module
 from typing import Any, NamedTuple
 
-import numpy
-from numpy.typing import NDArray
-
+from tapisvert.core.extras import needs
 from tapisvert.core.game import Action, Game, Observation, Seat
 from tapisvert.core.registry import plugin
+
+with needs("research", "tapisvert.encoding"):
+    import numpy
+    from numpy.typing import NDArray
 
 Tensor = NDArray[numpy.float32]
 Mask = NDArray[numpy.bool_]

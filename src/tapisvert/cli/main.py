@@ -292,17 +292,20 @@ def arena(
         task = progress.add_task(
             translate("cli.simulating", language, games=total, game=game.name), total=total
         )
-        report = run_arena(
-            game.name,
-            names,
-            deals,
-            seed=seed,
-            options=parse_options(option),
-            workers=workers,
-            advance=lambda: progress.advance(task),
-            ray_address=ray,
-            records=save_records,
-        )
+        try:
+            report = run_arena(
+                game.name,
+                names,
+                deals,
+                seed=seed,
+                options=parse_options(option),
+                workers=workers,
+                advance=lambda: progress.advance(task),
+                ray_address=ray,
+                records=save_records,
+            )
+        except TapisvertError as error:
+            raise fail(error, language) from None
     saved = save_plots(report, plots) if plots is not None else []
     if as_json:
         payload = report.to_dict() | {"plots": [str(path) for path in saved]}

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gymnasium import spaces
-from pettingzoo import AECEnv
-
+from tapisvert.core.extras import needs
 from tapisvert.core.game import Action
 from tapisvert.envs.table import Table
+
+with needs("research", "tapisvert.envs.pettingzoo"):
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
 
 
 class TapisvertEnv(AECEnv):  # type: ignore[misc]
