@@ -14,14 +14,17 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from tapisvert import RecordError, load_game
+from tapisvert import CHANCE, RecordError, load_game
 from tapisvert.arena import run_arena
+from tapisvert.cli import main
 from tapisvert.cli.main import app
 from tapisvert.core.extras import MissingExtraError
 from tapisvert.core.records import load_record, parse_record, record_of
 from tapisvert.core.registry import game_class, game_names
 from tapisvert.core.stats import grouped_mean_interval, mean_interval, t_quantile
 from tapisvert.core.wire import DataError
+from tapisvert.encoding import encoding_for
+from tapisvert.i18n import translate
 
 from conftest import random_playthrough
 
@@ -231,3 +234,61 @@ def test_a_research_module_without_its_package_names_the_extra(
     assert module.startswith(feature)  # the module, or the part of tapisvert.envs it imports
     assert f" needs {missing}, which is not installed" in str(caught.value)
     assert f"install the {extra} extra (pip install 'tapisvert[{extra}]'" in str(caught.value)
+
+
+def test_fzzzt_bounds_are_the_rules_own() -> None:
+    # Four players: the starting robots score 1 + 2 + 2; at worst the 4 Fzzzt! cards (−4)
+    # and the 10 units never completed (−67); at best the 24 conveyor robots' 48 points and,
+    # from 3 + 24 + 2 robots and 5 phases, P01 once (4 robots, 13), P02 and P03 once
+    # (3 each, 18), P06, P07, P09 twice (4 each, 36), P10 five times (15) and P04 once
+    # with the last 2 robots (5).
+    assert load_game("fzzzt", 4).score_bounds == (5 - 4 - 67, 5 + 48 + 13 + 18 + 36 + 15 + 5)
+    assert encoding_for(load_game("fzzzt", 4)).score_bounds == (-66, 140)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"versus_scoring": "true"}, {"unused_starting_robots": "box"},
+     {"unlimited_final_placement": "true"}],
+)  # fmt: skip
+def test_fzzzt_scores_stay_within_the_bounds(options: dict[str, str]) -> None:
+    rng = random.Random(7)
+    for players in (2, 3, 4):
+        game = load_game("fzzzt", players, **options)
+        low, high = game.score_bounds
+        for _ in range(6):
+            state = game.new_initial_state(rng.randrange(1 << 30))
+            while not state.is_terminal():
+                if state.current_player() == CHANCE:
+                    state.resolve_chance()
+                else:
+                    state.apply_action(rng.choice(state.legal_actions()))
+            assert all(low <= score <= high for score in state.returns())
+
+
+def test_describe_says_a_field_is_empty_rather_than_printing_a_backward_range() -> None:
+    encoding = encoding_for(load_game("abluxxen", 4))
+    empty = next(field for field in encoding.fields if field.size == 0)
+    line = next(line for line in encoding.describe().splitlines() if f" {empty.name}:" in line)
+    assert f"{empty.start}–{empty.start - 1}" not in line
+    assert line.strip().startswith(f"{empty.name}: ") and line.endswith("(empty here: no values)")
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_arena_table_keeps_every_header_whole_at_80_columns(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, language: str
+) -> None:
+    monkeypatch.setattr(main.console, "width", 80)
+    result = runner.invoke(
+        app,
+        [
+            "arena", "wizard", "--bots", "easy,random,random,random", "--games", "2",
+            "--workers", "1", "--plots", str(tmp_path), "-o", "rounds=1", "--lang", language,
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(map(len, lines)) <= 80 and "…" not in result.output
+    words = " ".join(" ".join(line.split("│")) for line in lines).split()
+    for key in ("cli.margin_game", "cli.think", "cli.rating", "cli.win_rate", "cli.bids_made"):
+        assert all(word in words for word in translate(key, language).split())

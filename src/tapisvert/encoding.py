@@ -111,9 +111,14 @@ class Encoding(ABC):
         return added
 
     def describe(self) -> str:
-        """The layout, one line per field: the field-by-field documentation."""
+        """The layout, one line per field: the field-by-field documentation. A field that
+        these players and options leave empty (Abluxxen's duel dummy outside the duel) says
+        so instead of a range."""
         return "\n".join(
-            f"{item.start:5}–{item.stop - 1:<5} {item.name}: {item.meaning}" for item in self.fields
+            f"{item.start:5}–{item.stop - 1:<5} {item.name}: {item.meaning}"
+            if item.size
+            else f"{'':11} {item.name}: {item.meaning} (empty here: no values)"
+            for item in self.fields
         )
 
     def encode(self, observation: Observation) -> Tensor:

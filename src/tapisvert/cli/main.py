@@ -36,7 +36,7 @@ from tapisvert.core.records import (
     save_record,
 )
 from tapisvert.core.registry import game_names, load_game
-from tapisvert.core.stats import mean_interval
+from tapisvert.core.stats import Estimate, mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
 from tapisvert.review import review_game
 
@@ -316,37 +316,43 @@ def arena(
         title=f"{game.name} — {played}, seed {seed}",
         caption=translate("cli.interval_note", language, deals=deals),
     )
-    for key in (
-        "cli.column_seat",
-        "cli.column_bot",
-        "cli.margin_game",
-        "cli.margin_round",
-        "cli.win_rate",
-        "cli.bids_made",
-        "cli.rating",
-        "cli.think",
-    ):
-        table.add_column(translate(key, language), justify="right")
+    # One column per entry and a row per figure: a column's header is only its bot's name,
+    # which folds rather than being cut, so the table fits a narrow terminal.
+    table.add_column("", overflow="fold")
     for entry in report.entries:
-        per_game = entry.margin_per_game
-        per_round = entry.margin_per_segment
-        table.add_row(
-            str(entry.entry),
-            entry.bot,
-            f"{per_game.mean:+.1f} [{per_game.low:+.1f}, {per_game.high:+.1f}]",
-            "—"
-            if per_round is None
-            else f"{per_round.mean:+.1f} [{per_round.low:+.1f}, {per_round.high:+.1f}]",
-            f"{100 * entry.win_rate:.1f}",
-            "—" if entry.contracts_made is None else f"{100 * entry.contracts_made:.1f}",
-            f"{entry.rating_mu:.1f} ± {entry.rating_sigma:.1f}",
-            f"{entry.mean_decision_seconds * 1000:.0f} / {entry.max_decision_seconds * 1000:.0f}",
-        )
+        table.add_column(f"{entry.entry}: {entry.bot}", justify="right", overflow="fold")
+    entries = report.entries
+    rows = {
+        "cli.margin_game": [estimate_cell(entry.margin_per_game) for entry in entries],
+        "cli.margin_round": [
+            "—" if entry.margin_per_segment is None else estimate_cell(entry.margin_per_segment)
+            for entry in entries
+        ],
+        "cli.win_rate": [f"{100 * entry.win_rate:.1f}" for entry in entries],
+        "cli.bids_made": [
+            "—" if entry.contracts_made is None else f"{100 * entry.contracts_made:.1f}"
+            for entry in entries
+        ],
+        "cli.rating": [f"{entry.rating_mu:.1f} ± {entry.rating_sigma:.1f}" for entry in entries],
+        "cli.think": [
+            f"{entry.mean_decision_seconds * 1000:.0f} / {entry.max_decision_seconds * 1000:.0f}"
+            for entry in entries
+        ],
+    }
+    for key, cells in rows.items():
+        table.add_row(translate(key, language), *cells)
     console.print(table)
     for path in saved:
         console.print(translate("cli.plot_saved", language, path=path))
     if save_records is not None:
         console.print(translate("cli.records_saved", language, path=save_records))
+
+
+def estimate_cell(estimate: Estimate) -> str:
+    """A mean and its interval; a mean alone from one sample (one deal gives no interval)."""
+    if estimate.count < 2:
+        return f"{estimate.mean:+.1f}"
+    return f"{estimate.mean:+.1f} [{estimate.low:+.1f}, {estimate.high:+.1f}]"
 
 
 def read_file(path: Path, language: str) -> str:
