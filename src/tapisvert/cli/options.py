@@ -29,5 +29,5 @@ errors = Console(stderr=True, highlight=False)
 def fail(error: TapisvertError, language: str) -> typer.Exit:
     """A refusal printed in the reader's language, and the exit (status 2) to raise; its
     text is not markup (``pip install 'tapisvert[ray]'`` keeps its brackets)."""
-    errors.print(f"[bold red]✗[/] {escape(error.render(language))}")
+    errors.print(f"[bold red]✗[/] {escape(error.render(language))}", soft_wrap=True)
     return typer.Exit(code=2)
