@@ -244,8 +244,9 @@ class FzzztGame(Game["FzzztState"]):
           auctions offer, and the most its units can make: one item per unit per production
           phase (``rounds`` phases; no limit in an unlimited final placement), a set taking
           one item per symbol, the items being the placements its robots give (its own and
-          every robot of the conveyor). The robots and the units it would need outnumber the
-          auctions, so no game reaches it: a bound, not a score.
+          every robot of the conveyor). It counts each of these at its best at once, where
+          a seat's hand limits what it can win in a round and a unit won late gets fewer
+          phases: no game is claimed to reach it, only that none exceeds it.
         """
         auctions = self.rounds * BELT_SIZE
         starting = [starting_robots(CARDS[mechanic].mechanic) for mechanic in self.mechanics]
