@@ -144,3 +144,33 @@ def test_openspiel_ismcts_plays_in_the_arena() -> None:
     ]
     assert all(state.is_terminal() for state in finished)
     assert finished[0].history() == finished[1].history()
+
+
+@pytest.mark.parametrize(
+    ("given", "in_game_string"),
+    [
+        ({"rounds": 1}, "rounds=1;"),
+        ({"rounds": "1"}, "rounds=1;"),
+        ({"rounds": "1,2"}, "rounds=1;2"),
+    ],
+)
+def test_options_take_python_values_and_game_strings_their_semicolons(
+    given: dict[str, Any], in_game_string: str
+) -> None:
+    name = register("wizard", players=3, **given)
+    game = pyspiel.load_game(name)
+    assert game.rules.options["rounds"] == load_game("wizard", 3, **given).options["rounds"]
+    assert in_game_string in str(game)
+    again = pyspiel.load_game(f"{name}(players=3,{in_game_string})")
+    assert again.rules.options == game.rules.options
+    switched = pyspiel.load_game(register("wizard", players=3, canadian="true"))
+    assert switched.rules.options["canadian"] is True
+
+
+def test_pyspiel_checks_a_parameters_type_before_the_game_is_built() -> None:
+    """Why ``pyspiel.load_game`` cannot take ``rounds=1``: documented in docs/research.md."""
+    name = register("wizard", players=3)
+    with pytest.raises(pyspiel.SpielError, match="Expected type: kString, got kInt"):
+        pyspiel.load_game(name, {"rounds": 1})
+    with pytest.raises(pyspiel.SpielError, match="Expected type: kString, got kInt"):
+        pyspiel.load_game(f"{name}(players=3,rounds=1)")

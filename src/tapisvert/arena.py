@@ -1,11 +1,14 @@
 """Tournaments between bots: duplicate deals with seat rotation, in parallel processes.
 
 Every deal (one seed) is played once per rotation of the line-up, so each entry sits in
-every seat on the same cards, which cancels most of the luck of the deal. The games run in
+every seat on the same cards, which cancels most of the luck of the deal. The rotations of
+a deal share its cards, so they are not independent samples: every interval is a 95%
+Student t-interval over the deals, computed on each deal's mean over its rotations. The
+games run in
 this process, in a pool of processes, or as Ray tasks on a cluster; each game depends on its
 job alone, so all three give the same report for the same seed. The report
 gives, per entry of the line-up, the margin over the other seats per game and per scoring
-segment (round, deal) with 95% intervals, win rates, bid accuracy where the game has bids,
+segment (round, deal) with those intervals, win rates, bid accuracy where the game has bids,
 and OpenSkill ratings; it can draw the score distributions and the margins as PNG plots.
 """
 
@@ -21,9 +24,11 @@ from typing import Any
 
 from tapisvert.bots.base import make_bot
 from tapisvert.bots.match import game_seeds, play_match
+from tapisvert.core.extras import needs
 from tapisvert.core.game import State
+from tapisvert.core.records import Record, record_of, record_path, save_record
 from tapisvert.core.registry import load_game
-from tapisvert.core.stats import Estimate, mean_interval
+from tapisvert.core.stats import Estimate, grouped_mean_interval
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class Job:
     bots: tuple[str, ...]
     seed: int
     rotation: int
+    keep_record: bool = False
 
 
 @dataclass
@@ -45,6 +51,8 @@ class GameOutcome:
     winners: list[int]
     contracts: list[tuple[int, int]] | None
     decision_seconds: list[list[float]]
+    record: Record | None = None
+    """The game's record, its seats named ``entry:bot`` (``2:easy``), when the job asks."""
 
 
 def play_job(job: Job) -> GameOutcome:
@@ -80,11 +88,21 @@ def play_job(job: Job) -> GameOutcome:
         winners=[entry_at[seat] for seat in state.winners()],
         contracts=None if contracts is None else [contracts[by_entry[e]] for e in range(entries)],
         decision_seconds=thinking,
+        record=(
+            record_of(
+                state,
+                [f"{entry_at[seat] + 1}:{job.bots[entry_at[seat]]}" for seat in range(entries)],
+            )
+            if job.keep_record
+            else None
+        ),
     )
 
 
 @dataclass
 class EntryReport:
+    """One entry of the line-up; its estimates' ``count`` is the number of deals."""
+
     entry: int
     bot: str
     games: int
@@ -101,6 +119,11 @@ class EntryReport:
     margins: list[float] = field(repr=False)
 
 
+INTERVALS = (
+    "95% Student t-intervals over the means of the deals (the rotations of a deal share its cards)"
+)
+
+
 @dataclass
 class ArenaReport:
     game: str
@@ -112,7 +135,7 @@ class ArenaReport:
     entries: list[EntryReport]
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(self) | {"intervals": INTERVALS}
         for entry in data["entries"]:
             entry.pop("scores")
             entry.pop("margins")
@@ -128,8 +151,12 @@ def run_arena(
     workers: int = 1,
     advance: Callable[[], None] | None = None,
     ray_address: str | None = None,
+    records: Path | None = None,
 ) -> ArenaReport:
     """Play ``deals`` deals, each once per rotation of ``bots``; ``advance`` ticks per game.
+
+    With ``records`` every game's record is saved there as it ends, named by deal and
+    rotation so that the files sort in order (``wizard-007-2.txt``: deal 7, rotation 2).
 
     With ``ray_address`` the games are Ray tasks: ``"local"`` starts a Ray of this machine,
     an address (``HEAD:6379``) joins that cluster, ``"auto"`` the one this machine belongs to.
@@ -138,16 +165,23 @@ def run_arena(
     players = len(bots)
     load_game(game, players, **options)
     jobs = [
-        Job(game, players, options, tuple(bots), deal_seed, rotation)
+        Job(game, players, options, tuple(bots), deal_seed, rotation, records is not None)
         for deal_seed in game_seeds(seed, deals)
         for rotation in range(players)
     ]
     outcomes: list[GameOutcome] = []
-    for outcome in _play(jobs, workers, ray_address):
+    for index, outcome in enumerate(_play(jobs, workers, ray_address)):
+        if records is not None and outcome.record is not None:
+            deal, rotation = divmod(index, players)
+            path = record_path(records, game, (deal + 1, deals), (rotation + 1, players))
+            save_record(outcome.record, path)
+            outcome.record = None  # written: the report does not keep it
         outcomes.append(outcome)
         if advance:
             advance()
-    return ArenaReport(game, players, options, list(bots), deals, seed, _entries(bots, outcomes))
+    deal_of = [index // players for index in range(len(jobs))]  # the jobs go deal by deal
+    entries = _entries(bots, outcomes, deal_of)
+    return ArenaReport(game, players, options, list(bots), deals, seed, entries)
 
 
 def _play(jobs: list[Job], workers: int, ray_address: str | None) -> Iterator[GameOutcome]:
@@ -163,7 +197,8 @@ def _play(jobs: list[Job], workers: int, ray_address: str | None) -> Iterator[Ga
 
 def _play_on_ray(jobs: list[Job], address: str) -> Iterator[GameOutcome]:
     """One Ray task per game; every machine of the cluster needs tapisvert installed."""
-    import ray
+    with needs("ray", "--ray (the arena on Ray)"):
+        import ray
 
     _start_ray(address)
     try:
@@ -195,7 +230,10 @@ def _start_ray(address: str) -> None:
             ray.shutdown()
 
 
-def _entries(bots: Sequence[str], outcomes: list[GameOutcome]) -> list[EntryReport]:
+def _entries(
+    bots: Sequence[str], outcomes: list[GameOutcome], deal_of: list[int]
+) -> list[EntryReport]:
+    """Each entry's figures; ``deal_of`` names the deal of each outcome, for the intervals."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -219,6 +257,11 @@ def _entries(bots: Sequence[str], outcomes: list[GameOutcome]) -> list[EntryRepo
             for outcome in outcomes
             for points in outcome.segment_points
         ]
+        segment_deals = [
+            deal
+            for outcome, deal in zip(outcomes, deal_of, strict=True)
+            for _ in outcome.segment_points
+        ]
         wins = sum(1 / len(outcome.winners) for outcome in outcomes if entry in outcome.winners)
         contracts = [outcome.contracts[entry] for outcome in outcomes if outcome.contracts]
         thinking = [t for outcome in outcomes for t in outcome.decision_seconds[entry]]
@@ -227,9 +270,13 @@ def _entries(bots: Sequence[str], outcomes: list[GameOutcome]) -> list[EntryRepo
                 entry=entry + 1,
                 bot=bot,
                 games=len(outcomes),
-                mean_score=mean_interval(scores),
-                margin_per_game=mean_interval(margins),
-                margin_per_segment=mean_interval(segment_margins) if segment_margins else None,
+                mean_score=grouped_mean_interval(scores, deal_of),
+                margin_per_game=grouped_mean_interval(margins, deal_of),
+                margin_per_segment=(
+                    grouped_mean_interval(segment_margins, segment_deals)
+                    if segment_margins
+                    else None
+                ),
                 win_rate=wins / len(outcomes),
                 contracts_made=(
                     sum(made for made, _ in contracts) / sum(total for _, total in contracts)
@@ -247,8 +294,12 @@ def _entries(bots: Sequence[str], outcomes: list[GameOutcome]) -> list[EntryRepo
     return reports
 
 
+INTERVAL_CAPTION = "error bars: 95% t-interval over the means of the {deals} deals"
+
+
 def save_plots(report: ArenaReport, folder: Path) -> list[Path]:
-    """Score distributions and margins with their 95% intervals, as PNG files."""
+    """Score distributions and margins with their 95% intervals (t-intervals over the deals'
+    means), as PNG files."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -273,8 +324,9 @@ def save_plots(report: ArenaReport, folder: Path) -> list[Path]:
     errors = [entry.margin_per_game.high - entry.margin_per_game.mean for entry in report.entries]
     axes.bar(labels, means, yerr=errors, capsize=6, color="#2e7d32")
     axes.axhline(0, color="black", linewidth=0.8)
-    axes.set_title(f"{report.game}: margin per game over the other seats (95% CI)")
+    axes.set_title(f"{report.game}: margin per game over the other seats")
     axes.set_ylabel("points")
+    axes.set_xlabel(INTERVAL_CAPTION.format(deals=report.deals))
     path = folder / f"{report.game}-margins.png"
     figure.tight_layout()
     figure.savefig(path, dpi=110)

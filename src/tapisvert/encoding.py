@@ -25,11 +25,13 @@ from collections.abc import Iterable, Sequence
 from importlib import import_module
 from typing import Any, NamedTuple
 
-import numpy
-from numpy.typing import NDArray
-
+from tapisvert.core.extras import needs
 from tapisvert.core.game import Action, Game, Observation, Seat
 from tapisvert.core.registry import plugin
+
+with needs("research", "tapisvert.encoding"):
+    import numpy
+    from numpy.typing import NDArray
 
 Tensor = NDArray[numpy.float32]
 Mask = NDArray[numpy.bool_]
@@ -109,9 +111,14 @@ class Encoding(ABC):
         return added
 
     def describe(self) -> str:
-        """The layout, one line per field: the field-by-field documentation."""
+        """The layout, one line per field: the field-by-field documentation. A field that
+        these players and options leave empty (Abluxxen's duel dummy outside the duel) says
+        so instead of a range."""
         return "\n".join(
-            f"{item.start:5}–{item.stop - 1:<5} {item.name}: {item.meaning}" for item in self.fields
+            f"{item.start:5}–{item.stop - 1:<5} {item.name}: {item.meaning}"
+            if item.size
+            else f"{'':11} {item.name}: {item.meaning} (empty here: no values)"
+            for item in self.fields
         )
 
     def encode(self, observation: Observation) -> Tensor:

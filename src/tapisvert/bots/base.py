@@ -34,7 +34,14 @@ HEURISTIC = "heuristic"
 
 
 def register_bot(name: str, factory: BotFactory) -> None:
-    """Make a bot that plays every game available by name."""
+    """Make a bot available by ``name`` to ``make_bot`` and the arena, for every game.
+
+    ``factory(game)`` builds a new bot for that game (one per seat, so a bot may keep
+    state). A name already taken is replaced. The registry lives in the process that calls
+    this: register when your module is imported (at its top level), so that the arena's
+    worker processes, which import your main module again (``spawn``), know the bot too;
+    Ray workers do not, so a bot of your own plays in the process pool, not on Ray.
+    """
     _BOTS[name] = factory
 
 

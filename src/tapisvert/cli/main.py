@@ -25,12 +25,18 @@ from tapisvert.cli.backups import backups
 from tapisvert.cli.options import errors, fail, help_text
 from tapisvert.cli.serving import serving
 from tapisvert.cli.views import news, render
-from tapisvert.core.errors import IllegalActionError, OptionError, TapisvertError
-from tapisvert.core.game import CHANCE, Game
+from tapisvert.core.errors import IllegalActionError, OptionError, RecordError, TapisvertError
+from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.records import actor_label, parse_record, record_of
+from tapisvert.core.records import (
+    actor_label,
+    parse_record,
+    record_of,
+    record_path,
+    save_record,
+)
 from tapisvert.core.registry import game_names, load_game
-from tapisvert.core.stats import mean_interval
+from tapisvert.core.stats import Estimate, mean_interval
 from tapisvert.i18n import LANGUAGES, default_language, translate
 from tapisvert.review import review_game
 
@@ -54,6 +60,9 @@ LanguageOption = Annotated[
 OptionsOption = Annotated[
     list[str] | None,
     typer.Option("--option", "-o", help=help_text("option")),
+]
+SaveRecordsOption = Annotated[
+    Path | None, typer.Option(metavar="DIR", help=help_text("save_records"))
 ]
 
 
@@ -197,6 +206,7 @@ def simulate(
     ] = "heuristic,random,random,random",
     seed: Annotated[int, typer.Option(help=help_text("simulate_seed"))] = 0,
     as_json: Annotated[bool, typer.Option("--json", help=help_text("json"))] = False,
+    save_records: SaveRecordsOption = None,
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
@@ -209,8 +219,11 @@ def simulate(
             translate("cli.simulating", language, games=games_count, game=game.name),
             total=games_count,
         )
-        for game_seed in game_seeds(seed, games_count):
+        for number, game_seed in enumerate(game_seeds(seed, games_count), start=1):
             final = play_match(game, lineup, game_seed)
+            if save_records is not None:
+                path = record_path(save_records, game.name, (number, games_count))
+                save_record(record_of(final, names), path)
             for index, score in enumerate(final.returns()):
                 scores[index].append(score)
             winners = final.winners()
@@ -252,6 +265,8 @@ def simulate(
             f"{100 * wins[index] / games_count:.1f}",
         )
     console.print(table)
+    if save_records is not None:
+        console.print(translate("cli.records_saved", language, path=save_records))
 
 
 @app.command(help=help_text("arena"))
@@ -266,6 +281,7 @@ def arena(
     plots: Annotated[Path | None, typer.Option(help=help_text("plots"))] = Path("arena-plots"),
     as_json: Annotated[bool, typer.Option("--json", help=help_text("json"))] = False,
     ray: Annotated[str | None, typer.Option(metavar="ADDRESS", help=help_text("ray"))] = None,
+    save_records: SaveRecordsOption = None,
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
@@ -276,52 +292,67 @@ def arena(
         task = progress.add_task(
             translate("cli.simulating", language, games=total, game=game.name), total=total
         )
-        report = run_arena(
-            game.name,
-            names,
-            deals,
-            seed=seed,
-            options=parse_options(option),
-            workers=workers,
-            advance=lambda: progress.advance(task),
-            ray_address=ray,
-        )
+        try:
+            report = run_arena(
+                game.name,
+                names,
+                deals,
+                seed=seed,
+                options=parse_options(option),
+                workers=workers,
+                advance=lambda: progress.advance(task),
+                ray_address=ray,
+                records=save_records,
+            )
+        except TapisvertError as error:
+            raise fail(error, language) from None
     saved = save_plots(report, plots) if plots is not None else []
     if as_json:
         payload = report.to_dict() | {"plots": [str(path) for path in saved]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     played = f"{deals} × {len(names)} {translate('cli.games', language)}"
-    table = Table(title=f"{game.name} — {played}, seed {seed}")
-    for key in (
-        "cli.column_seat",
-        "cli.column_bot",
-        "cli.margin_game",
-        "cli.margin_round",
-        "cli.win_rate",
-        "cli.bids_made",
-        "cli.rating",
-        "cli.think",
-    ):
-        table.add_column(translate(key, language), justify="right")
+    table = Table(
+        title=f"{game.name} — {played}, seed {seed}",
+        caption=translate("cli.interval_note", language, deals=deals),
+    )
+    # One column per entry and a row per figure: a column's header is only its bot's name,
+    # which folds rather than being cut, so the table fits a narrow terminal.
+    table.add_column("", overflow="fold")
     for entry in report.entries:
-        per_game = entry.margin_per_game
-        per_round = entry.margin_per_segment
-        table.add_row(
-            str(entry.entry),
-            entry.bot,
-            f"{per_game.mean:+.1f} [{per_game.low:+.1f}, {per_game.high:+.1f}]",
-            "—"
-            if per_round is None
-            else f"{per_round.mean:+.1f} [{per_round.low:+.1f}, {per_round.high:+.1f}]",
-            f"{100 * entry.win_rate:.1f}",
-            "—" if entry.contracts_made is None else f"{100 * entry.contracts_made:.1f}",
-            f"{entry.rating_mu:.1f} ± {entry.rating_sigma:.1f}",
-            f"{entry.mean_decision_seconds * 1000:.0f} / {entry.max_decision_seconds * 1000:.0f}",
-        )
+        table.add_column(f"{entry.entry}: {entry.bot}", justify="right", overflow="fold")
+    entries = report.entries
+    rows = {
+        "cli.margin_game": [estimate_cell(entry.margin_per_game) for entry in entries],
+        "cli.margin_round": [
+            "—" if entry.margin_per_segment is None else estimate_cell(entry.margin_per_segment)
+            for entry in entries
+        ],
+        "cli.win_rate": [f"{100 * entry.win_rate:.1f}" for entry in entries],
+        "cli.bids_made": [
+            "—" if entry.contracts_made is None else f"{100 * entry.contracts_made:.1f}"
+            for entry in entries
+        ],
+        "cli.rating": [f"{entry.rating_mu:.1f} ± {entry.rating_sigma:.1f}" for entry in entries],
+        "cli.think": [
+            f"{entry.mean_decision_seconds * 1000:.0f} / {entry.max_decision_seconds * 1000:.0f}"
+            for entry in entries
+        ],
+    }
+    for key, cells in rows.items():
+        table.add_row(translate(key, language), *cells)
     console.print(table)
     for path in saved:
         console.print(translate("cli.plot_saved", language, path=path))
+    if save_records is not None:
+        console.print(translate("cli.records_saved", language, path=save_records))
+
+
+def estimate_cell(estimate: Estimate) -> str:
+    """A mean and its interval; a mean alone from one sample (one deal gives no interval)."""
+    if estimate.count < 2:
+        return f"{estimate.mean:+.1f}"
+    return f"{estimate.mean:+.1f} [{estimate.low:+.1f}, {estimate.high:+.1f}]"
 
 
 def read_file(path: Path, language: str) -> str:
@@ -338,36 +369,54 @@ def read_file(path: Path, language: str) -> str:
 @app.command(help=help_text("replay"))
 def replay(
     path: Annotated[Path, typer.Argument(help=help_text("replay_path"))],
+    step: Annotated[int | None, typer.Option(min=0, help=help_text("replay_step"))] = None,
+    seat: Annotated[int | None, typer.Option(min=1, help=help_text("replay_seat"))] = None,
     language: LanguageOption = "",
 ) -> None:
     language = language or default_language()
     text = read_file(path, language)
     try:
         record = parse_record(text)
+        if seat is not None and seat > record.players:
+            raise OptionError("cli.bad_seat", players=record.players)
+        if step is not None and step > len(record.actions):
+            raise RecordError("record.no_step", line=None, step=step, moves=len(record.actions))
         console.print(f"[bold]{record.game}[/] — {', '.join(record.seats)} — {record.date}")
         previous = None
-        final = None
-        for step in record.steps():
+        final = record.state_at(0) if step == 0 else None
+        for played in record.steps() if step != 0 else ():
             actor = (
                 translate("record.chance", language)
-                if step.actor == CHANCE
-                else actor_label(step.actor)
+                if played.actor == CHANCE
+                else actor_label(played.actor)
             )
             console.print(
-                translate("cli.step", language, number=step.number, actor=actor, move=step.text)
+                translate("cli.step", language, number=played.number, actor=actor, move=played.text)
             )
-            scores = step.state.returns()
+            scores = played.state.returns()
             if previous is not None and scores != previous:
                 console.print(
                     f"[bold]{translate('cli.scores', language)}:[/] "
-                    + "  ".join(f"P{seat + 1} {score:g}" for seat, score in enumerate(scores))
+                    + "  ".join(f"P{index + 1} {score:g}" for index, score in enumerate(scores))
                 )
             previous = scores
-            final = step.state
+            final = played.state
+            if played.number == step:
+                break  # the next step would change the state in place
+        if step is not None and final is not None:
+            show_state(record.game, final, seat, step, language)
+            return
     except TapisvertError as error:
         raise fail(error, language) from None
     result = final.returns() if final is not None and final.is_terminal() else "*"
     console.print(translate("cli.replay_ok", language, moves=len(record.actions), result=result))
+
+
+def show_state(game: str, state: State, seat: int | None, step: int, language: str) -> None:
+    """The table after ``step`` as each seat (or ``seat`` alone, from 1) sees it."""
+    for index in range(state.game.players) if seat is None else [seat - 1]:
+        console.rule(translate("cli.state_at", language, step=step, seat=actor_label(index)))
+        console.print(render(game, state.observation(index), language))
 
 
 REVIEW_COLUMNS: tuple[tuple[str, Literal["left", "right"]], ...] = (

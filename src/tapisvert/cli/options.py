@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from tapisvert.core.errors import TapisvertError
 from tapisvert.i18n import default_language, translate
@@ -26,6 +27,7 @@ errors = Console(stderr=True, highlight=False)
 
 
 def fail(error: TapisvertError, language: str) -> typer.Exit:
-    """A refusal printed in the reader's language, and the exit (status 2) to raise."""
-    errors.print(f"[bold red]✗[/] {error.render(language)}")
+    """A refusal printed in the reader's language, and the exit (status 2) to raise; its
+    text is not markup (``pip install 'tapisvert[ray]'`` keeps its brackets)."""
+    errors.print(f"[bold red]✗[/] {escape(error.render(language))}", soft_wrap=True)
     return typer.Exit(code=2)

@@ -35,6 +35,29 @@ class Observation:
         return None
 
     @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """The observation whose :meth:`to_dict` is ``data``: what a server sends as a seat's
+        view (a frame's ``view``, its later frames' changes merged in), read back from JSON
+        (arrays for tuples), so that a bot can decide from it as from ``state.observation``.
+
+        Raises ``tapisvert.core.wire.DataError`` (a ``ValueError``) saying what does not fit.
+        """
+        from tapisvert.core.wire import DataError, observation_of_class
+
+        try:
+            fields = cls.fields_from_dict(data)
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            reason = f"missing {error}" if isinstance(error, KeyError) else str(error)
+            raise DataError(f"not the dict form of a {cls.__name__}: {reason}") from None
+        return observation_of_class(cls, fields)
+
+    @classmethod
+    def fields_from_dict(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields that ``data`` (a :meth:`to_dict`) holds, as the observation holds them:
+        a game whose ``to_dict`` writes cards in notation reads them back here."""
+        return dict(data)
+
+    @classmethod
     def assemble(cls, fields: Mapping[str, Any]) -> Self:
         """The observation holding ``fields`` (every field, once), built without ``__init__``.
 

@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tapisvert.core.errors import IllegalActionError, OptionError, RecordError
@@ -65,7 +66,11 @@ class Record:
         return None if self.lines is None else self.lines[index]
 
     def steps(self) -> Iterator[Step]:
-        """Replay the record, checking every action; yields the live state after each one."""
+        """Replay the record, checking every action; yields the state after each one.
+
+        Every step holds the same live state, which the next action changes in place
+        (replaying costs no copy): keep ``step.state.clone()``, or ask :meth:`state_at`.
+        """
         state = self.new_game().new_initial_state()
         for index, text in enumerate(self.actions):
             line = self.line_of(index)
@@ -89,6 +94,19 @@ class Record:
             raise RecordError(
                 "record.result_mismatch", line=None, recorded=self.result, replayed=state.returns()
             )
+
+    def state_at(self, step: int) -> State:
+        """An independent copy of the state after ``step`` actions (0: the initial state),
+        the actions up to it checked."""
+        if not 0 <= step <= len(self.actions):
+            raise RecordError("record.no_step", line=None, step=step, moves=len(self.actions))
+        if step == 0:
+            initial: State = self.new_game().new_initial_state()
+            return initial
+        for replayed in self.steps():
+            if replayed.number == step:
+                return replayed.state.clone()
+        raise AssertionError("steps() yields one step per action")
 
     def replay(self) -> State:
         """The final state, after checking the whole record."""
@@ -156,6 +174,20 @@ def record_of(state: State, seats: list[str] | None = None, date: str | None = N
         result=state.returns() if state.is_terminal() else None,
         actions=actions,
     )
+
+
+def record_path(folder: Path, game: str, *places: tuple[int, int]) -> Path:
+    """Where to save a record among many: ``folder/wizard-007-2.txt`` for game 7 of 120,
+    rotation 2 of 4. Each ``(number, count)`` is zero-padded to the width of ``count``, so
+    that the files sort in the order of the games."""
+    numbers = [f"{number:0{len(str(count))}d}" for number, count in places]
+    return folder / ("-".join([game, *numbers]) + ".txt")
+
+
+def save_record(record: Record, path: Path) -> None:
+    """Write ``record`` in its text form (JSON if ``path`` ends in ``.json``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(record.to_json() if path.suffix == ".json" else record.to_text(), "utf-8")
 
 
 def parse_record(text: str) -> Record:

@@ -16,7 +16,7 @@ Actions are integers and travel as themselves.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import orjson
 from pydantic import TypeAdapter, ValidationError
@@ -55,6 +55,7 @@ def _observations(cls: type[Observation]) -> TypeAdapter[Observation]:
 
 
 _ACTIONS: TypeAdapter[list[Action]] = TypeAdapter(list[Action])
+Seen = TypeVar("Seen", bound=Observation)
 
 
 def observation_class(game: str) -> type[Observation]:
@@ -79,9 +80,14 @@ def observation_to_data(game: str, observation: Observation) -> Any:
 def observation_from_data(game: str, data: object) -> Observation:
     """The observation of the game ``game`` that ``data`` (from ``observation_to_data``, or
     JSON read back) holds; raises :class:`DataError` when the data is not one."""
-    cls = observation_class(game)
+    return observation_of_class(observation_class(game), data)
+
+
+def observation_of_class(cls: type[Seen], data: object) -> Seen:
+    """The observation of class ``cls`` that ``data`` holds, each field checked strictly
+    against its type; raises :class:`DataError` when the data is not one."""
     try:  # as JSON, where strict mode takes an array for a tuple (writing it takes microseconds)
-        return _observations(cls).validate_json(orjson.dumps(data), strict=True)
+        return cast(Seen, _observations(cls).validate_json(orjson.dumps(data), strict=True))
     except orjson.JSONEncodeError as error:
         raise DataError(f"not a {cls.__name__}: {error}") from None
     except ValidationError as error:

@@ -19,12 +19,14 @@ import random
 from collections.abc import Sequence
 from typing import Any, SupportsFloat
 
-import gymnasium
-import numpy
-
 from tapisvert.bots import make_bot
+from tapisvert.core.extras import needs
 from tapisvert.core.game import Seat
 from tapisvert.envs.table import Table
+
+with needs("research", "tapisvert.envs.gymnasium"):
+    import gymnasium
+    import numpy
 
 
 class SingleSeatEnv(gymnasium.Env[dict[str, Any], numpy.int64]):

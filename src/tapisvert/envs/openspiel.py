@@ -25,13 +25,15 @@ import random
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import numpy
-import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
-
+from tapisvert.core.extras import needs
 from tapisvert.core.game import CHANCE, TERMINAL, Action, Game, Observation, Seat, State
 from tapisvert.core.registry import game_class, load_game
 from tapisvert.encoding import Encoding, encoding_for
+
+with needs("openspiel", "tapisvert.envs.openspiel"):
+    import numpy
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
 
 UNBOUNDED_LENGTH = 2**31 - 1
 """OpenSpiel's ``max_game_length`` for a game whose rules bound no length (a C++ ``int``)."""
@@ -78,14 +80,20 @@ def register(name: str, players: int | None = None, **options: Any) -> str:
     again replaces the defaults. A text parameter is written with semicolons for its commas
     (``python_tapisvert_wizard(players=4,rounds=1;2)``), so that a game string, and a state
     serialised with it, reads back as it was written.
+
+    The options take what ``load_game`` takes (``rounds=1`` or ``rounds="1"``): each
+    parameter is declared with the type of its option's default, read by the option's parser.
+    ``pyspiel.load_game`` itself checks every parameter against that type before the game is
+    built, so there a text option must be a string (``{"rounds": "1"}``) and, in a game
+    string, a number-like text ends with a semicolon (``rounds=1;``).
     """
     cls = game_class(name)
     rules = load_game(cls.name, players, **options)
     defaults: dict[str, Any] = {"players": rules.players}
     for spec in cls.option_specs:
-        value = options.get(spec.name, spec.default)
+        value = rules.options[spec.name]
         if value is not None:
-            defaults[spec.name] = spiel_text(value)
+            defaults[spec.name] = spiel_text(str(value) if isinstance(spec.default, str) else value)
     game_type = pyspiel.GameType(
         short_name=short_name(cls.name),
         long_name=f"tapisvert {cls.name}",

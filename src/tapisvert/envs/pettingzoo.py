@@ -6,6 +6,12 @@ zeros for an agent not to act) and acts with a compact action index (see
 of ``reset``. Rewards are paid when a scoring segment or the game ends (see
 ``tapisvert.envs``). An index the mask does not allow raises ``ValueError``.
 
+Where its state is: ``table.table`` (a :class:`tapisvert.envs.table.Table`) holds the game
+(``game``), its ``encoding`` and the engine's position (``state``, replaced by each
+``reset``): a referee's view of every hand, for analysis, never for an agent, which sees
+``state.observation(seat)`` alone. The AEC bookkeeping (``agents``, ``rewards``,
+``terminations``…) is in the usual attributes.
+
 >>> from tapisvert.envs.pettingzoo import env
 >>> table = env("wizard", players=4, rounds="first5")
 >>> table.reset(seed=1)
@@ -17,11 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gymnasium import spaces
-from pettingzoo import AECEnv
-
+from tapisvert.core.extras import needs
 from tapisvert.core.game import Action
 from tapisvert.envs.table import Table
+
+with needs("research", "tapisvert.envs.pettingzoo"):
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
 
 
 class TapisvertEnv(AECEnv):  # type: ignore[misc]

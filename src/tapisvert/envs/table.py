@@ -5,13 +5,16 @@ from __future__ import annotations
 from io import StringIO
 from typing import Any
 
-import numpy
-from gymnasium import spaces
 from rich.console import Console
 
+from tapisvert.core.extras import needs
 from tapisvert.core.game import Action, Game, Seat, State
 from tapisvert.core.registry import load_game, terminal_view
 from tapisvert.encoding import Encoding, encoding_for
+
+with needs("research", "tapisvert.envs"):
+    import numpy
+    from gymnasium import spaces
 
 
 class Table:

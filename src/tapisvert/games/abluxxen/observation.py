@@ -8,6 +8,7 @@ their field types as written: a decision sent to a bot worker is checked against
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -15,7 +16,14 @@ from typing import Any, NamedTuple
 from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.game import Seat
 from tapisvert.core.observation import Observation
-from tapisvert.games.abluxxen.cards import CardSet, counts_of, kind_to_string, set_to_string
+from tapisvert.games.abluxxen.cards import (
+    CardSet,
+    counts_of,
+    kind_to_string,
+    set_to_string,
+    string_to_kind,
+    string_to_set,
+)
 
 
 class GameSummary(NamedTuple):
@@ -89,6 +97,26 @@ class AbluxxenObservation(Observation):
         data = public_json(super().to_dict())
         data["hand"] = cards_json(self.hand)
         return data
+
+    @classmethod
+    def fields_from_dict(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        fields = dict(data)
+        for field in ("hand", "discard", "dummy", "in_play"):
+            fields[field] = _kinds(data[field])
+        for field in ("known_in_hand", "display"):
+            fields[field] = [_kinds(cards) for cards in data[field]]
+        fields["stacks"] = [[_set_of(text) for text in stack] for stack in data["stacks"]]
+        played = data["played"]
+        fields["played"] = None if played is None else _set_of(played)
+        return fields
+
+
+def _kinds(texts: Sequence[str]) -> list[int]:
+    return [string_to_kind(text) for text in texts]
+
+
+def _set_of(text: str) -> dict[str, int]:
+    return string_to_set(text)._asdict()
 
 
 def public_json(fields: dict[str, Any]) -> dict[str, Any]:

@@ -36,8 +36,6 @@ from tapisvert.core.game import Action, Observation
 from tapisvert.encoding import Encoding, Tensor, add_counts, one_hot, scaled
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
-    CARD_POINTS,
-    CARDS,
     MECHANICS,
     SYMBOL_BITS,
     UNITS,
@@ -72,18 +70,12 @@ class FzzztEncoding(Encoding):
     """The tensor of a Fzzzt! observation and the compact space of the seats' decisions."""
 
     def __init__(self, game: FzzztGame) -> None:
-        # A seat scores the points of the cards it owns, and per unit its value per completed
-        # set (a set takes a card at least), or minus its value if none.
-        unit_values = sum(abs(CARDS[unit].value) for unit in UNITS)
         super().__init__(
             game,
             range(PLACE_BASE, DONE + 1),
             chance_actions=MECHANIC_BASE + len(MECHANICS),
             longest_game=game.longest_game,
-            score_bounds=(
-                sum(min(0, points) for points in CARD_POINTS) - unit_values,
-                sum(max(0, points) for points in CARD_POINTS) + unit_values * CARD_COUNT,
-            ),
+            score_bounds=game.score_bounds,
         )
         players = self.players
         cards = CARD_COUNT

@@ -8,7 +8,7 @@ their field types as written: a decision sent to a bot worker is checked against
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
@@ -16,7 +16,7 @@ from typing import Any, Final, NamedTuple
 from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.game import Seat
 from tapisvert.core.observation import Observation
-from tapisvert.games.fzzzt.cards import NAMES, SYMBOL_LETTERS, name
+from tapisvert.games.fzzzt.cards import NAMES, SYMBOL_LETTERS, card_named, name
 
 HIDDEN: Final = -1
 """A belt slot whose card is still face down."""
@@ -82,6 +82,38 @@ class FzzztObservation(Observation):
     def to_dict(self) -> dict[str, Any]:
         return json_fields(self.__dict__)
 
+    @classmethod
+    def fields_from_dict(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        fields = dict(data)
+        for field in ("hand", "bid", "draw_pile", "placed_this_phase"):
+            fields[field] = _cards(data[field])
+        for field in ("discards", "known_held", "owned"):
+            fields[field] = [_cards(cards) for cards in data[field]]
+        fields["mechanics"] = [
+            None if text is None else card_named(text) for text in data["mechanics"]
+        ]
+        fields["belt"] = [
+            _BELT_SLOTS[text] if text in _BELT_SLOTS else card_named(text) for text in data["belt"]
+        ]
+        fields["units"] = [
+            [(card_named(unit["unit"]), list(map(_placement_of, unit["robots"]))) for unit in units]
+            for units in data["units"]
+        ]
+        fields["chits"] = [
+            [SYMBOL_LETTERS.index(letter) for letter in chits] for chits in data["chits"]
+        ]
+        last = data["last_auction"]
+        fields["last_auction"] = (
+            None
+            if last is None
+            else {
+                **last,
+                "card": card_named(last["card"]),
+                "bids": [None if bid is None else _cards(bid) for bid in last["bids"]],
+            }
+        )
+        return fields
+
 
 def json_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     """Observation fields (all, or some) as a client reads them."""
@@ -137,7 +169,24 @@ _auction_json: IdentityCache[AuctionResult, dict[str, Any]] = IdentityCache(_auc
 
 
 def _placement_text(item: Placement) -> str:
-    return f"chit {SYMBOL_LETTERS[item.chit]}" if item.card < 0 else name(item.card)
+    return CHIT_TEXT + SYMBOL_LETTERS[item.chit] if item.card < 0 else name(item.card)
+
+
+CHIT_TEXT = "chit "
+
+
+def _placement_of(text: str) -> dict[str, int]:
+    """The inverse of ``_placement_text``, as the fields of a :class:`Placement`."""
+    if text.startswith(CHIT_TEXT):
+        return Placement(-1, SYMBOL_LETTERS.index(text.removeprefix(CHIT_TEXT)))._asdict()
+    return Placement(card_named(text), -1)._asdict()
+
+
+def _cards(texts: Sequence[str]) -> list[int]:
+    return [card_named(text) for text in texts]
+
+
+_BELT_SLOTS = {"hidden": HIDDEN, "gone": GONE}
 
 
 _JSON_FORMS: dict[str, Callable[[Any], Any]] = {

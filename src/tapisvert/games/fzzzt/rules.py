@@ -219,11 +219,58 @@ class FzzztGame(Game["FzzztState"]):
             *self.conveyor,
             *(robot for card in self.mechanics for robot in starting_robots(CARDS[card].mechanic)),
         ]
-        items = 0
-        for card in filter(is_robot, in_play):
-            shown = bin(CARDS[card].symbols).count("1")
-            items += shown if self.versus and shown > 1 else 1
-        return items
+        return sum(map(self._items_of, filter(is_robot, in_play)))
+
+    def _items_of(self, card: int) -> int:
+        """The placements a robot card gives: itself, or under VERSUS scoring a chit per
+        symbol when it shows several (the card itself is then never placed)."""
+        shown = bin(CARDS[card].symbols).count("1")
+        return shown if self.versus and shown > 1 else 1
+
+    @property
+    def score_bounds(self) -> tuple[int, int]:
+        """The lowest and the highest final score a seat can have, from the rules.
+
+        A score is the points of the robots a seat owns, −1 per Fzzzt! card, and per unit
+        its value per completed set, or minus its value if none (rules, section 4). A seat
+        never loses a card (a winning bid goes to its own discard pile, a losing one back
+        to its hand), so it always owns its three starting robots; it owns nothing else but
+        what it wins, at most one card per auction, ``rounds × 8`` auctions in all.
+
+        - Lowest: its starting robots (the poorest set in play), and the worst cards it can
+          win: every Fzzzt! card and every unit, none completed. Nothing in the rules keeps
+          a seat from winning those 14 cards and no other.
+        - Highest: its starting robots (the richest set), the points of the best robots the
+          auctions offer, and the most its units can make: one item per unit per production
+          phase (``rounds`` phases; no limit in an unlimited final placement), a set taking
+          one item per symbol, the items being the placements its robots give (its own and
+          every robot of the conveyor). It counts each of these at its best at once, where
+          a seat's hand limits what it can win in a round and a unit won late gets fewer
+          phases: no game is claimed to reach it, only that none exceeds it.
+        """
+        auctions = self.rounds * BELT_SIZE
+        starting = [starting_robots(CARDS[mechanic].mechanic) for mechanic in self.mechanics]
+        own_points = [sum(CARD_POINTS[card] for card in robots) for robots in starting]
+        won = [-CARDS[card].value if card in UNITS else CARD_POINTS[card] for card in self.conveyor]
+        worst = sum(sorted(points for points in won if points < 0)[:auctions])
+        best = sum(sorted((points for points in won if points > 0), reverse=True)[:auctions])
+        robots = [card for card in self.conveyor if is_robot(card)]
+        items = sum(map(self._items_of, robots)) + max(
+            sum(map(self._items_of, own)) for own in starting
+        )
+        per_unit = items if self.unlimited_final else self.rounds
+        made = [0] * (items + 1)  # made[n]: the most the units make from n items
+        for unit in UNITS:
+            needed = bin(CARDS[unit].symbols).count("1")
+            options = [
+                (sets * needed, sets * CARDS[unit].value)
+                for sets in range(1, per_unit // needed + 1)
+            ]
+            made = [
+                max([made[n], *(made[n - cost] + gain for cost, gain in options if cost <= n)])
+                for n in range(items + 1)
+            ]
+        return min(own_points) + worst, max(own_points) + best + made[items]
 
     @property
     def longest_game(self) -> int:

@@ -8,6 +8,7 @@ their field types as written: a decision sent to a bot worker is checked against
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
@@ -15,7 +16,7 @@ from typing import Any, Final, NamedTuple
 from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.game import Seat
 from tapisvert.core.observation import Observation
-from tapisvert.games.luz.cards import COLOURS, MAX_VALUE, card_to_string
+from tapisvert.games.luz.cards import COLOURS, MAX_VALUE, card_to_string, string_to_card
 
 PLAYED: Final = -1
 """A hand's slot whose card has been played."""
@@ -82,6 +83,20 @@ class LuzObservation(Observation):
         del data["values"]
         return data
 
+    @classmethod
+    def fields_from_dict(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        fields = dict(data)
+        slots = [[SLOT_OF[text] for text in hand] for hand in fields.pop("hands")]
+        fields["colours"] = [[colour for colour, _ in hand] for hand in slots]
+        fields["values"] = [[value for _, value in hand] for hand in slots]
+        fields["trick"] = list(map(_play_of, data["trick"]))
+        fields["completed_tricks"] = list(map(_trick_of, data["completed_tricks"]))
+        fields["past_deals"] = [
+            {**summary, "played": list(map(_trick_of, summary["played"]))}
+            for summary in data["past_deals"]
+        ]
+        return fields
+
     def contracts(self) -> list[tuple[int, int]]:
         """A deal's bet is made when the seat takes exactly the tricks it bet, or one more
         with the safety bead."""
@@ -105,6 +120,20 @@ SLOT_TEXT: dict[int, dict[int | None, str | None]] = {
     },
 }
 """A slot as a client reads it, by colour (``PLAYED``: gone) and value (``None``: unseen)."""
+
+
+SLOT_OF: dict[str | None, tuple[int, int | None]] = {
+    text: (colour, value) for colour, texts in SLOT_TEXT.items() for value, text in texts.items()
+}
+"""A slot's colour and value, by its text: the inverse of ``SLOT_TEXT``."""
+
+
+def _play_of(play: Mapping[str, Any]) -> dict[str, Any]:
+    return {**play, "card": string_to_card(play["card"])}
+
+
+def _trick_of(trick: Mapping[str, Any]) -> dict[str, Any]:
+    return {**trick, "plays": list(map(_play_of, trick["plays"]))}
 
 
 @lru_cache(maxsize=16384)

@@ -6,13 +6,14 @@ dataclass the rules build field by field, as plain Python.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.game import Observation, Seat
-from tapisvert.games.wizard.cards import NO_TRUMP, SUIT_LETTERS, card_to_string
+from tapisvert.games.wizard.cards import NO_TRUMP, SUIT_LETTERS, card_to_string, string_to_card
 
 
 class CompletedTrick(NamedTuple):
@@ -64,6 +65,25 @@ class WizardObservation(Observation):
         data = public_json(super().to_dict())
         data["hand"] = hand_json(self.hand)
         return data
+
+    @classmethod
+    def fields_from_dict(cls, data: Mapping[str, Any]) -> dict[str, Any]:
+        fields = dict(data)
+        fields["hand"] = _cards(data["hand"])
+        fields["trick"] = _cards(data["trick"])
+        trump_card = data["trump_card"]
+        fields["trump_card"] = None if trump_card is None else string_to_card(trump_card)
+        fields["trump"] = _trump_of(data["trump"])
+        fields["completed_tricks"] = [_trick_of(trick) for trick in data["completed_tricks"]]
+        fields["past_rounds"] = [
+            {
+                **summary,
+                "trump": _trump_of(summary["trump"]),
+                "played": list(map(_trick_of, summary["played"])),
+            }
+            for summary in data["past_rounds"]
+        ]
+        return fields
 
     def contracts(self) -> list[tuple[int, int]]:
         """A round's bid is made when the seat takes exactly the tricks it bid."""
@@ -122,6 +142,21 @@ _rounds_json: IdentityCache[tuple[RoundSummary, ...], tuple[dict[str, Any], ...]
     _round_dict
 )
 """Finished rounds never change: each is converted once, then shared by every later view."""
+
+
+def _cards(texts: Sequence[str]) -> list[int]:
+    return [string_to_card(text) for text in texts]
+
+
+def _trick_of(trick: Mapping[str, Any]) -> dict[str, Any]:
+    return {**trick, "cards": _cards(trick["cards"])}
+
+
+def _trump_of(text: str | None) -> int | None:
+    """The inverse of ``_trump_text``."""
+    if text is None:
+        return None
+    return NO_TRUMP if text == "-" else SUIT_LETTERS.index(text)
 
 
 def _trump_text(trump: int | None) -> str | None:
