@@ -502,6 +502,7 @@ VIEW_KEYS = {
     "view",
     "result",
     "winners",
+    "take_back",
 }
 OTHER_TYPES = {"welcome", "table", "ack", "notice", "chat", "people", "room", "error"}
 
@@ -552,6 +553,7 @@ def assert_frames_leak_nothing(
             observation, legal = expected[(frame["seq"], seat)]
             assert frame["view"] == observation
             assert frame["legal"] == legal
+            assert frame["take_back"] is False or seat is not None  # a seat's own, never watched
             if game == "luz":  # one's own values, and every value for a spectator, stay hidden
                 hidden = frame["view"]["hands"] if seat is None else [frame["view"]["hands"][seat]]
                 assert all(card is None or card.endswith("?") for hand in hidden for card in hand)
