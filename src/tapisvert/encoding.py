@@ -21,14 +21,14 @@ True
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, MutableSequence, Sequence
 from importlib import import_module
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy
 from numpy.typing import NDArray
 
-from tapisvert.core.game import Action, Game, Observation, Seat
+from tapisvert.core.game import Action, Game, Observation, Seat, State
 from tapisvert.core.registry import plugin
 
 Tensor = NDArray[numpy.float32]
@@ -89,6 +89,11 @@ class Encoding(ABC):
         self.longest_game = longest_game
         self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
+        cls = type(self)
+        self._index_reads_observation = (
+            cls.action_index is not Encoding.action_index or cls.action_at is not Encoding.action_at
+        )
+        """Whether the compact indices depend on the seat's observation (its hand, say)."""
 
     @property
     def size(self) -> int:
@@ -124,6 +129,58 @@ class Encoding(ABC):
     def write(self, tensor: Tensor, observation: Observation) -> None:
         """Fill the zeroed ``tensor`` from ``observation``."""
 
+    def encode_state(self, state: State, seat: Seat | None) -> Tensor:
+        """The tensor of ``state.observation(seat)``, without building that observation
+        where the game's encoding reads the state itself (see :meth:`write_state`)."""
+        tensor = numpy.empty(self.shape, dtype=numpy.float32)
+        self.write_state(tensor, state, seat)
+        return tensor
+
+    def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
+        """Set every value of ``tensor`` to the tensor of ``state.observation(seat)``.
+
+        Building an observation costs more than the engine's move: a game's encoding may
+        override this to read ``state`` directly, taking what that observation holds and
+        nothing else (the tests compare both ways at every position they play). Into a
+        buffer kept from one position to the next (a row of a batch), nothing is allocated.
+        """
+        tensor.fill(0.0)
+        self.write(tensor, state.observation(seat))
+
+    def write_legal(self, mask: NDArray[Any], state: State) -> list[Action]:
+        """Set 1 in the zeroed ``mask`` at the compact index of each legal action of the seat
+        to act in ``state``, and answer those actions: :meth:`legal_mask` without building
+        the seat's observation where the compact indices do not depend on it (they do not
+        unless :meth:`action_index` is overridden)."""
+        legal = state.legal_actions()
+        if self._index_reads_observation:
+            mask[self.legal_mask(state.observation(state.current_player()), legal)] = 1
+            return legal
+        index = self._index
+        try:
+            for action in legal:
+                mask[index[action]] = 1
+        except KeyError as error:
+            raise ValueError(
+                f"{error.args[0]} is not a decision of a seat in {self.game.name}"
+            ) from None
+        return legal
+
+    def action_of(self, state: State, index: int) -> Action | None:
+        """The legal action at compact ``index`` of the seat to act in ``state``, or
+        ``None`` (an index out of range, or of an action not legal now)."""
+        if self._index_reads_observation:
+            seat = state.current_player()
+            try:
+                action = self.action_at(state.observation(seat), index)
+            except (IndexError, ValueError):
+                return None
+        elif 0 <= index < len(self.actions):
+            action = self.actions[index]
+        else:
+            return None
+        return action if action in state.legal_actions() else None
+
     def action_index(self, observation: Observation, action: Action) -> int:
         """The compact index (``0 <= index < action_count``) of a seat's ``action``."""
         try:
@@ -152,6 +209,12 @@ class Encoding(ABC):
         """A per-seat sequence reordered from the observer on."""
         start = observation.seat or 0
         return [*values[start:], *values[:start]]
+
+
+def values_of(tensor: Tensor) -> MutableSequence[float]:
+    """``tensor`` (one-dimensional) as a buffer of floats, to write values one by one: an
+    item set there costs about half of one set through numpy."""
+    return cast(MutableSequence[float], tensor.data)
 
 
 def one_hot(tensor: Tensor, field: Field, index: int | None, value: float = 1.0) -> None:
