@@ -94,6 +94,9 @@ class Encoding(ABC):
             cls.action_index is not Encoding.action_index or cls.action_at is not Encoding.action_at
         )
         """Whether the compact indices depend on the seat's observation (its hand, say)."""
+        first = self.actions[0] if self.actions else 0
+        self._first = first if self.actions == tuple(range(first, first + len(actions))) else None
+        """The first action, where the actions are a run of ids: an index is then an id less it."""
 
     @property
     def size(self) -> int:
@@ -152,23 +155,27 @@ class Encoding(ABC):
         to act in ``state``, and answer those actions: :meth:`legal_mask` without building
         the seat's observation where the compact indices do not depend on it (they do not
         unless :meth:`action_index` is overridden)."""
+        if state.current_player() < 0:
+            raise ValueError("no seat is to act here: a mask is for a seat's decision")
         legal = state.legal_actions()
         if self._index_reads_observation:
             mask[self.legal_mask(state.observation(state.current_player()), legal)] = 1
-            return legal
-        index = self._index
-        try:
+        elif self._first is not None:
+            first = self._first
+            for action in legal:
+                mask[action - first] = 1
+        else:
+            index = self._index
             for action in legal:
                 mask[index[action]] = 1
-        except KeyError as error:
-            raise ValueError(
-                f"{error.args[0]} is not a decision of a seat in {self.game.name}"
-            ) from None
         return legal
 
-    def action_of(self, state: State, index: int) -> Action | None:
+    def action_of(
+        self, state: State, index: int, legal: Sequence[Action] | None = None
+    ) -> Action | None:
         """The legal action at compact ``index`` of the seat to act in ``state``, or
-        ``None`` (an index out of range, or of an action not legal now)."""
+        ``None`` (an index out of range, or of an action not legal now); ``legal``: the
+        legal actions, where they are known already."""
         if self._index_reads_observation:
             seat = state.current_player()
             try:
@@ -179,7 +186,7 @@ class Encoding(ABC):
             action = self.actions[index]
         else:
             return None
-        return action if action in state.legal_actions() else None
+        return action if action in (state.legal_actions() if legal is None else legal) else None
 
     def action_index(self, observation: Observation, action: Action) -> int:
         """The compact index (``0 <= index < action_count``) of a seat's ``action``."""

@@ -39,7 +39,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numpy.typing import NDArray
 
-from tapisvert.core.game import Seat
+from tapisvert.core.game import Action, Seat
 from tapisvert.envs.table import Table
 
 DEAL_SEEDS = 2**31
@@ -73,8 +73,13 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._tensors = numpy.zeros((num_envs, *self.encoding.shape), dtype=numpy.float32)
         self._masks = numpy.zeros((num_envs, self.encoding.action_count), dtype=numpy.int8)
-        self._seats = numpy.zeros(num_envs, dtype=numpy.int64)
-        self._ended = numpy.zeros(num_envs, dtype=numpy.bool_)
+        self._rows = list(self._tensors)
+        self._mask_rows = list(self._masks)
+        """Each table's row of the batch, kept as a view: written in place at every step."""
+        self._seats: list[Seat] = [0] * num_envs
+        self._ended = [False] * num_envs
+        self._legal: list[list[Action]] = [[] for _ in range(num_envs)]
+        """The legal actions of each table's seat to act, as its mask shows them."""
         self._deals = [numpy.random.default_rng() for _ in range(num_envs)]
 
     def reset(
@@ -93,7 +98,7 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
                 raise ValueError(f"{self.num_envs} seeds to give, one per table, got {len(seeds)}")
             self._deals = [numpy.random.default_rng(each) for each in seeds]
         self._masks.fill(0)
-        self._ended.fill(False)
+        self._ended = [False] * self.num_envs
         for index in range(self.num_envs):
             self._deal(index)
         return self._batch(), self._infos(numpy.zeros((self.num_envs, self.players)))
@@ -107,36 +112,45 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
         NDArray[numpy.bool_],
         dict[str, Any],
     ]:
-        """One decision at every table (a new game where the last step ended one)."""
+        """One decision at every table (a new game where the last step ended one).
+
+        Every index is checked before any table moves: a refused step changes nothing."""
         chosen = numpy.asarray(actions)
         if chosen.shape != (self.num_envs,):
             raise ValueError(
                 f"one action index per table: shape ({self.num_envs},), not {chosen.shape}"
             )
         encoding = self.encoding
-        tensors, masks, seats, ended = self._tensors, self._masks, self._seats, self._ended
+        seats, ended, legal = self._seats, self._ended, self._legal
+        moves = [
+            None if ended[index] else encoding.action_of(table.state, index_chosen, legal[index])
+            for index, (table, index_chosen) in enumerate(
+                zip(self.tables, chosen.tolist(), strict=True)
+            )
+        ]
+        for index, move in enumerate(moves):
+            if move is None and not ended[index]:
+                raise ValueError(
+                    f"{chosen[index]} is not a legal action index at table {index} "
+                    f"(seat {seats[index]}): choose one its action_mask allows"
+                )
         rewards = numpy.zeros(self.num_envs)
         paid = numpy.zeros((self.num_envs, self.players))
         terminated = numpy.zeros(self.num_envs, dtype=numpy.bool_)
-        masks.fill(0)
-        for index, table in enumerate(self.tables):
-            if ended[index]:
+        self._masks.fill(0)
+        for index, (table, move) in enumerate(zip(self.tables, moves, strict=True)):
+            if move is None:
                 ended[index] = False
                 self._deal(index)
                 continue
+            payments = table.play(move)
+            if any(payments):
+                paid[index] = payments
+                rewards[index] = payments[seats[index]]
             state = table.state
-            seat = seats[index]
-            action = encoding.action_of(state, int(chosen[index]))
-            if action is None:
-                raise ValueError(
-                    f"{chosen[index]} is not a legal action index at table {index} "
-                    f"(seat {seat}): choose one its action_mask allows"
-                )
-            paid[index] = payments = table.play(action)
-            rewards[index] = payments[seat]
             if state.is_terminal():
                 terminated[index] = ended[index] = True
-                encoding.write_state(tensors[index], state, int(seat))
+                encoding.write_state(self._rows[index], state, seats[index])
             else:
                 self._observe(index)
         return self._batch(), rewards, terminated, numpy.zeros_like(terminated), self._infos(paid)
@@ -151,8 +165,8 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
         state = self.tables[index].state
         seat: Seat = state.current_player()
         self._seats[index] = seat
-        self.encoding.write_state(self._tensors[index], state, seat)
-        self.encoding.write_legal(self._masks[index], state)
+        self.encoding.write_state(self._rows[index], state, seat)
+        self._legal[index] = self.encoding.write_legal(self._mask_rows[index], state)
 
     def _batch(self) -> dict[str, Any]:
         tensors, masks = self._tensors, self._masks
@@ -162,7 +176,8 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
 
     def _infos(self, paid: NDArray[numpy.float64]) -> dict[str, Any]:
         every = numpy.ones(self.num_envs, dtype=numpy.bool_)
-        return {"seat": self._seats.copy(), "_seat": every, "rewards": paid, "_rewards": every}
+        seats = numpy.array(self._seats, dtype=numpy.int64)
+        return {"seat": seats, "_seat": every, "rewards": paid, "_rewards": every}
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the tables hold no outside resource."""

@@ -63,10 +63,10 @@ SPECIAL_WEIGHT = 1 / COPIES_OF_SPECIALS
 SUIT_CARD_BITS = (1 << SUIT_CARDS) - 1
 SETTLED_KEPT = 4096
 
-Settled = tuple[Seat, int, int, int, Seat, int, int, tuple[int, ...], tuple[int, ...]]
-"""What changes a few times a round, as the observer sees it: the observer (its seat, or 0),
-the phase, the round's index and cards, the dealer, the turned card (-1: none), the trump
-(``TRUMP_UNDECIDED``: none yet), the bids seen (-1: none) and the scores."""
+Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
+"""What changes once a round or so, as the observer sees it: the observer (its seat, or 0),
+the round's index and cards, the dealer, the turned card (-1: none), the trump
+(``TRUMP_UNDECIDED``: none yet) and the scores."""
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
 
 
@@ -104,7 +104,8 @@ class WizardEncoding(Encoding):
         self.trick = self.field("trick", players * KINDS, "the card each seat put on the trick")
         self.played = self.field("played", KINDS, "cards of the round's finished tricks")
         self.scores = self.field("scores", players, "totals / the best possible total")
-        self._to_act_at, self._leader_at, self._hand_at = (
+        self._phase_at, self._to_act_at, self._leader_at, self._hand_at = (
+            self.phase.start,
             self.to_act.start,
             self.leader.start,
             self.hand.start,
@@ -123,15 +124,15 @@ class WizardEncoding(Encoding):
             tensor,
             (
                 seen.seat or 0,
-                PHASES[seen.phase],
                 seen.round_index,
                 seen.round_number,
                 seen.dealer,
                 -1 if seen.trump_card is None else seen.trump_card,
                 TRUMP_UNDECIDED if seen.trump is None else seen.trump,
-                tuple(-1 if bid is None else bid for bid in seen.bids),
                 seen.scores,
             ),
+            PHASES[seen.phase],
+            [-1 if bid is None else bid for bid in seen.bids],
             seen.current_player,
             seen.leader,
             hand_of(seen.hand),
@@ -150,15 +151,15 @@ class WizardEncoding(Encoding):
             tensor,
             (
                 seat or 0,
-                state._phase,
                 state._round_index,
                 state._cards,
                 state._dealer,
                 state._trump_card,
                 state._trump,
-                bids,
                 state._scores,
             ),
+            state._phase,
+            bids,
             state._player,
             state._leader,
             0 if seat is None else state._hands[seat],
@@ -174,6 +175,8 @@ class WizardEncoding(Encoding):
         self,
         tensor: Tensor,
         settled: Settled,
+        phase: int,
+        bids: Sequence[int],
         to_act: Seat,
         leader: Seat,
         hand: int,
@@ -185,8 +188,8 @@ class WizardEncoding(Encoding):
         the hand a bitmask, -1 for no bid or no trump card), as ``write`` and
         ``write_state`` read them: one way to write, whichever the source.
 
-        What changes a few times a round (``settled``) is written once into a template
-        that the tensor starts from."""
+        What changes once a round or so (``settled``) is written once into a template that
+        the tensor starts from."""
         template = self._settled.get(settled)
         if template is None:
             template = self._settled_fields(settled)
@@ -196,6 +199,7 @@ class WizardEncoding(Encoding):
         most = self.most_cards
         origin = settled[0]
         tricks_at, slots = self._seen_from[origin]
+        out[self._phase_at + phase] = 1.0
         if 0 <= to_act < players:
             out[self._to_act_at + (to_act - origin) % players] = 1.0
         out[self._leader_at + (leader - origin) % players] = 1.0
@@ -207,7 +211,11 @@ class WizardEncoding(Encoding):
                 out[at_hand + WIZARD] = wizard_count(hand) * SPECIAL_WEIGHT
                 out[at_hand + JESTER] = jester_count(hand) * SPECIAL_WEIGHT
         played, tricks_won = self._finished(completed)
-        for other, _, _, won, size, _ in slots:
+        for other, made, bid_at, won, size, _ in slots:
+            bid = bids[other]
+            if bid >= 0:
+                out[made] = 1.0
+                out[bid_at] = bid / most
             out[won] = tricks_won[other] / most
             out[size] = hand_sizes[other] / most
         for order, card in enumerate(trick):
@@ -220,11 +228,10 @@ class WizardEncoding(Encoding):
     def _settled_fields(self, settled: Settled) -> Tensor:
         """The fields of ``settled`` alone, the others zero, remembered for the next
         positions (the last ``SETTLED_KEPT``: a few per seat and table in play)."""
-        origin, phase, round_index, cards, dealer, trump_card, trump, bids, scores = settled
+        origin, round_index, cards, dealer, trump_card, trump, scores = settled
         most = self.most_cards
         template = numpy.zeros(self.shape, dtype=numpy.float32)
         out = values_of(template)
-        out[self.phase.start + phase] = 1.0
         out[self.round.start] = round_index / self.round_count
         out[self.round.start + 1] = cards / most
         out[self.dealer.start + (dealer - origin) % self.players] = 1.0
@@ -235,11 +242,7 @@ class WizardEncoding(Encoding):
         if trump != TRUMP_UNDECIDED:
             out[self.trump.start + (SUITS if trump == NO_TRUMP else trump)] = 1.0
         best = self.best_total
-        for other, made, bid_at, _, _, scored in self._seen_from[origin][1]:
-            bid = bids[other]
-            if bid >= 0:
-                out[made] = 1.0
-                out[bid_at] = bid / most
+        for other, _, _, _, _, scored in self._seen_from[origin][1]:
             score = scores[other] / best
             out[scored] = score if -1.0 <= score <= 1.0 else scaled(score, 1.0)
         if len(self._settled) >= SETTLED_KEPT:
