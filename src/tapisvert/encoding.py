@@ -98,6 +98,11 @@ class Encoding(ABC):
         self._first = first if self.actions == tuple(range(first, first + len(actions))) else None
         """The first action, where the actions are a run of ids: an index is then an id less it."""
 
+    def __reduce__(self) -> tuple[Any, tuple[Game[Any]]]:
+        """Pickled as its class and game, which a game's encoding is built from (OpenSpiel
+        serialises a state by pickling it): what it remembers is left behind."""
+        return (type(self), (self.game,))
+
     @property
     def size(self) -> int:
         return self.fields[-1].stop if self.fields else 0
