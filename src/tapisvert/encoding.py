@@ -2,8 +2,9 @@
 
 For learning agents: each game's ``encoding`` module (named by its plugin) subclasses
 :class:`Encoding`. A tensor is computed from a seat's observation and nothing else, so it
-holds exactly what that seat may know. This is the one module of the library that needs
-numpy (the ``research`` extra); nothing imports it unless asked.
+holds exactly what that seat may know; where speed matters, ``write_state`` writes the same
+tensor from the state without building the observation. This is the one module of the
+library that needs numpy (the ``research`` extra); nothing imports it unless asked.
 
 >>> import tapisvert
 >>> from tapisvert.encoding import encoding_for
