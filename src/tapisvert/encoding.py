@@ -27,6 +27,7 @@ from importlib import import_module
 from typing import Any, NamedTuple, cast
 
 import numpy
+from mypy_extensions import mypyc_attr
 from numpy.typing import NDArray
 
 from tapisvert.core.game import Action, Game, Observation, Seat, State
@@ -56,6 +57,7 @@ class Field(NamedTuple):
         return Field(f"{self.name}[{index}]", start, start + size, self.meaning)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Encoding(ABC):
     """A game's tensor layout and action space, fixed by its player count and options.
 
