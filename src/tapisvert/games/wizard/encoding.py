@@ -33,8 +33,7 @@ import numpy
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
-from tapisvert.core.tricks import tricks_taken
-from tapisvert.encoding import Encoding, Field, Tensor, add_counts, scaled, values_of
+from tapisvert.encoding import Encoding, Tensor, scaled, values_of
 from tapisvert.games.wizard.cards import (
     COPIES_OF_SPECIALS,
     JESTER,
@@ -60,6 +59,8 @@ from tapisvert.games.wizard.rules import (
 )
 
 SPECIAL_WEIGHT = 1 / COPIES_OF_SPECIALS
+CARD_WEIGHTS = tuple(1.0 if kind < SUIT_CARDS else SPECIAL_WEIGHT for kind in range(KINDS))
+"""What one card of each kind counts for."""
 SUIT_CARD_BITS = (1 << SUIT_CARDS) - 1
 SETTLED_KEPT = 4096
 
@@ -219,9 +220,7 @@ class WizardEncoding(Encoding):
             out[won] = tricks_won[other] / most
             out[size] = hand_sizes[other] / most
         for order, card in enumerate(trick):
-            out[tricks_at[(leader + order) % players] + card] = (
-                1.0 if card < SUIT_CARDS else SPECIAL_WEIGHT
-            )
+            out[tricks_at[(leader + order) % players] + card] = CARD_WEIGHTS[card]
         if completed:
             tensor[self.played.start : self.played.stop] = played
 
@@ -236,9 +235,7 @@ class WizardEncoding(Encoding):
         out[self.round.start + 1] = cards / most
         out[self.dealer.start + (dealer - origin) % self.players] = 1.0
         if trump_card >= 0:
-            out[self.trump_card.start + trump_card] = (
-                1.0 if trump_card < SUIT_CARDS else SPECIAL_WEIGHT
-            )
+            out[self.trump_card.start + trump_card] = CARD_WEIGHTS[trump_card]
         if trump != TRUMP_UNDECIDED:
             out[self.trump.start + (SUITS if trump == NO_TRUMP else trump)] = 1.0
         best = self.best_total
@@ -275,13 +272,10 @@ class WizardEncoding(Encoding):
         """The ``played`` field and the tricks each seat took of a round's finished tricks,
         computed once while they are the same."""
         played = numpy.zeros(KINDS, dtype=numpy.float32)
-        whole = Field("played", 0, KINDS, "")
+        counts = values_of(played)
+        taken = [0] * self.players
         for trick in completed:
-            _add_cards(played, whole, trick.cards)
-        return played, tricks_taken((trick.winner for trick in completed), self.players)
-
-
-def _add_cards(tensor: Tensor, kinds: Field, cards: tuple[int, ...]) -> None:
-    """Count ``cards`` by kind within ``kinds``, a Wizard or Jester for a quarter."""
-    add_counts(tensor, kinds, (card for card in cards if card < SUIT_CARDS))
-    add_counts(tensor, kinds, (card for card in cards if card >= SUIT_CARDS), SPECIAL_WEIGHT)
+            taken[trick.winner] += 1
+            for card in trick.cards:
+                counts[card] += CARD_WEIGHTS[card]
+        return played, tuple(taken)
