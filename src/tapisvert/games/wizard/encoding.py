@@ -16,9 +16,9 @@ Wizard or Jester counts 1/4 per copy):
 - ``played`` (54): the cards of the round's finished tricks;
 - ``scores`` (P): the totals / the best total the rounds allow (within [-1, 1]).
 
-The tensor of a position is written straight from the state for the engine's own states
-(``write_state``), through the same code as from the observation: the same values, without
-building the observation.
+``write_state`` reads from the state what the seat's observation would hold, no more, and
+writes it through the same code as ``write``: the same values, without building the
+observation.
 
 Actions: the action ids the seats decide, which are compact already: play a kind (0–53),
 bid 0–20, choose a trump suit (79 in all). The first dealer is chance, not a decision.
