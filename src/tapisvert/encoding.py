@@ -51,9 +51,9 @@ class Field(NamedTuple):
 
     def block(self, index: int, size: int) -> Field:
         """The ``index``-th run of ``size`` values in a field made of such runs (a seat's)."""
-        if not 0 <= index < self.size // size:
-            raise ValueError(f"{self.name} holds no block {index} of {size} values")
         start = self.start + index * size
+        if index < 0 or start + size > self.stop:
+            raise ValueError(f"{self.name} holds no block {index} of {size} values")
         return Field(f"{self.name}[{index}]", start, start + size, self.meaning)
 
 
@@ -236,17 +236,19 @@ def one_hot(tensor: Tensor, field: Field, index: int | None, value: float = 1.0)
     """Set ``value`` at ``index`` within ``field``; nothing for ``None``."""
     if index is None:
         return
-    if not 0 <= index < field.size:
+    at = field.start + index
+    if index < 0 or at >= field.stop:
         raise ValueError(f"{index} does not fit the {field.size} values of {field.name}")
-    tensor[field.start + index] = value
+    tensor[at] = value
 
 
 def add_counts(tensor: Tensor, field: Field, items: Iterable[int], weight: float = 1.0) -> None:
     """Add ``weight`` at each item's place within ``field`` (a multiset of small ints)."""
+    start, size = field.start, field.size
     for item in items:
-        if not 0 <= item < field.size:
-            raise ValueError(f"{item} does not fit the {field.size} values of {field.name}")
-        tensor[field.start + item] += weight
+        if not 0 <= item < size:
+            raise ValueError(f"{item} does not fit the {size} values of {field.name}")
+        tensor[start + item] += weight
 
 
 def scaled(value: float, maximum: float) -> float:
