@@ -9,6 +9,7 @@ import numpy
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from tapisvert.envs.pettingzoo import env
 from tapisvert.envs.vector import DEAL_SEEDS, TablesVectorEnv
@@ -138,3 +139,18 @@ def test_batches_are_copies_unless_asked_otherwise() -> None:
     first, _ = shared.reset(seed=1)
     second, *_ = shared.step(_choose(first["action_mask"], numpy.random.default_rng(1)))
     assert second["observation"] is first["observation"]
+
+
+def test_gymnasiums_episode_statistics_count_whole_games() -> None:
+    """Gymnasium's own vector wrapper reads the autoresets as episodes: a 3-player game of
+    rounds 1 and 2 takes 3 + 3 bids and 3 + 6 cards, and a trump choice per turned Wizard."""
+    tables = RecordEpisodeStatistics(TablesVectorEnv("wizard", 4, 3, rounds="1,2"))
+    observations, _ = tables.reset(seed=1)
+    rng = numpy.random.default_rng(0)
+    lengths: list[int] = []
+    for _ in range(100):
+        observations, _, _, _, infos = tables.step(_choose(observations["action_mask"], rng))
+        if "episode" in infos:
+            lengths += infos["episode"]["l"][infos["_episode"]].tolist()
+    assert len(lengths) >= 4 * 5
+    assert set(lengths) <= {15, 16, 17} and 15 in lengths
