@@ -63,6 +63,7 @@ CARD_WEIGHTS = tuple(1.0 if kind < SUIT_CARDS else SPECIAL_WEIGHT for kind in ra
 """What one card of each kind counts for."""
 SUIT_CARD_BITS = (1 << SUIT_CARDS) - 1
 SETTLED_KEPT = 4096
+"""Templates kept (``_settled_fields``): a few per seat of each table in play, 64 tables say."""
 
 Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
 """What changes once a round or so, as the observer sees it: the observer (its seat, or 0),
@@ -113,8 +114,8 @@ class WizardEncoding(Encoding):
         )
         self._settled: dict[Settled, Tensor] = {}
         self._seen_from = [self._seats_seen_from(origin) for origin in range(players)]
-        """Per observer: each seat's place (relative to it), where each seat's card on the
-        trick begins, and each seat's values (its bid, tricks, hand size and score)."""
+        """Per observer: where each seat's card on the trick begins, and for each seat where
+        its bid flag, bid, tricks, hand size and score go (seats relative to the observer)."""
         self._finished: IdentityCache[
             tuple[CompletedTrick, ...], tuple[Tensor, tuple[int, ...]]
         ] = IdentityCache(self._finished_tricks, size=256)
