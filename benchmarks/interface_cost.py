@@ -1,15 +1,26 @@
-"""What the research interfaces cost: decisions per second through the raw engine, the
-PettingZoo environment and the OpenSpiel adapter, side by side in one run.
+"""What the research interfaces cost: decisions per second through the raw engine, the engine
+with the seat's tensor and mask, the PettingZoo environment, the OpenSpiel adapter, and steps
+per second of eight Gymnasium environments in a ``SyncVectorEnv`` beside ``TablesVectorEnv``,
+side by side in one run.
 
-Each plays whole 4-player games (Abluxxen too) by uniformly random legal decisions:
+Each plays whole 4-player games by uniformly random legal decisions (Wizard's first five
+rounds, and Wizard's 12-card round alone, ``wizard-12``):
 - engine: ``legal_actions()``, ``random.choice``, ``apply_action()``, ``resolve_chance()``;
+- tensor + mask: the same, with the same generator, hence the same positions, and at each
+  decision the seat's tensor (``Encoding.write_state``) and mask (``write_legal``, whose legal
+  actions the choice is made from) written into buffers kept from one decision to the next;
 - PettingZoo: ``last()`` (the seat's tensor and mask), a random index the mask allows,
   ``step()`` (chance drawn inside);
 - OpenSpiel: ``pyspiel`` calls on the registered game, chance drawn from
-  ``chance_outcomes()``, as OpenSpiel's own tools do.
-The three alternate in rounds, each keeping its best.
+  ``chance_outcomes()``, as OpenSpiel's own tools do;
+- ``SyncVectorEnv`` of 8 ``SingleSeatEnv`` (opponents ``random``) against one
+  ``TablesVectorEnv`` of ``--tables`` tables, both reset with seed 1 and choosing a random
+  index each mask allows with the same numpy generator: steps/s, a step being one table's (a
+  ``SingleSeatEnv`` step also plays its opponents' moves up to the seat's next turn).
+Each pair alternates in rounds (``engine_speed.side_by_side``), each side keeping its best.
+The ratios: tensor + mask / engine, and ``TablesVectorEnv`` / ``SyncVectorEnv``.
 
-Run: ``.venv/bin/python benchmarks/interface_cost.py [--seconds 6]``
+Run: ``.venv/bin/python benchmarks/interface_cost.py [--seconds 6] [--tables 64] [--game wizard]``
 """
 
 from __future__ import annotations
@@ -17,22 +28,45 @@ from __future__ import annotations
 import argparse
 import random
 from collections.abc import Callable
+from typing import Any
 
+import gymnasium
 import numpy
 import pyspiel
 
 import tapisvert
 from engine_speed import side_by_side
+from tapisvert.encoding import encoding_for
+from tapisvert.envs.gymnasium import SingleSeatEnv
 from tapisvert.envs.openspiel import register
 from tapisvert.envs.pettingzoo import env
+from tapisvert.envs.vector import TablesVectorEnv
 
-OPTIONS = {"wizard": {"rounds": "first5"}}
-"""Options other than the defaults, where a whole game would take too long."""
+OPTIONS: dict[str, tuple[str, dict[str, object]]] = {
+    "wizard": ("wizard", {"rounds": "first5"}),
+    "wizard-12": ("wizard", {"rounds": "12"}),
+}
+"""Each row's game and options, where they are not the game's defaults (a whole Wizard game
+would take too long; its 12-card round alone is the longest hand)."""
 PLAYERS = 4
+SYNC_ENVS = 8
+STEPS_PER_CALL = 20
+"""Vector steps per timed call, so that timing costs nothing beside them."""
 
 
-def engine_games(name: str) -> Callable[[], int]:
-    game = tapisvert.load_game(name, PLAYERS, **OPTIONS.get(name, {}))
+def rows(chosen: list[str]) -> list[str]:
+    """The rows to measure: every game, then the rows of other options (``wizard-12``)."""
+    games = tapisvert.game_names()
+    every = [*games, *(row for row in OPTIONS if row not in games)]
+    unknown = sorted(set(chosen) - set(every))
+    if unknown:
+        raise SystemExit(f"no row {unknown[0]}: the rows are {', '.join(every)}")
+    return [row for row in every if not chosen or row in chosen]
+
+
+def engine_games(row: str) -> Callable[[], int]:
+    name, options = OPTIONS.get(row, (row, {}))
+    game = tapisvert.load_game(name, PLAYERS, **options)
     rng = random.Random(1)
 
     def play() -> int:
@@ -48,8 +82,32 @@ def engine_games(name: str) -> Callable[[], int]:
     return play
 
 
-def pettingzoo_games(name: str) -> Callable[[], int]:
-    table = env(name, PLAYERS, **OPTIONS.get(name, {}))
+def tensor_games(row: str) -> Callable[[], int]:
+    name, options = OPTIONS.get(row, (row, {}))
+    game = tapisvert.load_game(name, PLAYERS, **options)
+    encoding = encoding_for(game)
+    tensor = numpy.zeros(encoding.shape, dtype=numpy.float32)
+    mask = numpy.zeros(encoding.action_count, dtype=numpy.int8)
+    rng = random.Random(1)
+
+    def play() -> int:
+        state = game.new_initial_state(rng.getrandbits(32))
+        decisions = 0
+        state.resolve_chance()
+        while not state.is_terminal():
+            encoding.write_state(tensor, state, state.current_player())
+            mask.fill(0)
+            state.apply_action(rng.choice(encoding.write_legal(mask, state)))
+            state.resolve_chance()
+            decisions += 1
+        return decisions
+
+    return play
+
+
+def pettingzoo_games(row: str) -> Callable[[], int]:
+    name, options = OPTIONS.get(row, (row, {}))
+    table = env(name, PLAYERS, **options)
     rng = numpy.random.default_rng(1)
 
     def play() -> int:
@@ -65,8 +123,9 @@ def pettingzoo_games(name: str) -> Callable[[], int]:
     return play
 
 
-def openspiel_games(name: str) -> Callable[[], int]:
-    game = pyspiel.load_game(register(name, players=PLAYERS, **OPTIONS.get(name, {})))
+def openspiel_games(row: str) -> Callable[[], int]:
+    name, options = OPTIONS.get(row, (row, {}))
+    game = pyspiel.load_game(register(name, players=PLAYERS, **options))
     rng = random.Random(1)
 
     def play() -> int:
@@ -84,15 +143,63 @@ def openspiel_games(name: str) -> Callable[[], int]:
     return play
 
 
+def vector_steps(tables: Any) -> Callable[[], int]:
+    """Steps of every table of a vector environment, a random index each mask allows."""
+    rng = numpy.random.default_rng(1)
+    observations, _ = tables.reset(seed=1)
+
+    def play() -> int:
+        nonlocal observations
+        for _ in range(STEPS_PER_CALL):
+            masks = observations["action_mask"]
+            chosen = (rng.random(masks.shape) * masks).argmax(axis=1)
+            observations, *_ = tables.step(chosen)
+        return STEPS_PER_CALL * int(tables.num_envs)
+
+    return play
+
+
+def sync_envs(row: str) -> gymnasium.vector.SyncVectorEnv:
+    name, options = OPTIONS.get(row, (row, {}))
+    return gymnasium.vector.SyncVectorEnv(
+        [
+            lambda: SingleSeatEnv(name, PLAYERS, opponents="random", **options)
+            for _ in range(SYNC_ENVS)
+        ]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=6.0, help="per game and interface")
-    seconds = parser.parse_args().seconds
-    print(f"{'game':10} {'engine':>10} {'pettingzoo':>11} {'openspiel':>10}  decisions/s")
-    for name in tapisvert.game_names():
-        engine, pettingzoo = side_by_side(engine_games(name), pettingzoo_games(name), seconds)
-        openspiel, _ = side_by_side(openspiel_games(name), None, seconds / 2)
-        print(f"{name:10} {engine:10,.0f} {pettingzoo or 0:11,.0f} {openspiel:10,.0f}")
+    parser.add_argument("--seconds", type=float, default=6.0, help="per pair and row")
+    parser.add_argument("--tables", type=int, default=64, help="tables of TablesVectorEnv")
+    parser.add_argument(
+        "--game", action="append", default=[], help="a row to measure (all by default)"
+    )
+    arguments = parser.parse_args()
+    seconds = arguments.seconds
+    print(
+        f"{'':10} {'decisions/s':-^63}  steps/s: {SYNC_ENVS} SingleSeatEnv, "
+        f"{arguments.tables} tables"
+    )
+    print(
+        f"{'game':10} {'engine':>10} {'tensor+mask':>11} {'ratio':>5} {'pettingzoo':>10} "
+        f"{'openspiel':>10} {'sync':>10} {'vector':>10} {'ratio':>5}"
+    )
+    for row in rows(arguments.game):
+        name, options = OPTIONS.get(row, (row, {}))
+        engine, tensor = side_by_side(engine_games(row), tensor_games(row), seconds)
+        pettingzoo, openspiel = side_by_side(pettingzoo_games(row), openspiel_games(row), seconds)
+        sync, vector = side_by_side(
+            vector_steps(sync_envs(row)),
+            vector_steps(TablesVectorEnv(name, arguments.tables, PLAYERS, **options)),
+            seconds,
+        )
+        print(
+            f"{row:10} {engine:10,.0f} {tensor or 0:11,.0f} {(tensor or 0) / engine:5.2f} "
+            f"{pettingzoo:10,.0f} {openspiel or 0:10,.0f} {sync:10,.0f} {vector or 0:10,.0f} "
+            f"{(vector or 0) / sync:5.1f}"
+        )
 
 
 if __name__ == "__main__":

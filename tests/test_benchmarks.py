@@ -172,9 +172,24 @@ def test_view_cost_runs_and_compares_with_an_earlier_version() -> None:
 
 def test_interface_cost_runs_and_prints_its_figures() -> None:
     printed = run_benchmark("interface_cost.py", "--seconds", "0.3")
-    for game in game_names():
-        row = next(line for line in printed.splitlines() if line.startswith(game))
+    for game in [*game_names(), "wizard-12"]:
+        row = next(line for line in printed.splitlines() if line.split()[0] == game)
         assert all(float(value.replace(",", "")) > 0 for value in row.split()[1:])
+
+
+def test_interface_cost_compares_tensors_and_vector_envs_for_one_row() -> None:
+    """One row, briefly: the ratios are those of the figures beside them."""
+    printed = run_benchmark(
+        "interface_cost.py", "--game", "wizard", "--seconds", "0.2", "--tables", "4"
+    )
+    assert "8 SingleSeatEnv, 4 tables" in printed
+    (row,) = [line.split() for line in printed.splitlines() if line.split()[:1] == ["wizard"]]
+    engine, tensor, ratio, pettingzoo, openspiel, sync, vector, speedup = (
+        float(value.replace(",", "")) for value in row[1:]
+    )
+    assert min(engine, tensor, pettingzoo, openspiel, sync, vector) > 0
+    assert ratio == pytest.approx(tensor / engine, abs=0.01)
+    assert speedup == pytest.approx(vector / sync, abs=0.1)
 
 
 def test_review_calibration_runs_and_plots(tmp_path: Path) -> None:

@@ -18,6 +18,13 @@ ENGINE_MODULES = (
     "tapisvert.core.game",
     "tapisvert.bots.search",
     *(module for plugin in plugins().values() for module in plugin.compiled),
+    # scripts/compile adds the tensor encodings where numpy is installed, as it is for the tests
+    "tapisvert.encoding",
+    *(
+        plugin.encoding.partition(":")[0]
+        for plugin in plugins().values()
+        if plugin.encoding is not None
+    ),
 )
 
 

@@ -21,7 +21,7 @@ from typing import Any, cast
 import pytest
 from typer.testing import CliRunner
 
-from tapisvert import CHANCE, Action, Game, Observation, Seat, i18n
+from tapisvert import CHANCE, Action, Game, Observation, Seat, State, i18n
 from tapisvert.cli.main import app
 from tapisvert.core import registry
 from tapisvert.core.registry import GamePlugin
@@ -255,6 +255,15 @@ class OutOfRangeEncoding(DuelEncoding):
         tensor[self.points.start] = 4.0
 
 
+class PeekingDuelEncoding(DuelEncoding):
+    """Writes, from a state, the other seat's hand as if it were the trick."""
+
+    def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
+        super().write_state(tensor, state, seat)
+        if seat is not None:
+            add_counts(tensor, self.trick, cast(DuelState, state).hands[1 - seat])
+
+
 class HandFirstBot:
     """Plays the first card of its hand, whether it follows suit or not."""
 
@@ -305,6 +314,15 @@ def test_a_tensor_that_reads_what_the_seat_cannot_see(monkeypatch: pytest.Monkey
     game = duel_with(monkeypatch, NotingDuel, encoding=f"{__name__}:LeakyDuelEncoding")
     detail = failure(game, "hidden")
     assert re.search(r"step \d+: seat \d's tensor differs between two states it cannot", detail)
+
+
+def test_a_tensor_from_the_state_that_its_observation_does_not_give(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = duel_with(monkeypatch, encoding=f"{__name__}:PeekingDuelEncoding")
+    assert "tensor written from the state differs from its observation's" in failure(
+        game, "encoding"
+    )
 
 
 def test_a_tensor_out_of_its_range(monkeypatch: pytest.MonkeyPatch) -> None:

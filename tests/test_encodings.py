@@ -3,10 +3,12 @@ and no more than a seat's observation shows."""
 
 from __future__ import annotations
 
+import ast
 import random
 import subprocess
 import sys
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 import numpy
@@ -59,7 +61,11 @@ def _walk(game: Game[Any], seed: int) -> list[State]:
 
 
 def _tensor(encoding: Encoding, state: State, seat: int | None) -> Tensor:
-    return encoding.encode(state.observation(seat))
+    """The tensor of the seat's observation, once checked equal to the one written straight
+    from the state (``write_state``), which therefore shows no more than the observation."""
+    tensor = encoding.encode(state.observation(seat))
+    assert numpy.array_equal(encoding.encode_state(state, seat), tensor)
+    return tensor
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
@@ -76,11 +82,20 @@ def test_tensors_masks_and_views(case: tuple[str, int, dict[str, object]]) -> No
         positions = _walk(game, seed)
         for step, state in enumerate(positions):
             if state.is_terminal():
-                assert encoding.encode(state.observation(0)).shape == encoding.shape
+                assert _tensor(encoding, state, 0).shape == encoding.shape
+                with pytest.raises(ValueError, match="no seat is to act"):
+                    encoding.write_legal(numpy.zeros(encoding.action_count), state)
                 continue
             seat = state.current_player()
             observation = state.observation(seat)
-            tensor = encoding.encode(observation)
+            tensor = _tensor(encoding, state, seat)
+            reused = numpy.full(encoding.shape, 0.5, dtype=numpy.float32)
+            encoding.write_state(reused, state, seat)  # a buffer of the last position's
+            assert numpy.array_equal(reused, tensor)
+            for other in (None, *range(players)):
+                assert numpy.array_equal(
+                    encoding.encode_state(state, other), encoding.encode(state.observation(other))
+                )
             assert tensor.shape == encoding.shape
             assert tensor.dtype == numpy.float32
             assert numpy.isfinite(tensor).all()
@@ -92,6 +107,12 @@ def test_tensors_masks_and_views(case: tuple[str, int, dict[str, object]]) -> No
             assert sorted(indices) == numpy.flatnonzero(mask).tolist()
             for action, index in zip(legal, indices, strict=True):
                 assert encoding.action_at(observation, index) == action
+                assert encoding.action_of(state, index) == action
+            written = numpy.zeros(encoding.action_count, dtype=numpy.int8)
+            assert encoding.write_legal(written, state) == legal
+            assert numpy.array_equal(written, mask.astype(numpy.int8))
+            refused = [*numpy.flatnonzero(~mask)[:3].tolist(), -1, encoding.action_count]
+            assert all(encoding.action_of(state, index) is None for index in refused)
             if step % SAMPLE_EVERY == 0:
                 drawn = game.sample_state(observation, sampler)
                 assert numpy.array_equal(_tensor(encoding, drawn, seat), tensor)
@@ -116,10 +137,13 @@ def test_each_field_is_documented(name: str) -> None:
     place = plugin(name).encoding
     assert place is not None  # every built-in game offers an encoding
     module = import_module(place.partition(":")[0])
+    # The source's docstring: a module compiled by mypyc (scripts/compile) keeps none.
+    source = Path(module.__file__ or "").with_name(f"{module.__name__.rpartition('.')[2]}.py")
+    documentation = ast.get_docstring(ast.parse(source.read_text())) or ""
     game = tapisvert.load_game(name, players=3)
     encoding = encoding_for(game)
     for field in encoding.fields:
-        assert f"``{field.name}``" in (module.__doc__ or ""), field.name
+        assert f"``{field.name}``" in documentation, field.name
         assert field.meaning in encoding.describe()
 
 

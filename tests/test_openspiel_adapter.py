@@ -126,6 +126,8 @@ def test_a_seat_is_told_the_same_in_states_it_cannot_tell_apart(name: str) -> No
         twin = state.resample_from_infostate(seat, sampler)
         assert seat_views(twin, seat) == seat_views(state, seat)
         assert twin.legal_actions() == state.legal_actions()
+        observed = game.encoding.encode(state.state.observation(seat))
+        assert list(state.observation_tensor(seat)) == observed.tolist()
         other = (seat + 1) % players
         assert state.information_state_string(other) != state.information_state_string(seat)
         redrawn += twin.information_state_string(other) != state.information_state_string(other)

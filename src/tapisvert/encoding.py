@@ -2,8 +2,9 @@
 
 For learning agents: each game's ``encoding`` module (named by its plugin) subclasses
 :class:`Encoding`. A tensor is computed from a seat's observation and nothing else, so it
-holds exactly what that seat may know. This is the one module of the library that needs
-numpy (the ``research`` extra); nothing imports it unless asked.
+holds exactly what that seat may know; where speed matters, ``write_state`` writes the same
+tensor from the state without building the observation. This is the one module of the
+library that needs numpy (the ``research`` extra); nothing imports it unless asked.
 
 >>> import tapisvert
 >>> from tapisvert.encoding import encoding_for
@@ -21,12 +22,14 @@ True
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, MutableSequence, Sequence
 from importlib import import_module
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
+
+from mypy_extensions import mypyc_attr
 
 from tapisvert.core.extras import needs
-from tapisvert.core.game import Action, Game, Observation, Seat
+from tapisvert.core.game import Action, Game, Observation, Seat, State
 from tapisvert.core.registry import plugin
 
 with needs("research", "tapisvert.encoding"):
@@ -51,12 +54,13 @@ class Field(NamedTuple):
 
     def block(self, index: int, size: int) -> Field:
         """The ``index``-th run of ``size`` values in a field made of such runs (a seat's)."""
-        if not 0 <= index < self.size // size:
-            raise ValueError(f"{self.name} holds no block {index} of {size} values")
         start = self.start + index * size
+        if index < 0 or start + size > self.stop:
+            raise ValueError(f"{self.name} holds no block {index} of {size} values")
         return Field(f"{self.name}[{index}]", start, start + size, self.meaning)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Encoding(ABC):
     """A game's tensor layout and action space, fixed by its player count and options.
 
@@ -91,6 +95,19 @@ class Encoding(ABC):
         self.longest_game = longest_game
         self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
+        cls = type(self)
+        self._index_reads_observation = (
+            cls.action_index is not Encoding.action_index or cls.action_at is not Encoding.action_at
+        )
+        """Whether the compact indices depend on the seat's observation (its hand, say)."""
+        first = self.actions[0] if self.actions else 0
+        self._first = first if self.actions == tuple(range(first, first + len(actions))) else None
+        """The first action, where the actions are a run of ids: an index is then an id less it."""
+
+    def __reduce__(self) -> tuple[Any, tuple[Game[Any]]]:
+        """Pickled as its class and game, which a game's encoding is built from (OpenSpiel
+        serialises a state by pickling it): what it remembers is left behind."""
+        return (type(self), (self.game,))
 
     @property
     def size(self) -> int:
@@ -131,6 +148,62 @@ class Encoding(ABC):
     def write(self, tensor: Tensor, observation: Observation) -> None:
         """Fill the zeroed ``tensor`` from ``observation``."""
 
+    def encode_state(self, state: State, seat: Seat | None) -> Tensor:
+        """The tensor of ``state.observation(seat)``, without building that observation
+        where the game's encoding reads the state itself (see :meth:`write_state`)."""
+        tensor = numpy.empty(self.shape, dtype=numpy.float32)
+        self.write_state(tensor, state, seat)
+        return tensor
+
+    def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
+        """Set every value of ``tensor`` to the tensor of ``state.observation(seat)``.
+
+        Building an observation costs more than the engine's move: a game's encoding may
+        override this to read ``state`` directly, taking what that observation holds and
+        nothing else (the tests compare both ways at every position they play). Into a
+        buffer kept from one position to the next (a row of a batch), nothing is allocated.
+        """
+        tensor.fill(0.0)
+        self.write(tensor, state.observation(seat))
+
+    def write_legal(self, mask: NDArray[Any], state: State) -> list[Action]:
+        """Set 1 in the zeroed ``mask`` at the compact index of each legal action of the seat
+        to act in ``state``, and answer those actions: :meth:`legal_mask` without building
+        the seat's observation where the compact indices do not depend on it (they do not
+        unless :meth:`action_index` is overridden)."""
+        if state.current_player() < 0:
+            raise ValueError("no seat is to act here: a mask is for a seat's decision")
+        legal = state.legal_actions()
+        if self._index_reads_observation:
+            mask[self.legal_mask(state.observation(state.current_player()), legal)] = 1
+        elif self._first is not None:
+            first = self._first
+            for action in legal:
+                mask[action - first] = 1
+        else:
+            index = self._index
+            for action in legal:
+                mask[index[action]] = 1
+        return legal
+
+    def action_of(
+        self, state: State, index: int, legal: Sequence[Action] | None = None
+    ) -> Action | None:
+        """The legal action at compact ``index`` of the seat to act in ``state``, or
+        ``None`` (an index out of range, or of an action not legal now); ``legal``: the
+        legal actions, where they are known already."""
+        if self._index_reads_observation:
+            seat = state.current_player()
+            try:
+                action = self.action_at(state.observation(seat), index)
+            except (IndexError, ValueError):
+                return None
+        elif 0 <= index < len(self.actions):
+            action = self.actions[index]
+        else:
+            return None
+        return action if action in (state.legal_actions() if legal is None else legal) else None
+
     def action_index(self, observation: Observation, action: Action) -> int:
         """The compact index (``0 <= index < action_count``) of a seat's ``action``."""
         try:
@@ -161,21 +234,29 @@ class Encoding(ABC):
         return [*values[start:], *values[:start]]
 
 
+def values_of(tensor: Tensor) -> MutableSequence[float]:
+    """``tensor`` (one-dimensional) as a buffer of floats, to write values one by one: an
+    item set there costs about half of one set through numpy."""
+    return cast(MutableSequence[float], tensor.data)
+
+
 def one_hot(tensor: Tensor, field: Field, index: int | None, value: float = 1.0) -> None:
     """Set ``value`` at ``index`` within ``field``; nothing for ``None``."""
     if index is None:
         return
-    if not 0 <= index < field.size:
+    at = field.start + index
+    if index < 0 or at >= field.stop:
         raise ValueError(f"{index} does not fit the {field.size} values of {field.name}")
-    tensor[field.start + index] = value
+    tensor[at] = value
 
 
 def add_counts(tensor: Tensor, field: Field, items: Iterable[int], weight: float = 1.0) -> None:
     """Add ``weight`` at each item's place within ``field`` (a multiset of small ints)."""
+    start, size = field.start, field.size
     for item in items:
-        if not 0 <= item < field.size:
-            raise ValueError(f"{item} does not fit the {field.size} values of {field.name}")
-        tensor[field.start + item] += weight
+        if not 0 <= item < size:
+            raise ValueError(f"{item} does not fit the {size} values of {field.name}")
+        tensor[start + item] += weight
 
 
 def scaled(value: float, maximum: float) -> float:

@@ -31,8 +31,10 @@ played to their end with uniformly random legal moves, chance drawn by the kit; 
   the same tensor (when the game has an encoding) and, to the seat to act, the same legal
   moves: nothing it cannot see leaks into what it sees.
 - ``records``: the record, in both forms, and the history replay to the same positions.
-- ``encoding``: tensors of the declared shape, float32, within the declared range; legal
-  masks that mark exactly the legal moves; compact indexes that read back.
+- ``encoding``: tensors of the declared shape, float32, within the declared range, the same
+  written from the state (``write_state``) as from the observation; legal masks that mark
+  exactly the legal moves, from the observation and from the state; compact indexes that
+  read back.
 - ``bot``: the heuristic bot, in every seat, plays only legal moves over whole games.
 - ``rules``: the rules for players in every language.
 - ``texts``: every text the game's code, terminal view and web board name, and every text
@@ -533,6 +535,11 @@ def _check_encoding(subject: Subject) -> None:
                 here,
                 f"seat {seat}'s tensor leaves [{encoding.low}, 1]",
             )
+            _require(
+                numpy.array_equal(encoding.encode_state(state, seat), tensor),
+                here,
+                f"seat {seat}'s tensor written from the state differs from its observation's",
+            )
         seat = state.current_player()
         observation = state.observation(seat)
         legal = state.legal_actions()
@@ -542,10 +549,18 @@ def _check_encoding(subject: Subject) -> None:
             here,
             f"the legal mask marks {int(mask.sum())} of {len(legal)} legal actions",
         )
+        written = numpy.zeros(encoding.action_count, dtype=numpy.int8)
+        _require(
+            encoding.write_legal(written, state) == legal
+            and numpy.array_equal(written.astype(numpy.bool_), mask),
+            here,
+            "the mask written from the state differs from the observation's",
+        )
         for action in legal:
             index = encoding.action_index(observation, action)
             _require(
-                encoding.action_at(observation, index) == action,
+                encoding.action_at(observation, index) == action
+                and encoding.action_of(state, index) == action,
                 here,
                 f"the compact index {index} of action {action} reads back as another action",
             )

@@ -272,8 +272,7 @@ class SeatObserver:
         return state.state.observation(None if self.spectator else player)
 
     def set_from(self, state: OpenSpielState, player: int) -> None:
-        self.tensor.fill(0.0)
-        self.encoding.write(self.tensor, self.observation(state, player))
+        self.encoding.write_state(self.tensor, state.state, None if self.spectator else player)
 
     def string_from(self, state: OpenSpielState, player: int) -> str:
         return json.dumps(self.observation(state, player).to_dict(), sort_keys=True)

@@ -46,20 +46,15 @@ class Table:
 
     def observe(self, seat: Seat) -> dict[str, Any]:
         """The seat's tensor, and its legal actions if it is to act."""
-        observation = self.state.observation(seat)
-        mask = numpy.zeros(self.encoding.action_count, dtype=numpy.int8)
+        encoding = self.encoding
+        mask = numpy.zeros(encoding.action_count, dtype=numpy.int8)
         if self.state.current_player() == seat:
-            mask[self.encoding.legal_mask(observation, self.state.legal_actions())] = 1
-        return {"observation": self.encoding.encode(observation), "action_mask": mask}
+            encoding.write_legal(mask, self.state)
+        return {"observation": encoding.encode_state(self.state, seat), "action_mask": mask}
 
     def action(self, index: int) -> Action | None:
         """The legal action of the seat to act at compact ``index``, or ``None``."""
-        observation = self.state.observation(self.state.current_player())
-        try:
-            action = self.encoding.action_at(observation, index)
-        except (IndexError, ValueError):
-            return None
-        return action if action in self.state.legal_actions() else None
+        return self.encoding.action_of(self.state, index)
 
     def play(self, action: Action) -> list[float]:
         """Apply ``action``, then chance up to the next decision; what each seat is paid."""

@@ -26,10 +26,11 @@ draw display entry 0–5, and in the duel steal a value 1–12 from the imaginar
 
 from __future__ import annotations
 
+from collections.abc import MutableSequence
 from typing import cast
 
 from tapisvert.core.game import Observation
-from tapisvert.encoding import Encoding, Field, Tensor, add_counts, one_hot, scaled
+from tapisvert.encoding import Encoding, Tensor, scaled, values_of
 from tapisvert.games.abluxxen.cards import (
     COPIES,
     DECK_COUNTS,
@@ -61,6 +62,7 @@ SET_SIZE = JOKER_SET_VALUE + 2
 DECK = sum(DECK_COUNTS)
 MANY_CARDS = 2 * HAND_SIZE
 CARD_WEIGHT = 1 / COPIES
+PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
 
 
 class AbluxxenEncoding(Encoding):
@@ -117,44 +119,60 @@ class AbluxxenEncoding(Encoding):
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(AbluxxenObservation, observation)
-        relative = self.relative
-        one_hot(tensor, self.phase, PHASE_NAMES.index(seen.phase))
-        one_hot(tensor, self.active, relative(seen, seen.active))
-        one_hot(tensor, self.to_act, relative(seen, seen.current_player))
-        one_hot(tensor, self.victim, relative(seen, seen.victim))
-        tensor[self.dummy_victim.start] = seen.victim == DUMMY
-        one_hot(tensor, self.drawer, relative(seen, seen.drawer))
-        add_counts(tensor, self.hand, seen.hand, CARD_WEIGHT)
+        out = values_of(tensor)
+        players = self.players
+        origin = seen.seat or 0
+        out[self.phase.start + PHASES[seen.phase]] = 1.0
+        for field, seat in (
+            (self.active, seen.active),
+            (self.to_act, seen.current_player),
+            (self.victim, seen.victim),
+            (self.drawer, seen.drawer),
+        ):
+            if seat is not None and 0 <= seat < players:  # a seat, not chance nor the dummy
+                out[field.start + (seat - origin) % players] = 1.0
+        out[self.dummy_victim.start] = float(seen.victim == DUMMY)
         for place, size in enumerate(self.by_seat(seen, seen.hand_sizes)):
-            tensor[self.hand_sizes.start + place] = scaled(size, MANY_CARDS)
-        for place, known in enumerate(self.by_seat(seen, seen.known_in_hand)):
-            add_counts(tensor, self.known.block(place, KINDS), known, CARD_WEIGHT)
+            out[self.hand_sizes.start + place] = scaled(size, MANY_CARDS)
+        groups = [
+            (self.hand.start, seen.hand),
+            *(
+                (self.known.start + place * KINDS, known)
+                for place, known in enumerate(self.by_seat(seen, seen.known_in_hand))
+            ),
+            *(
+                (self.display.start + index * KINDS, entry)
+                for index, entry in enumerate(seen.display)
+            ),
+            (self.discard.start, seen.discard),
+            (self.in_play.start, seen.in_play),
+            (self.dummy.start, seen.dummy),
+        ]
+        for start, cards in groups:
+            for card in cards:
+                out[start + card] += CARD_WEIGHT
         for place, stack in enumerate(self.by_seat(seen, seen.stacks)):
             if stack:
-                _put_set(tensor, self.top_sets.block(place, SET_SIZE), stack[-1])
-            cards = sum(played.size for played in stack)
-            tensor[self.stack_cards.start + place] = scaled(cards, MANY_CARDS)
-        for index, entry in enumerate(seen.display):
-            add_counts(tensor, self.display.block(index, KINDS), entry, CARD_WEIGHT)
-        tensor[self.pile.start] = seen.pile_size / DECK
-        add_counts(tensor, self.discard, seen.discard, CARD_WEIGHT)
-        add_counts(tensor, self.in_play, seen.in_play, CARD_WEIGHT)
-        add_counts(tensor, self.dummy, seen.dummy, CARD_WEIGHT)
+                _put_set(out, self.top_sets.start + place * SET_SIZE, stack[-1])
+            cards_in_stack = sum(played.size for played in stack)
+            out[self.stack_cards.start + place] = scaled(cards_in_stack, MANY_CARDS)
+        out[self.pile.start] = seen.pile_size / DECK
         if seen.played is not None:
-            _put_set(tensor, self.played, seen.played)
-        tensor[self.draws_left.start] = scaled(seen.draws_left, HAND_SIZE)
-        tensor[self.refill.start] = seen.refill_pending
+            _put_set(out, self.played.start, seen.played)
+        out[self.draws_left.start] = scaled(seen.draws_left, HAND_SIZE)
+        out[self.refill.start] = float(seen.refill_pending)
         for thief in seen.pending_steals:
-            one_hot(tensor, self.pending, self.players if thief == DUMMY else relative(seen, thief))
+            place = players if thief == DUMMY else (thief - origin) % players
+            out[self.pending.start + place] = 1.0
         for place, score in enumerate(self.by_seat(seen, seen.game_scores)):
-            tensor[self.game_scores.start + place] = scaled(score, DECK)
+            out[self.game_scores.start + place] = scaled(score, DECK)
         for place, score in enumerate(self.by_seat(seen, seen.scores)):
-            tensor[self.scores.start + place] = scaled(score, DECK)
-        tensor[self.game_number.start] = scaled(seen.game_number, 10)
+            out[self.scores.start + place] = scaled(score, DECK)
+        out[self.game_number.start] = scaled(seen.game_number, 10)
 
 
-def _put_set(tensor: Tensor, field: Field, played: CardSet) -> None:
+def _put_set(out: MutableSequence[float], start: int, played: CardSet) -> None:
     """A set as its value one-hot, its number cards / 8 and its jokers / 5."""
-    one_hot(tensor, field, played.value - 1)
-    tensor[field.start + JOKER_SET_VALUE] = played.numbers / COPIES
-    tensor[field.start + JOKER_SET_VALUE + 1] = played.jokers / JOKERS
+    out[start + played.value - 1] = 1.0
+    out[start + JOKER_SET_VALUE] = played.numbers / COPIES
+    out[start + JOKER_SET_VALUE + 1] = played.jokers / JOKERS

@@ -33,7 +33,7 @@ from collections import Counter
 from typing import cast
 
 from tapisvert.core.game import Action, Observation
-from tapisvert.encoding import Encoding, Tensor, add_counts, one_hot, scaled
+from tapisvert.encoding import Encoding, Tensor, scaled, values_of
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
     MECHANICS,
@@ -64,6 +64,9 @@ SLOT_SIZE = 2 + CARD_COUNT
 MANY_ROUNDS = 10
 MANY_CHITS = 4
 HIGH_SCORE = 100
+PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+MECHANIC_INDEX = {mechanic: index for index, mechanic in enumerate(MECHANICS)}
+UNIT_INDEX = {unit: index for index, unit in enumerate(UNITS)}
 
 
 class FzzztEncoding(Encoding):
@@ -136,61 +139,75 @@ class FzzztEncoding(Encoding):
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(FzzztObservation, observation)
-        relative = self.relative
+        out = values_of(tensor)
+        players = self.players
+        origin = seen.seat or 0
         cards = CARD_COUNT
-        one_hot(tensor, self.phase, PHASE_NAMES.index(seen.phase))
-        tensor[self.round.start] = scaled(seen.round, MANY_ROUNDS)
-        tensor[self.auction.start] = seen.auction / BELT_SIZE
-        one_hot(tensor, self.chief, relative(seen, seen.chief))
-        one_hot(tensor, self.to_act, relative(seen, seen.current_player))
+        out[self.phase.start + PHASES[seen.phase]] = 1.0
+        out[self.round.start] = scaled(seen.round, MANY_ROUNDS)
+        out[self.auction.start] = seen.auction / BELT_SIZE
+        for field, seat in ((self.chief, seen.chief), (self.to_act, seen.current_player)):
+            if 0 <= seat < players:  # a seat, not chance or the end
+                out[field.start + (seat - origin) % players] = 1.0
+        mechanics_at = self.mechanics.start
         for place, mechanic in enumerate(self.by_seat(seen, seen.mechanics)):
             if mechanic is not None:
-                one_hot(
-                    tensor, self.mechanics.block(place, len(MECHANICS)), MECHANICS.index(mechanic)
-                )
-        add_counts(tensor, self.hand, seen.hand)
-        add_counts(tensor, self.bid, seen.bid)
-        add_counts(tensor, self.draw_pile, seen.draw_pile)
+                out[mechanics_at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = 1.0
+        for field, held in (
+            (self.hand, seen.hand),
+            (self.bid, seen.bid),
+            (self.draw_pile, seen.draw_pile),
+        ):
+            for card in held:
+                out[field.start + card] += 1.0
         for place, size in enumerate(self.by_seat(seen, seen.hand_sizes)):
-            tensor[self.hand_sizes.start + place] = scaled(size, HAND_LIMIT)
+            out[self.hand_sizes.start + place] = scaled(size, HAND_LIMIT)
         for place, size in enumerate(self.by_seat(seen, seen.draw_sizes)):
-            tensor[self.draw_sizes.start + place] = size / cards
-        for place, size in enumerate(self.by_seat(seen, seen.bid_sizes)):
-            if size is not None:
-                tensor[self.bid_made.start + place] = 1.0
-                tensor[self.bid_sizes.start + place] = scaled(size, HAND_LIMIT)
-        for place in range(self.players):
-            seat = (place + (seen.seat or 0)) % self.players
-            add_counts(tensor, self.discards.block(place, cards), seen.discards[seat])
-            add_counts(tensor, self.known_held.block(place, cards), seen.known_held[seat])
-            add_counts(tensor, self.owned.block(place, cards), seen.owned[seat])
+            out[self.draw_sizes.start + place] = size / cards
+        for place, bid_size in enumerate(self.by_seat(seen, seen.bid_sizes)):
+            if bid_size is not None:
+                out[self.bid_made.start + place] = 1.0
+                out[self.bid_sizes.start + place] = scaled(bid_size, HAND_LIMIT)
+        units_at = self.units.start
+        for place in range(players):
+            seat = (place + origin) % players
+            for field, held in (
+                (self.discards, seen.discards[seat]),
+                (self.known_held, seen.known_held[seat]),
+                (self.owned, seen.owned[seat]),
+            ):
+                start = field.start + place * cards
+                for card in held:
+                    out[start + card] += 1.0
             chits = Counter(seen.chits[seat])
             for symbol in range(SYMBOLS):
-                tensor[self.chits.start + place * SYMBOLS + symbol] = scaled(
-                    chits[symbol], MANY_CHITS
-                )
+                out[self.chits.start + place * SYMBOLS + symbol] = scaled(chits[symbol], MANY_CHITS)
             for unit, items in seen.units[seat]:
-                at = self.units.block(place * len(UNITS) + UNITS.index(unit), UNIT_SIZE)
-                tensor[at.start] = 1.0
+                at = units_at + (place * len(UNITS) + UNIT_INDEX[unit]) * UNIT_SIZE
+                out[at] = 1.0
+                supplies = [placement_symbols(item) for item in items]
                 for symbol, bit in enumerate(SYMBOL_BITS):
-                    supplied = sum(1 for item in items if placement_symbols(item) & bit)
-                    tensor[at.start + 1 + symbol] = scaled(supplied, HAND_LIMIT)
-        for unit in set(seen.placed_this_phase):
-            one_hot(tensor, self.placed, UNITS.index(unit))
+                    supplied = sum(1 for each in supplies if each & bit)
+                    out[at + 1 + symbol] = scaled(supplied, HAND_LIMIT)
+        for unit in seen.placed_this_phase:
+            out[self.placed.start + UNIT_INDEX[unit]] = 1.0
         for slot, card in enumerate(seen.belt):
-            at = self.belt.block(slot, SLOT_SIZE)
-            one_hot(tensor, at, 0 if card == HIDDEN else 1 if card == GONE else 2 + card)
-        wanted: Counter[int] = Counter()
+            at = self.belt.start + slot * SLOT_SIZE
+            out[at + (0 if card == HIDDEN else 1 if card == GONE else 2 + card)] = 1.0
+        wanted = [0] * players
         for seat, cards_wanted in seen.pending_draws:
             wanted[seat] += cards_wanted
-        for place, seat in enumerate(self.by_seat(seen, range(self.players))):
-            tensor[self.pending_draws.start + place] = scaled(wanted[seat], HAND_LIMIT)
-        tensor[self.conveyor_left.start] = seen.conveyor_left / cards
+        for place, count in enumerate(self.by_seat(seen, wanted)):
+            out[self.pending_draws.start + place] = scaled(count, HAND_LIMIT)
+        out[self.conveyor_left.start] = seen.conveyor_left / cards
         last = seen.last_auction
         if last is not None:
-            one_hot(tensor, self.last_card, last.card)
-            one_hot(tensor, self.last_winner, relative(seen, last.winner))
+            out[self.last_card.start + last.card] = 1.0
+            if 0 <= last.winner < players:
+                out[self.last_winner.start + (last.winner - origin) % players] = 1.0
             for place, bid in enumerate(self.by_seat(seen, last.bids)):
-                add_counts(tensor, self.last_bids.block(place, cards), bid or ())
+                start = self.last_bids.start + place * cards
+                for card in bid or ():
+                    out[start + card] += 1.0
         for place, score in enumerate(self.by_seat(seen, seen.scores)):
-            tensor[self.scores.start + place] = scaled(score, HIGH_SCORE)
+            out[self.scores.start + place] = scaled(score, HIGH_SCORE)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import cast
 
 from tapisvert.core.game import Observation
-from tapisvert.encoding import Encoding, Tensor, one_hot, scaled
+from tapisvert.encoding import Encoding, Tensor, scaled, values_of
 from tapisvert.games.luz.cards import (
     COLOUR_COUNT,
     DEALS,
@@ -48,6 +48,7 @@ from tapisvert.games.luz.rules import (
 )
 
 WORST_TOTAL = FAIL_POINTS_PER_TRICK * HAND_SIZE * DEALS
+PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
 
 
 class LuzEncoding(Encoding):
@@ -84,35 +85,42 @@ class LuzEncoding(Encoding):
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(LuzObservation, observation)
-        relative = self.relative
-        one_hot(tensor, self.phase, PHASE_NAMES.index(seen.phase))
-        one_hot(tensor, self.deal, seen.deal_index)
-        one_hot(tensor, self.first_player, relative(seen, seen.first_player))
-        one_hot(tensor, self.to_act, relative(seen, seen.current_player))
-        one_hot(tensor, self.leader, relative(seen, seen.leader))
+        out = values_of(tensor)
+        players = self.players
+        origin = seen.seat or 0
+        out[self.phase.start + PHASES[seen.phase]] = 1.0
+        out[self.deal.start + seen.deal_index] = 1.0
+        for field, seat in (
+            (self.first_player, seen.first_player),
+            (self.to_act, seen.current_player),
+            (self.leader, seen.leader),
+        ):
+            if 0 <= seat < players:  # a seat, not chance or the end
+                out[field.start + (seat - origin) % players] = 1.0
+        colours_at, values_at = self.colours.start, self.values.start - 1
         hands = zip(self.by_seat(seen, seen.colours), self.by_seat(seen, seen.values), strict=True)
         for place, (colours, values) in enumerate(hands):
             for slot, (colour, value) in enumerate(zip(colours, values, strict=True)):
                 at = place * HAND_SIZE + slot
                 if colour >= 0:
-                    one_hot(tensor, self.colours.block(at, COLOUR_COUNT), colour)
+                    out[colours_at + at * COLOUR_COUNT + colour] = 1.0
                 if value is not None:
-                    one_hot(tensor, self.values.block(at, MAX_VALUE), value - 1)
+                    out[values_at + at * MAX_VALUE + value] = 1.0
+        knowledge_at = self.knowledge.start - 1
         for slot, possible in enumerate(seen.knowledge):
             for value in possible or ():
-                one_hot(tensor, self.knowledge.block(slot, MAX_VALUE), value - 1)
+                out[knowledge_at + slot * MAX_VALUE + value] = 1.0
         for place, bet in enumerate(self.by_seat(seen, seen.bets)):
             if bet is not None:
-                tensor[self.bet_made.start + place] = 1.0
-                tensor[self.bets.start + place] = bet[0] / MAX_BET
-                tensor[self.safety.start + place] = bet[1]
+                out[self.bet_made.start + place] = 1.0
+                out[self.bets.start + place] = bet[0] / MAX_BET
+                out[self.safety.start + place] = bet[1]
         for place, taken in enumerate(self.by_seat(seen, seen.tricks_won)):
-            tensor[self.tricks_won.start + place] = taken / HAND_SIZE
+            out[self.tricks_won.start + place] = taken / HAND_SIZE
         for play in seen.trick:
-            place = cast(int, relative(seen, play.seat))
-            one_hot(tensor, self.trick.block(place, CARD_IDS), play.card)
+            out[self.trick.start + (play.seat - origin) % players * CARD_IDS + play.card] = 1.0
         for trick in seen.completed_tricks:
             for play in trick.plays:
-                one_hot(tensor, self.played, play.card)
+                out[self.played.start + play.card] = 1.0
         for place, score in enumerate(self.by_seat(seen, seen.scores)):
-            tensor[self.scores.start + place] = scaled(score, WORST_TOTAL)
+            out[self.scores.start + place] = scaled(score, WORST_TOTAL)

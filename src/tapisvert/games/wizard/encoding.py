@@ -16,25 +16,60 @@ Wizard or Jester counts 1/4 per copy):
 - ``played`` (54): the cards of the round's finished tricks;
 - ``scores`` (P): the totals / the best total the rounds allow (within [-1, 1]).
 
+``write_state`` reads from the state what the seat's observation would hold, no more, and
+writes it through the same code as ``write``: the same values, without building the
+observation.
+
 Actions: the action ids the seats decide, which are compact already: play a kind (0–53),
 bid 0–20, choose a trump suit (79 in all). The first dealer is chance, not a decision.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
-from tapisvert.core.game import Observation
-from tapisvert.encoding import Encoding, Field, Tensor, add_counts, one_hot, scaled
-from tapisvert.games.wizard.cards import COPIES_OF_SPECIALS, KINDS, NO_TRUMP, SUIT_CARDS, SUITS
+import numpy
+
+from tapisvert.core.cache import IdentityCache
+from tapisvert.core.game import Observation, Seat, State
+from tapisvert.encoding import Encoding, Tensor, scaled, values_of
+from tapisvert.games.wizard.cards import (
+    COPIES_OF_SPECIALS,
+    JESTER,
+    KINDS,
+    NO_TRUMP,
+    SUIT_CARDS,
+    SUITS,
+    WIZARD,
+    hand_of,
+    jester_count,
+    kinds_in,
+    wizard_count,
+)
+from tapisvert.games.wizard.observation import CompletedTrick
 from tapisvert.games.wizard.rules import (
     DEALER_BASE,
+    PHASE_BID,
     PHASE_NAMES,
+    TRUMP_UNDECIDED,
     WizardGame,
     WizardObservation,
+    WizardState,
 )
 
 SPECIAL_WEIGHT = 1 / COPIES_OF_SPECIALS
+CARD_WEIGHTS = tuple(1.0 if kind < SUIT_CARDS else SPECIAL_WEIGHT for kind in range(KINDS))
+"""What one card of each kind counts for."""
+SUIT_CARD_BITS = (1 << SUIT_CARDS) - 1
+SETTLED_KEPT = 4096
+"""Templates kept (``_settled_fields``): a few per seat of each table in play, 64 tables say."""
+
+Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
+"""What changes once a round or so, as the observer sees it: the observer (its seat, or 0),
+the round's index and cards, the dealer, the turned card (-1: none), the trump
+(``TRUMP_UNDECIDED``: none yet) and the scores."""
+PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
 
 
 class WizardEncoding(Encoding):
@@ -51,6 +86,8 @@ class WizardEncoding(Encoding):
             # A round pays 20 + 10 per trick for a bid made, loses 10 per trick off.
             score_bounds=(-10.0 * sum(rounds), float(sum(20 + 10 * cards for cards in rounds))),
         )
+        self.hidden_bids = game.hidden_bids
+        self.round_count = len(rounds)
         players = self.players
         self.most_cards = max(game.round_numbers)
         self.best_total = sum(20 + 10 * cards for cards in game.round_numbers)
@@ -69,39 +106,177 @@ class WizardEncoding(Encoding):
         self.trick = self.field("trick", players * KINDS, "the card each seat put on the trick")
         self.played = self.field("played", KINDS, "cards of the round's finished tricks")
         self.scores = self.field("scores", players, "totals / the best possible total")
+        self._phase_at, self._to_act_at, self._leader_at, self._hand_at = (
+            self.phase.start,
+            self.to_act.start,
+            self.leader.start,
+            self.hand.start,
+        )
+        self._settled: dict[Settled, Tensor] = {}
+        self._seen_from = [self._seats_seen_from(origin) for origin in range(players)]
+        """Per observer: where each seat's card on the trick begins, and for each seat where
+        its bid flag, bid, tricks, hand size and score go (seats relative to the observer)."""
+        self._finished: IdentityCache[
+            tuple[CompletedTrick, ...], tuple[Tensor, tuple[int, ...]]
+        ] = IdentityCache(self._finished_tricks, size=256)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(WizardObservation, observation)
-        relative = self.relative
-        one_hot(tensor, self.phase, PHASE_NAMES.index(seen.phase))
-        tensor[self.round.start] = seen.round_index / seen.rounds
-        tensor[self.round.start + 1] = seen.round_number / self.most_cards
-        one_hot(tensor, self.dealer, relative(seen, seen.dealer))
-        one_hot(tensor, self.to_act, relative(seen, seen.current_player))
-        one_hot(tensor, self.leader, relative(seen, seen.leader))
-        _add_cards(tensor, self.hand, seen.hand)
-        if seen.trump_card is not None:
-            _add_cards(tensor, self.trump_card, (seen.trump_card,))
-        if seen.trump is not None:
-            one_hot(tensor, self.trump, SUITS if seen.trump == NO_TRUMP else seen.trump)
-        for place, bid in enumerate(self.by_seat(seen, seen.bids)):
-            if bid is not None:
-                tensor[self.bid_made.start + place] = 1.0
-                tensor[self.bids.start + place] = bid / self.most_cards
-        for place, taken in enumerate(self.by_seat(seen, seen.tricks_won)):
-            tensor[self.tricks_won.start + place] = taken / self.most_cards
-        for place, size in enumerate(self.by_seat(seen, seen.hand_sizes)):
-            tensor[self.hand_sizes.start + place] = size / self.most_cards
-        for order, card in enumerate(seen.trick):
-            place = cast(int, relative(seen, (seen.leader + order) % self.players))
-            _add_cards(tensor, self.trick.block(place, KINDS), (card,))
-        for trick in seen.completed_tricks:
-            _add_cards(tensor, self.played, trick.cards)
-        for place, score in enumerate(self.by_seat(seen, seen.scores)):
-            tensor[self.scores.start + place] = scaled(score, self.best_total)
+        self._fill(
+            tensor,
+            (
+                seen.seat or 0,
+                seen.round_index,
+                seen.round_number,
+                seen.dealer,
+                -1 if seen.trump_card is None else seen.trump_card,
+                TRUMP_UNDECIDED if seen.trump is None else seen.trump,
+                seen.scores,
+            ),
+            PHASES[seen.phase],
+            [-1 if bid is None else bid for bid in seen.bids],
+            seen.current_player,
+            seen.leader,
+            hand_of(seen.hand),
+            seen.hand_sizes,
+            seen.trick,
+            seen.completed_tricks,
+        )
 
+    def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
+        """What ``state.observation(seat)`` holds, read from the state's own fields."""
+        state = cast(WizardState, state)
+        bids = state._bids
+        if self.hidden_bids and state._phase == PHASE_BID:
+            bids = tuple(bid if other == seat else -1 for other, bid in enumerate(bids))
+        self._fill(
+            tensor,
+            (
+                seat or 0,
+                state._round_index,
+                state._cards,
+                state._dealer,
+                state._trump_card,
+                state._trump,
+                state._scores,
+            ),
+            state._phase,
+            bids,
+            state._player,
+            state._leader,
+            0 if seat is None else state._hands[seat],
+            [
+                (hand & SUIT_CARD_BITS).bit_count() + (hand >> 52 & 7) + (hand >> 55 & 7)
+                for hand in state._hands
+            ],
+            state._trick,
+            state._completed,
+        )
 
-def _add_cards(tensor: Tensor, kinds: Field, cards: tuple[int, ...]) -> None:
-    """Count ``cards`` by kind within ``kinds``, a Wizard or Jester for a quarter."""
-    add_counts(tensor, kinds, (card for card in cards if card < SUIT_CARDS))
-    add_counts(tensor, kinds, (card for card in cards if card >= SUIT_CARDS), SPECIAL_WEIGHT)
+    def _fill(
+        self,
+        tensor: Tensor,
+        settled: Settled,
+        phase: int,
+        bids: Sequence[int],
+        to_act: Seat,
+        leader: Seat,
+        hand: int,
+        hand_sizes: Sequence[int],
+        trick: Sequence[int],
+        completed: tuple[CompletedTrick, ...],
+    ) -> None:
+        """Every field, from what an observation holds in the state's form (seats absolute,
+        the hand a bitmask, -1 for no bid or no trump card), as ``write`` and
+        ``write_state`` read them: one way to write, whichever the source.
+
+        What changes once a round or so (``settled``) is written once into a template that
+        the tensor starts from."""
+        template = self._settled.get(settled)
+        if template is None:
+            template = self._settled_fields(settled)
+        tensor[:] = template
+        out = values_of(tensor)
+        players = self.players
+        most = self.most_cards
+        origin = settled[0]
+        tricks_at, slots = self._seen_from[origin]
+        out[self._phase_at + phase] = 1.0
+        if 0 <= to_act < players:
+            out[self._to_act_at + (to_act - origin) % players] = 1.0
+        out[self._leader_at + (leader - origin) % players] = 1.0
+        if hand:
+            at_hand = self._hand_at
+            for card in kinds_in(hand):
+                out[at_hand + card] = 1.0
+            if hand >> SUIT_CARDS:
+                out[at_hand + WIZARD] = wizard_count(hand) * SPECIAL_WEIGHT
+                out[at_hand + JESTER] = jester_count(hand) * SPECIAL_WEIGHT
+        played, tricks_won = self._finished(completed)
+        for other, made, bid_at, won, size, _ in slots:
+            bid = bids[other]
+            if bid >= 0:
+                out[made] = 1.0
+                out[bid_at] = bid / most
+            out[won] = tricks_won[other] / most
+            out[size] = hand_sizes[other] / most
+        for order, card in enumerate(trick):
+            out[tricks_at[(leader + order) % players] + card] = CARD_WEIGHTS[card]
+        if completed:
+            tensor[self.played.start : self.played.stop] = played
+
+    def _settled_fields(self, settled: Settled) -> Tensor:
+        """The fields of ``settled`` alone, the others zero, remembered for the next
+        positions (the last ``SETTLED_KEPT``: a few per seat and table in play)."""
+        origin, round_index, cards, dealer, trump_card, trump, scores = settled
+        most = self.most_cards
+        template = numpy.zeros(self.shape, dtype=numpy.float32)
+        out = values_of(template)
+        out[self.round.start] = round_index / self.round_count
+        out[self.round.start + 1] = cards / most
+        out[self.dealer.start + (dealer - origin) % self.players] = 1.0
+        if trump_card >= 0:
+            out[self.trump_card.start + trump_card] = CARD_WEIGHTS[trump_card]
+        if trump != TRUMP_UNDECIDED:
+            out[self.trump.start + (SUITS if trump == NO_TRUMP else trump)] = 1.0
+        best = self.best_total
+        for other, _, _, _, _, scored in self._seen_from[origin][1]:
+            score = scores[other] / best
+            out[scored] = score if -1.0 <= score <= 1.0 else scaled(score, 1.0)
+        if len(self._settled) >= SETTLED_KEPT:
+            del self._settled[next(iter(self._settled))]
+        self._settled[settled] = template
+        return template
+
+    def _seats_seen_from(
+        self, origin: Seat
+    ) -> tuple[tuple[int, ...], tuple[tuple[int, int, int, int, int, int], ...]]:
+        places = [(seat - origin) % self.players for seat in range(self.players)]
+        return (
+            tuple(self.trick.start + place * KINDS for place in places),
+            tuple(
+                (
+                    seat,
+                    self.bid_made.start + place,
+                    self.bids.start + place,
+                    self.tricks_won.start + place,
+                    self.hand_sizes.start + place,
+                    self.scores.start + place,
+                )
+                for seat, place in enumerate(places)
+            ),
+        )
+
+    def _finished_tricks(
+        self, completed: tuple[CompletedTrick, ...]
+    ) -> tuple[Tensor, tuple[int, ...]]:
+        """The ``played`` field and the tricks each seat took of a round's finished tricks,
+        computed once while they are the same."""
+        played = numpy.zeros(KINDS, dtype=numpy.float32)
+        counts = values_of(played)
+        taken = [0] * self.players
+        for trick in completed:
+            taken[trick.winner] += 1
+            for card in trick.cards:
+                counts[card] += CARD_WEIGHTS[card]
+        return played, tuple(taken)
