@@ -60,10 +60,11 @@ def test_bot_strength_runs_and_prints_its_figures() -> None:
     printed = run_benchmark(
         "bot_strength.py",
         *("--deals", "1", "--full-games", "0", "--games", "abluxxen"),
-        *("--seconds", "0.5", "--workers", "1", "--levels", "medium,hard"),
+        *("--seconds", "0.5", "--rounds", "2", "--workers", "1", "--levels", "medium,hard"),
         TAPISVERT_SEARCH_SCALE="0.05",
     )
     lines = printed.splitlines()
+    assert "1,000 iterations a decision, UCT constant 0.7 on both sides" in printed
     engines = ["pure"] if "The compiled engine (mypyc) is" in printed else ["pure", "compiled"]
     speed = lines.index(next(line for line in lines if line.startswith("search speed")))
     for line, engine in zip(lines[speed + 2 :], engines, strict=False):
