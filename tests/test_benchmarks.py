@@ -89,6 +89,8 @@ def test_server_load_runs_and_checks_persistence() -> None:
         *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
     )
     header, *rows = printed.strip().splitlines()[-2:]
+    assert "the per-socket rate limit is raised to 1,000,000 messages a second" in printed
+    assert "the peer's pings and the moves alternate: 4 windows of 0.5 s each" in printed
     assert "moves/s" in header and "p99 ms" in header
     assert [row.split()[1] for row in rows] == ["fzzzt"]
     for row in rows:
@@ -96,6 +98,7 @@ def test_server_load_runs_and_checks_persistence() -> None:
         assert float(row.split()[4]) > 0
         assert float(row.split()[8]) > 0  # the server's CPU, read from /proc
         assert float(row.split()[9]) > 0 and float(row.split()[10]) > 0  # µs/move: all, loop
+        assert float(row.split()[13]) > 0  # the peer's pings/s, between the windows of moves
 
 
 def postgres_and_redis() -> str:
