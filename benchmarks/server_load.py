@@ -22,9 +22,9 @@ sending the next as soon as the last is answered (no game, no database, no fan-o
 bare WebSocket round trips this machine sustains. ``moves/pings`` relates the two. The
 measured seconds are split into ``--rounds`` windows of moves, each after a window of the
 peer's as long (the clients hold their moves meanwhile, and play them after a new thinking
-time), so that both share the same minutes of the machine. For the peer the server's rate
-limit of messages a socket may send (and the quotas that grow with it) is raised for the run,
-which the output says.
+time; with ``--server-bots`` the server's bots play on), so that both share the same minutes
+of the machine. For the peer the server's rate limit of messages a socket may send (and the
+quotas that grow with it) is raised for the run, which the output says.
 
 With ``--server-bots LEVEL`` a table has one client seat and three of the server's bots of
 that level: the latencies are then those of people's moves while the bots think, and the
