@@ -1,15 +1,18 @@
 """Bot strength and search speed, measured side by side with OpenSpiel.
 
 1. Search speed, for each of our engines (pure Python and, where it is built, compiled by
-   mypyc; each in a process of its own): our IS-MCTS (uniformly random rollouts,
-   ``legal[int(rng.random() * n)]`` with a Python ``random.Random``) on 10-card 4-player
-   Wizard rounds, 1,000 iterations at the first decision of a hand, against OpenSpiel's
-   IS-MCTS on ``oh_hell`` (4 players, 10 tricks) doing the same, in that process: its Python
-   ``ISMCTSBot`` with an evaluator whose rollouts are drawn exactly as ours (the like-for-like
-   figure), and, labelled as different work, with its own numpy rollouts
-   (``RandomState.choice``, about 6 µs a call) and its C++ bot. Then ``hard``'s decisions in
-   each game (positions of games the ``easy`` bots play): its budget, milliseconds and
-   iterations per decision, and the share of decisions that reached the one-second cap.
+   mypyc; each in a process of its own, the two started together and taking turns
+   ``--rounds`` times, so that both share the same minutes of the machine): our IS-MCTS
+   (uniformly random rollouts, ``legal[int(rng.random() * n)]`` with a Python
+   ``random.Random``) on 10-card 4-player Wizard rounds, 1,000 iterations at the first
+   decision of a hand, against OpenSpiel's IS-MCTS on ``oh_hell`` (4 players, 10 tricks)
+   doing the same, in that process: its Python ``ISMCTSBot`` with an evaluator whose rollouts
+   are drawn exactly as ours (the like-for-like figure), and, labelled as different work, with
+   its own numpy rollouts (``RandomState.choice``, about 6 µs a call) and its C++ bot; all
+   with the same UCT constant, the Python bot's iterations counted as it runs them. Then
+   ``hard``'s decisions in each game (positions of games the ``easy`` bots play): its budget,
+   milliseconds and iterations per decision, and the share of decisions that reached the
+   one-second cap.
 2. Strength, per game, with duplicate deals and seat rotation (the arena): each search level
    (``--levels``, ``hard`` by default) alone against ``easy`` bots, and ``easy`` alone
    against ``random`` bots — margins per game and per round with 95% intervals, bids made,
@@ -29,15 +32,16 @@ alone: ``--seconds 0 --full-games 0 --no-easy-vs-random --levels medium,hard``.
 from __future__ import annotations
 
 import argparse
-import json
+import itertools
 import math
 import random
 import statistics
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import tapisvert
-from engines import KINDS, check_engine, engine, engines_to_measure, run_engine
+from engines import KINDS, alternate, check_engine, engine, engines_to_measure, serve_slices
 from tapisvert import CHANCE
 from tapisvert.arena import ArenaReport, run_arena
 from tapisvert.bots import make_bot
@@ -47,28 +51,70 @@ GAME_OPTIONS = {"wizard": {"rounds": "10"}}
 """Options other than the defaults, where a whole game would take too long."""
 
 
-def our_iterations_per_second(seconds: float) -> float:
-    game = tapisvert.load_game("wizard", players=4, rounds="10")
-    bot = ISMCTSBot(game, SearchSettings(iterations=1000, rollout="random"))
-    done, spent, seed = 0, 0.0, 0
-    while spent < seconds:
-        state = game.new_initial_state(seed)
+UCT_CONSTANT = SearchSettings().exploration
+"""The exploration constant of every IS-MCTS measured here, ours and OpenSpiel's alike (ours
+weighs it against rewards scaled by the largest seen, OpenSpiel's against raw returns)."""
+SEARCH_ITERATIONS = 1000
+"""Iterations a decision, of every IS-MCTS measured here."""
+
+
+class Counted:
+    """Decisions timed so far and the iterations counted in them, across slices."""
+
+    def __init__(self) -> None:
+        self.iterations = 0
+        self.seconds = 0.0
+        self.seed = 0
+
+    def slice(self, seconds: float, decide: Callable[[int], int]) -> list[float]:
+        """Time ``decide(seed)`` (which returns the iterations it ran) for ``seconds`` or
+        one decision, whichever is longer; the iterations and seconds of this slice."""
+        done, spent = 0, 0.0
+        while spent < seconds:
+            started = time.perf_counter()
+            done += decide(self.seed)
+            spent += time.perf_counter() - started
+            self.seed += 1
+        return [done, spent]
+
+
+class SearchSpeed:
+    """The search-speed figures of this process's engine, measured a slice at a time, each
+    figure going on from where its last slice stopped."""
+
+    def __init__(self) -> None:
+        self.game = tapisvert.load_game("wizard", players=4, rounds="10")
+        self.ours = ISMCTSBot(
+            self.game, SearchSettings(iterations=SEARCH_ITERATIONS, rollout="random")
+        )
+        self.counted = {"ours": Counted()}
+        self.openspiel = openspiel_bots()
+        for name in self.openspiel or {}:
+            self.counted[name] = Counted()
+        self.hard = {name: HardDecisions(name) for name in tapisvert.game_names()}
+
+    def our_decision(self, seed: int) -> int:
+        state = self.game.new_initial_state(seed)
         state.resolve_chance()
         player = state.current_player()
-        started = time.perf_counter()
-        bot.choose(state.observation(player), state.legal_actions(), random.Random(seed))
-        spent += time.perf_counter() - started
-        done += bot.iterations_done
-        seed += 1
-    return done / spent
+        self.ours.choose(state.observation(player), state.legal_actions(), random.Random(seed))
+        return self.ours.iterations_done
+
+    def __call__(self, seconds: float) -> dict[str, Any]:
+        figures: dict[str, Any] = {"ours": self.counted["ours"].slice(seconds, self.our_decision)}
+        for name, decide in (self.openspiel or {}).items():
+            figures[name] = self.counted[name].slice(seconds, decide)
+        figures["hard"] = {name: hard.slice(seconds) for name, hard in self.hard.items()}
+        return figures
 
 
-def openspiel_iterations_per_second(seconds: float) -> dict[str, float] | None:
+def openspiel_bots() -> dict[str, Callable[[int], int]] | None:
     """OpenSpiel's IS-MCTS on ``oh_hell`` (4 players, 10 tricks; 52 cards where ours has 60),
-    1,000 iterations at the first decision of a hand, three ways: its Python bot with its own
-    numpy random rollouts; its Python bot with rollouts made as ours are (``ours_policy``:
-    ``legal[int(rng.random() * len(legal))]`` with a Python ``random.Random``); its C++ bot
-    (C++ random rollouts)."""
+    ``SEARCH_ITERATIONS`` at the first decision of a hand, three ways, each a function of the
+    deal's seed that decides and returns the iterations it ran: its Python bot with rollouts
+    made as ours are (``legal[int(rng.random() * len(legal))]`` with a Python
+    ``random.Random``); the same with its own numpy random rollouts; its C++ bot (C++ random
+    rollouts). ``None`` without OpenSpiel."""
     try:
         import numpy as np
         import pyspiel
@@ -77,7 +123,7 @@ def openspiel_iterations_per_second(seconds: float) -> dict[str, float] | None:
         return None
     game = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 10})
 
-    def first_decision(seed: int) -> object:
+    def first_decision(seed: int) -> Any:
         rng = random.Random(seed)
         state = game.new_initial_state()
         while state.is_chance_node():
@@ -102,69 +148,78 @@ def openspiel_iterations_per_second(seconds: float) -> dict[str, float] | None:
             legal = state.legal_actions()
             return [(action, 1.0 / len(legal)) for action in legal]
 
-    def python_bot(evaluator: Any) -> Any:
-        return ismcts.ISMCTSBot(
+    class CountingBot(ismcts.ISMCTSBot):  # type: ignore[misc]
+        """Its Python bot, counting the iterations it runs: its search draws a world at the
+        start of each, and nowhere else."""
+
+        iterations = 0
+
+        def sample_root_state(self, state: Any) -> Any:
+            self.iterations += 1
+            return super().sample_root_state(state)
+
+    def python_bot(evaluator: Any) -> Callable[[int], int]:
+        bot = CountingBot(
             game=game,
             evaluator=evaluator,
-            uct_c=2.0,
-            max_simulations=1000,
+            uct_c=UCT_CONSTANT,
+            max_simulations=SEARCH_ITERATIONS,
             random_state=np.random.RandomState(2),
         )
 
-    bots = {
-        "python_numpy": (
-            python_bot(mcts.RandomRolloutEvaluator(1, np.random.RandomState(1))),
-            1000,
-        ),
-        "python_ours_policy": (python_bot(OurRolloutPolicy(random.Random(1))), 1000),
-        "cpp": (
-            pyspiel.ISMCTSBot(
-                3,
-                pyspiel.RandomRolloutEvaluator(1, 4),
-                2.0,
-                10_000,
-                -1,
-                pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT,
-                False,
-                False,
-            ),
-            10_000,
-        ),
+        def decide(seed: int) -> int:
+            before = bot.iterations
+            bot.step(first_decision(seed))
+            return int(bot.iterations - before)
+
+        return decide
+
+    cpp = pyspiel.ISMCTSBot(
+        3,
+        pyspiel.RandomRolloutEvaluator(1, 4),
+        UCT_CONSTANT,
+        SEARCH_ITERATIONS,
+        -1,
+        pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT,
+        False,
+        False,
+    )
+
+    def cpp_decision(seed: int) -> int:
+        """Its C++ search cannot be counted from here; it runs ``max_simulations`` iterations
+        unless there is one legal action (then none), and nothing else stops it."""
+        state = first_decision(seed)
+        cpp.step(state)
+        return SEARCH_ITERATIONS if len(state.legal_actions()) > 1 else 0
+
+    return {
+        "python_ours_policy": python_bot(OurRolloutPolicy(random.Random(1))),
+        "python_numpy": python_bot(mcts.RandomRolloutEvaluator(1, np.random.RandomState(1))),
+        "cpp": cpp_decision,
     }
-    rates = {}
-    for name, (bot, simulations) in bots.items():
-        done, spent, seed = 0, 0.0, 0
-        while spent < seconds:
-            state = first_decision(seed)
-            started = time.perf_counter()
-            bot.step(state)
-            spent += time.perf_counter() - started
-            done += simulations
-            seed += 1
-        rates[name] = done / spent
-    return rates
 
 
-def hard_decisions(seconds: float) -> dict[str, dict[str, float]]:
-    """``hard``'s decisions in each game, about ``seconds`` of them: positions of games the
-    ``easy`` bots play (4 players), where ``hard`` weighs every decision with a choice."""
-    figures = {}
-    for name in tapisvert.game_names():
+class HardDecisions:
+    """``hard``'s decisions in one game, in positions of games the ``easy`` bots play (4
+    players), where ``hard`` weighs every decision with a choice; a slice at a time."""
+
+    def __init__(self, name: str) -> None:
         game = tapisvert.load_game(name, players=4, **GAME_OPTIONS.get(name, {}))
         hard = make_bot("hard", game)
         assert isinstance(hard, (ISMCTSBot, HalvingBot))
-        settings = hard.searcher.settings
-        budget = settings.iterations
-        cap = math.inf if settings.seconds is None else settings.seconds
-        easy = make_bot("easy", game)
+        self.hard = hard
+        settings = self.hard.searcher.settings
+        self.budget = settings.iterations
+        self.cap = math.inf if settings.seconds is None else settings.seconds
+        self.decisions = self.positions(game, make_bot("easy", game))
+
+    def positions(self, game: Any, easy: Any) -> Iterator[tuple[float, int]]:
+        """Each of ``hard``'s decisions: its seconds and iterations."""
         rng = random.Random(5)
-        times: list[float] = []
-        iterations: list[int] = []
-        seed = 0
-        while sum(times) < seconds:
+        decided = 0
+        for seed in itertools.count():
             state = game.new_initial_state(seed)
-            seed += 1
-            while not state.is_terminal() and sum(times) < seconds:
+            while not state.is_terminal():
                 player = state.current_player()
                 if player == CHANCE:
                     state.resolve_chance(rng)
@@ -172,19 +227,24 @@ def hard_decisions(seconds: float) -> dict[str, dict[str, float]]:
                 observation, legal = state.observation(player), state.legal_actions()
                 if len(legal) > 1:
                     started = time.perf_counter()
-                    hard.choose(observation, legal, random.Random(len(times)))
-                    times.append(time.perf_counter() - started)
-                    iterations.append(hard.iterations_done)
+                    self.hard.choose(observation, legal, random.Random(decided))
+                    yield time.perf_counter() - started, self.hard.iterations_done
+                    decided += 1
                 state.apply_action(easy.choose(observation, legal, rng))
-        figures[name] = {
-            "budget": budget,
-            "decisions": len(times),
-            "ms": 1000 * statistics.fmean(times),
-            "max_ms": 1000 * max(times),
-            "iterations": statistics.fmean(iterations),
-            "capped": sum(spent >= cap for spent in times) / len(times),
+
+    def slice(self, seconds: float) -> dict[str, Any]:
+        times: list[float] = []
+        iterations: list[int] = []
+        while sum(times) < seconds:
+            spent, done = next(self.decisions)
+            times.append(spent)
+            iterations.append(done)
+        return {
+            "budget": self.budget,
+            "times": times,
+            "iterations": iterations,
+            "capped": sum(spent >= self.cap for spent in times),
         }
-    return figures
 
 
 def describe(report: ArenaReport) -> None:
@@ -223,22 +283,24 @@ def main() -> None:
     parser.add_argument(
         "--seconds", type=float, default=10.0, help="per search-speed figure (0: none)"
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="turns each engine takes at the search-speed figures, the others waiting",
+    )
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--engine", choices=KINDS, help="measure search speed here, as JSON")
+    parser.add_argument(
+        "--engine", choices=KINDS, help="measure search speed here, a slice at a time, as JSON"
+    )
     arguments = parser.parse_args()
     if arguments.engine is not None:
         check_engine(arguments.engine)
-        seconds = arguments.seconds
-        speed = {
-            "ours": our_iterations_per_second(seconds),
-            "openspiel": openspiel_iterations_per_second(seconds),
-            "hard": hard_decisions(seconds),
-        }
-        print(json.dumps(speed))
+        serve_slices(SearchSpeed())
         return
 
     if arguments.seconds > 0:
-        search_speed(arguments.seconds)
+        search_speed(arguments.seconds, arguments.rounds)
     print(f"the games below run on the {engine()} engine")
     for game in filter(None, arguments.games.split(",")):
         lineups = [[level, "easy", "easy", "easy"] for level in arguments.levels.split(",")]
@@ -281,25 +343,32 @@ def main() -> None:
         describe(report)
 
 
-def search_speed(seconds: float) -> None:
-    """Search speed and ``hard``'s decisions, each engine in a process of its own."""
+def search_speed(seconds: float, rounds: int) -> None:
+    """Search speed and ``hard``'s decisions, each engine in a process of its own, the two
+    taking turns ``rounds`` times."""
     kinds, missing = engines_to_measure()
     if missing is not None:
         print(f"The compiled engine (mypyc) is {missing}: the pure-Python one alone is measured.")
-    figures = {kind: run_engine(__file__, kind, "--seconds", str(seconds)) for kind in kinds}
-    print("search speed, 10-card 4-player Wizard, IS-MCTS random rollouts, 1,000 iterations:")
+    slices = alternate(__file__, kinds, rounds, seconds / rounds)
+    print(
+        f"search speed, 10-card 4-player Wizard, IS-MCTS random rollouts, {SEARCH_ITERATIONS:,}"
+        f" iterations a decision, UCT constant {UCT_CONSTANT:g} on both sides; the engines"
+        f" alternating, {rounds} turns of {seconds / rounds:g} s a figure each; OpenSpiel's"
+        " iterations counted as its Python bot runs them:"
+    )
     print(f"  {'engine':<9} {'ours it/s':>10} {'OpenSpiel Python, rollouts as ours':>36}")
     for kind in kinds:
-        ours, peer = figures[kind]["ours"], figures[kind]["openspiel"]
+        ours = rate(slices[kind], "ours")
         line = f"  {kind:<9} {ours:>10,.0f}"
-        if peer is not None:
-            theirs = peer["python_ours_policy"]
+        if "cpp" in slices[kind][0]:
+            theirs, numpy, cpp = (
+                rate(slices[kind], name) for name in ("python_ours_policy", "python_numpy", "cpp")
+            )
             line += f" {theirs:>16,.0f} it/s (ratio ours/theirs {ours / theirs:.2f})"
-            line += f"; its numpy rollouts {peer['python_numpy']:,.0f} it/s"
-            line += f" (ratio {ours / peer['python_numpy']:.2f})"
-            line += f"; OpenSpiel C++ {peer['cpp']:,.0f} it/s (ratio {ours / peer['cpp']:.2f})"
+            line += f"; its numpy rollouts {numpy:,.0f} it/s (ratio {ours / numpy:.2f})"
+            line += f"; OpenSpiel C++ {cpp:,.0f} it/s (ratio {ours / cpp:.2f})"
         print(line)
-    if figures["pure"]["openspiel"] is None:
+    if "cpp" not in slices["pure"][0]:
         print("OpenSpiel is not installed: pip install open_spiel to compare")
     print("hard's decisions in games of easy bots (4 players; Wizard 10-card rounds):")
     print(
@@ -308,12 +377,22 @@ def search_speed(seconds: float) -> None:
     )
     for name in tapisvert.game_names():
         for kind in kinds:
-            hard = figures[kind]["hard"][name]
+            parts = [part["hard"][name] for part in slices[kind]]
+            times = [spent for part in parts for spent in part["times"]]
+            iterations = [done for part in parts for done in part["iterations"]]
+            capped = sum(part["capped"] for part in parts) / len(times)
             print(
-                f"  {name if kind == 'pure' else '':<9} {kind:<9} {hard['budget']:>6.0f}"
-                f" {hard['decisions']:>9.0f} {hard['ms']:>6.0f} {hard['max_ms']:>7.0f}"
-                f" {hard['iterations']:>10.0f} {100 * hard['capped']:>6.0f}%"
+                f"  {name if kind == 'pure' else '':<9} {kind:<9} {parts[0]['budget']:>6.0f}"
+                f" {len(times):>9.0f} {1000 * statistics.fmean(times):>6.0f}"
+                f" {1000 * max(times):>7.0f} {statistics.fmean(iterations):>10.0f}"
+                f" {100 * capped:>6.0f}%"
             )
+
+
+def rate(slices: list[dict[str, Any]], figure: str) -> float:
+    """Iterations a second of one figure, over all its slices."""
+    done = sum(float(part[figure][0]) for part in slices)
+    return done / sum(float(part[figure][1]) for part in slices)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ that game set up over the WebSocket. A client bot thinks for a
 uniformly random 0.5–1.5 × ``--think`` seconds, then plays a random legal move; the move is
 timed from leaving the client to its acknowledgement (the mover's view of the position after
 it), which the server sends only after the move is committed to SQLite. A finished table is
-replaced by a new one. Moves are counted over the measured window, after a warm-up.
+replaced by a new one. Moves are counted over the measured windows, after a warm-up.
 
 The default thinking time, 0.14 s, makes a table ask for about 7 moves a second: 250 tables
 ask for 1,786 moves/s, just over the 1,700 the platform must sustain there, so a server that
@@ -19,7 +19,12 @@ move ``µs/move`` (all its threads) and ``loop µs`` (the event loop's thread al
 
 The peer, side by side: the same server and sockets answering ``ping`` messages, each client
 sending the next as soon as the last is answered (no game, no database, no fan-out) — the
-bare WebSocket round trips this machine sustains. ``moves/pings`` relates the two.
+bare WebSocket round trips this machine sustains. ``moves/pings`` relates the two. The
+measured seconds are split into ``--rounds`` windows of moves, each after a window of the
+peer's as long (the clients hold their moves meanwhile, and play them after a new thinking
+time; with ``--server-bots`` the server's bots play on), so that both share the same minutes
+of the machine. For the peer the server's rate limit of messages a socket may send (and the
+quotas that grow with it) is raised for the run, which the output says.
 
 With ``--server-bots LEVEL`` a table has one client seat and three of the server's bots of
 that level: the latencies are then those of people's moves while the bots think, and the
@@ -48,9 +53,9 @@ moves a second (with ``--think 0``, the capacity) and of the server's CPU per mo
 off. On a machine shared with other work the server gets more or less of a core from one run
 to the next, and moves a second follow; the CPU a move costs does not.
 
-The pings are measured first. At the end of the moves' window the client kills the
-node(s) with SIGKILL, and the database is read back: every move acknowledged until then
-must be in the log (the ``persisted`` column).
+At the end of the last window of moves the client kills the node(s) with SIGKILL, and the
+database is read back: every move acknowledged until then must be in the log (the
+``persisted`` column).
 
 Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``
 """
@@ -88,6 +93,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from tapisvert.core.registry import game_names  # noqa: E402
 from tapisvert.server.redis_bus import PREFIX_VARIABLE  # noqa: E402
 from tapisvert.server.rooms import rooms  # noqa: E402
+from tapisvert.server.settings import Settings  # noqa: E402
 
 from server_support import (  # noqa: E402
     Server,
@@ -107,27 +113,37 @@ WAITING = re.compile(
 GAMES = tuple(game_names())
 BOTS_START_SECONDS = 120.0
 """How long the server's bots may take to play their first move before the window opens."""
+PEER_RATE = 1_000_000.0
+"""Messages a second a socket may send, raised for the benchmark from the server's default:
+the peer's pings go as fast as the server answers (over 1,000 a second on one socket on a
+quiet machine), and the rate limit must not be what is measured."""
 SCRAPE_SECONDS = 1.0
 """How often ``--metrics`` scrapes each node's metrics (Prometheus's default is a minute)."""
 
 
 @dataclass
 class Tally:
-    started: float = 0.0
-    until: float = 0.0
+    window: int | None = None
+    """The moves' measured window open now, numbered; ``None`` between windows."""
+    paused: bool = False
+    """The clients hold their moves (the peer's pings are being measured)."""
+    stopped: bool = False
+    """The last window has closed: the clients send no more moves."""
+    held: list[tuple[SeatClient, dict[str, Any]]] = field(default_factory=list)
+    """Moves held while paused, with their seats."""
     latencies: list[float] = field(default_factory=list)
     acked: list[tuple[int, int]] = field(default_factory=list)
     """(table, position) of every acknowledged move, measured or not."""
     bot_moves: int = 0
-    """Moves of the server's bots seen in the measured window (``--server-bots``)."""
+    """Moves of the server's bots seen in the measured windows (``--server-bots``)."""
     bots_played: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at the bots' first move: the window opens after it (their workers start first)."""
 
-    def record(self, sent: float, table: int, position: int) -> None:
-        now = time.perf_counter()
+    def record(self, window: int | None, sent: float, table: int, position: int) -> None:
+        """A move acknowledged: timed if it was sent in the window still open."""
         self.acked.append((table, position))
-        if self.started <= sent and now <= self.until:
-            self.latencies.append(now - sent)
+        if window is not None and window == self.window:
+            self.latencies.append(time.perf_counter() - sent)
 
 
 def group_address(group: int) -> dict[str, str]:
@@ -150,7 +166,7 @@ class SeatClient:
         self.rng = random.Random(seed)
         self.tally = tally
         self.think = think
-        self.sent: dict[str, tuple[float, int, int]] = {}
+        self.sent: dict[str, tuple[int | None, float, int, int]] = {}
         self.requests: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.finished: asyncio.Queue[int] = asyncio.Queue()
         self.latest = -1
@@ -160,7 +176,7 @@ class SeatClient:
         self.to_act: int | None = None
 
     async def request(self, **message: Any) -> dict[str, Any]:
-        """Send a lobby request (create, join, start) and wait for its answer."""
+        """Send a request (create, join, start, ping) and wait for its answer."""
         request = f"r{next(self.numbers)}"
         answer = self.requests[request] = asyncio.get_running_loop().create_future()
         await self.link.send_str(json.dumps({"id": request, **message}))
@@ -188,15 +204,16 @@ class SeatClient:
     def handle(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]
         if kind in {"ack", "error"} and frame.get("id") in self.requests:
-            self.requests.pop(frame["id"]).set_result(frame)
+            answer = self.requests.pop(frame["id"])
+            if not answer.cancelled():  # a ping cancelled at the end of the peer's window
+                answer.set_result(frame)
         elif kind == "error":
             raise RuntimeError(f"refused: {frame}")
         elif kind == "view" and frame["ack"] in self.sent:
             self.acknowledged(frame["ack"])
         if kind == "view" and frame["seq"] > self.latest:
             if self.bots_to_act and self.to_act not in (None, frame["seat"]):
-                now = time.perf_counter()
-                self.tally.bot_moves += self.tally.started <= now <= self.tally.until
+                self.tally.bot_moves += self.tally.window is not None
                 self.tally.bots_played.set()
             self.to_act = frame["to_act"]
             self.latest = frame["seq"]
@@ -211,27 +228,33 @@ class SeatClient:
                     "seq": frame["seq"],
                     "action": self.rng.choice(frame["legal"]),
                 }
-                thinking = self.rng.uniform(0.5, 1.5) * self.think
-                asyncio.get_running_loop().call_later(thinking, self.play, move)
+                self.play_later(move)
 
     def acknowledged(self, move: str) -> None:
-        started, table, position = self.sent.pop(move)
-        self.tally.record(started, table, position)
+        self.tally.record(*self.sent.pop(move))
 
     def play(self, move: dict[str, Any]) -> None:
         """A bot's move after its thinking time; the clock starts when the move leaves."""
-        if time.perf_counter() > self.tally.until:
+        if self.tally.stopped:
             return
-        self.sent[move["id"]] = (time.perf_counter(), move["table"], move["seq"])
+        if self.tally.paused:
+            self.tally.held.append((self, move))
+            return
+        sent = (self.tally.window, time.perf_counter(), move["table"], move["seq"])
+        self.sent[move["id"]] = sent
         asyncio.get_running_loop().create_task(self.link.send_str(json.dumps(move)))
 
-    async def pings(self) -> None:
-        for number in itertools.count():
+    def play_later(self, move: dict[str, Any]) -> None:
+        """Play ``move`` after a thinking time of its own."""
+        thinking = self.rng.uniform(0.5, 1.5) * self.think
+        asyncio.get_running_loop().call_later(thinking, self.play, move)
+
+    async def pings(self, latencies: list[float]) -> None:
+        """The peer: ping, and ping again as soon as the answer comes, until cancelled."""
+        while True:
             started = time.perf_counter()
-            await self.link.send_str(json.dumps({"type": "ping", "id": str(number)}))
-            answer = orjson.loads((await self.link.receive()).data)
-            assert answer["type"] == "ack", answer
-            self.tally.record(started, 0, number)
+            await self.request(type="ping")
+            latencies.append(time.perf_counter() - started)
 
 
 async def connect(session: aiohttp.ClientSession, url: str, token: str, group: int) -> Any:
@@ -269,10 +292,10 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
             for index in range(count):
                 if nodes[index] == node:
-                    name = f"{arguments.mode[0]}{index}"
+                    name = f"m{index}"
                     tokens.append((index, await guest(http, name, index // per_table)))
     tokens.sort()
-    tally = Tally(started=float("inf"), until=float("inf"))
+    tally = Tally()
     # aiohttp's client reads and writes frames in C: the load takes less of the machine.
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     socket_ports = [int(port) for port in arguments.socket_ports.split(",")]
@@ -285,37 +308,42 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     seats = [SeatClient(link, index, tally, arguments.think) for index, link in enumerate(links)]
     for seat in seats:
         seat.bots_to_act = bool(arguments.server_bots)
-    if arguments.mode == "pings":
-        tasks = [asyncio.create_task(seat.pings()) for seat in seats]
-    else:
-        tasks = [asyncio.create_task(seat.listen()) for seat in seats]
-        tasks += [
-            asyncio.create_task(
-                host_tables(
-                    seats[first : first + per_table],
-                    arguments.game,
-                    arguments.server_bots,
-                    # a room holds a hundred tables waiting for players: they start together
-                    rooms()[first // per_table % len(rooms())],
-                )
+    tasks = [asyncio.create_task(seat.listen()) for seat in seats]
+    tasks += [
+        asyncio.create_task(
+            host_tables(
+                seats[first : first + per_table],
+                arguments.game,
+                arguments.server_bots,
+                # a room holds a hundred tables waiting for players: they start together
+                rooms()[first // per_table % len(rooms())],
             )
-            for first in range(0, len(seats), per_table)
-        ]
+        )
+        for first in range(0, len(seats), per_table)
+    ]
     pids = [int(pid) for pid in arguments.server_pids.split(",")]
     await asyncio.sleep(arguments.warmup)
-    if arguments.server_bots and arguments.mode == "moves":  # a busy machine may take longer
-        await asyncio.wait_for(tally.bots_played.wait(), BOTS_START_SECONDS)  # than the warm-up
-    tally.started = time.perf_counter()
-    tally.until = tally.started + arguments.seconds
-    cpu_before = (*cpu_seconds(pids), process_cpu(arguments.redis_pid), time.process_time())
-    await asyncio.sleep(arguments.seconds)
-    cpu_after = (*cpu_seconds(pids), process_cpu(arguments.redis_pid), time.process_time())
-    if arguments.mode == "moves":  # what was acknowledged must be in the log: no goodbye
-        for pid in pids:
-            os.kill(pid, signal.SIGKILL)
+    if arguments.server_bots:  # a busy machine may take longer than the warm-up
+        await asyncio.wait_for(tally.bots_played.wait(), BOTS_START_SECONDS)
+    window = arguments.seconds / arguments.rounds
+    pings: list[float] = []
+    cpu = [0.0] * 6
+    for number in range(arguments.rounds):
+        await peer(seats, tally, pings, window)
+        tally.window = number
+        cpu_before = (*cpu_seconds(pids), process_cpu(arguments.redis_pid), time.process_time())
+        await asyncio.sleep(window)
+        cpu_after = (*cpu_seconds(pids), process_cpu(arguments.redis_pid), time.process_time())
+        tally.window = None
+        cpu = [
+            total + after - before
+            for total, before, after in zip(cpu, cpu_before, cpu_after, strict=True)
+        ]
+    tally.stopped = True
+    for pid in pids:  # what was acknowledged must be in the log: no goodbye
+        os.kill(pid, signal.SIGKILL)
     hub_cpu, loop_cpu, relay_cpu, workers_cpu, redis_cpu, client_cpu = (
-        (after - before) / arguments.seconds
-        for before, after in zip(cpu_before, cpu_after, strict=True)
+        seconds / arguments.seconds for seconds in cpu
     )
     await asyncio.sleep(2 * arguments.think)
     for task in tasks:
@@ -341,7 +369,30 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         "client_cpu": client_cpu,
         "acked": tally.acked,
         "bot_moves": tally.bot_moves / arguments.seconds,
+        "pings_per_second": len(pings) / arguments.seconds,
     }
+
+
+async def peer(seats: list[SeatClient], tally: Tally, pings: list[float], seconds: float) -> None:
+    """The peer, for ``seconds``, between two windows of moves: the clients hold their moves,
+    the moves in flight are answered (a second at most), then every socket pings, and pings
+    again as soon as the answer comes; then the held moves are played, each after a thinking
+    time of its own."""
+    tally.paused = True
+    settled = time.perf_counter() + 1.0
+    while any(seat.sent for seat in seats) and time.perf_counter() < settled:
+        await asyncio.sleep(0.01)
+    pinging = [asyncio.create_task(seat.pings(pings)) for seat in seats]
+    await asyncio.sleep(seconds)
+    for task in pinging:
+        if task.done() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+        task.cancel()
+    await asyncio.gather(*pinging, return_exceptions=True)
+    tally.paused = False
+    for seat, move in tally.held:
+        seat.play_later(move)
+    tally.held.clear()
 
 
 def used(process: int, thread: int | None = None) -> float:
@@ -390,14 +441,12 @@ def quantile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def client_process(
-    servers: list[Server], tables: int, mode: str, arguments: argparse.Namespace
-) -> Any:
+def client_process(servers: list[Server], tables: int, arguments: argparse.Namespace) -> Any:
     """Run the clients in a process of their own; their report comes back in a file."""
     pids = [server.process.pid for server in servers if server.process is not None]
-    report = servers[0].log.with_name(f"{mode}.json")
+    report = servers[0].log.with_name("clients.json")
     command = [
-        sys.executable, __file__, "--client", "--mode", mode,
+        sys.executable, __file__, "--client", "--rounds", str(arguments.rounds),
         "--ports", ",".join(str(server.port) for server in servers),
         "--socket-ports", ",".join(str(server.ws_port) for server in servers),
         "--redis-pid", str(redis_pid(servers[0].settings.get("bus", ""))),
@@ -486,6 +535,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured window")
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="windows of moves the measured seconds are split into, each after one of the peer's",
+    )
+    parser.add_argument(
         "--game",
         nargs="+",
         default=["all"],
@@ -539,7 +594,6 @@ def main() -> None:
     parser.add_argument("--ports", default="", help=argparse.SUPPRESS)
     parser.add_argument("--socket-ports", default="", help=argparse.SUPPRESS)
     parser.add_argument("--redis-pid", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--mode", default="moves", help=argparse.SUPPRESS)
     parser.add_argument("--server-pids", default="", help=argparse.SUPPRESS)
     parser.add_argument("--report", default="", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -555,6 +609,16 @@ def main() -> None:
 
     games = GAMES if "all" in arguments.game else tuple(arguments.game)
     print(f"relays: {arguments.relays}; bots think {arguments.think:g} s on average")
+    print(
+        f"the per-socket rate limit is raised to {PEER_RATE:,.0f} messages a second for this run"
+        f" (the server's default: {Settings.rate:g}; the people's and addresses' quotas grow with"
+        " it), so that the peer's pings are not what it limits"
+    )
+    window = arguments.seconds / arguments.rounds
+    print(
+        f"the peer's pings and the moves alternate: {arguments.rounds} windows of {window:g} s"
+        " each, pings then moves, on the same server and sockets"
+    )
     if arguments.server_bots:
         workers = arguments.bot_workers or "the server's default"
         print(f"one client seat and three {arguments.server_bots} bots a table; workers: {workers}")
@@ -586,8 +650,6 @@ def main() -> None:
             database(arguments.database_url, Path(folder)) as url,
         ):
             path = Path(folder)
-            # the peer's pings go as fast as the server answers (over 1,000 a second on one
-            # socket on a quiet machine): the rate limit must not be what is measured
             settings: dict[str, Any] = (
                 {"bot-workers": arguments.bot_workers} if arguments.bot_workers else {}
             )
@@ -597,7 +659,7 @@ def main() -> None:
                 Server(
                     url,
                     path / f"node{node}.log",
-                    rate=1_000_000.0,
+                    rate=PEER_RATE,
                     **({"relays": arguments.relays} if bus else {}),
                     **({"metrics-port": free_port()} if metrics else {}),
                     **settings,
@@ -608,8 +670,7 @@ def main() -> None:
                 for server in servers:
                     server.start()
                 with scraping(servers):
-                    pings = client_process(servers, tables, "pings", arguments)
-                    moves = client_process(servers, tables, "moves", arguments)
+                    moves = client_process(servers, tables, arguments)
             finally:
                 for server in servers:
                     server.stop()
@@ -631,8 +692,8 @@ def main() -> None:
             f" {moves['relay_cpu']:>9.2f}"
             + (f" {moves['redis_cpu']:>9.2f}" if arguments.bus else "")
             + f" {moves['client_cpu']:>10.2f}"
-            f" {pings['per_second']:>8.0f}"
-            f" {moves['per_second'] / pings['per_second']:>11.2f}"
+            f" {moves['pings_per_second']:>8.0f}"
+            f" {moves['per_second'] / moves['pings_per_second']:>11.2f}"
             f" {'all' if persisted else 'NO':>9}"
             + (
                 f" {moves['bot_moves']:>11.1f} {moves['workers_cpu']:>11.2f}"

@@ -60,10 +60,11 @@ def test_bot_strength_runs_and_prints_its_figures() -> None:
     printed = run_benchmark(
         "bot_strength.py",
         *("--deals", "1", "--full-games", "0", "--games", "abluxxen"),
-        *("--seconds", "0.5", "--workers", "1", "--levels", "medium,hard"),
+        *("--seconds", "0.5", "--rounds", "2", "--workers", "1", "--levels", "medium,hard"),
         TAPISVERT_SEARCH_SCALE="0.05",
     )
     lines = printed.splitlines()
+    assert "1,000 iterations a decision, UCT constant 0.7 on both sides" in printed
     engines = ["pure"] if "The compiled engine (mypyc) is" in printed else ["pure", "compiled"]
     speed = lines.index(next(line for line in lines if line.startswith("search speed")))
     for line, engine in zip(lines[speed + 2 :], engines, strict=False):
@@ -88,6 +89,8 @@ def test_server_load_runs_and_checks_persistence() -> None:
         *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
     )
     header, *rows = printed.strip().splitlines()[-2:]
+    assert "the per-socket rate limit is raised to 1,000,000 messages a second" in printed
+    assert "the peer's pings and the moves alternate: 4 windows of 0.5 s each" in printed
     assert "moves/s" in header and "p99 ms" in header
     assert [row.split()[1] for row in rows] == ["fzzzt"]
     for row in rows:
@@ -95,6 +98,7 @@ def test_server_load_runs_and_checks_persistence() -> None:
         assert float(row.split()[4]) > 0
         assert float(row.split()[8]) > 0  # the server's CPU, read from /proc
         assert float(row.split()[9]) > 0 and float(row.split()[10]) > 0  # µs/move: all, loop
+        assert float(row.split()[13]) > 0  # the peer's pings/s, between the windows of moves
 
 
 def postgres_and_redis() -> str:
