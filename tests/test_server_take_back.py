@@ -41,7 +41,7 @@ async def refused(work: Awaitable[object]) -> str:
     return refusal.value.code
 
 
-SHORTER = {"wizard": {"rounds": "5"}}
+SHORTER = {"wizard": {"rounds": "first5"}}
 """Options that keep a game short where it is long: the take-backs are the same."""
 
 
