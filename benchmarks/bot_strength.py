@@ -41,11 +41,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import tapisvert
-from engines import KINDS, alternate, check_engine, engine, engines_to_measure, serve_slices
+from engines import KINDS, alternate, check_engine, engines_to_measure, serve_slices
 from tapisvert import CHANCE
 from tapisvert.arena import ArenaReport, run_arena
 from tapisvert.bots import make_bot
 from tapisvert.bots.search import HalvingBot, ISMCTSBot, SearchSettings
+from tapisvert.compiled import engine_in_use
 
 GAME_OPTIONS = {"wizard": {"rounds": "10"}}
 """Options other than the defaults, where a whole game would take too long."""
@@ -301,7 +302,7 @@ def main() -> None:
 
     if arguments.seconds > 0:
         search_speed(arguments.seconds, arguments.rounds)
-    print(f"the games below run on the {engine()} engine")
+    print(f"the games below run on the {engine_in_use()} engine")
     for game in filter(None, arguments.games.split(",")):
         lineups = [[level, "easy", "easy", "easy"] for level in arguments.levels.split(",")]
         if arguments.easy_vs_random:

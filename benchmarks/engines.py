@@ -10,7 +10,6 @@ waits its turn (``alternate``).
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import subprocess
@@ -19,43 +18,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tapisvert.compiled import BUILD as COMPILED_BUILD
+from tapisvert.compiled import build_state, engine_in_use
+
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ROOT / "src"
-COMPILED_BUILD = ROOT / "build" / "compiled"
 KINDS = ("pure", "compiled")
-
-
-def engine() -> str:
-    """``compiled`` where the game contract was imported from mypyc's extension modules, else
-    ``pure``."""
-    source = importlib.import_module("tapisvert.core.game").__file__ or ""
-    return "pure" if source.endswith(".py") else "compiled"
 
 
 def check_engine(kind: str) -> None:
     """Stop unless this process runs the engine it was asked to measure."""
-    if engine() != kind:
-        raise SystemExit(f"this process imports the {engine()} engine, not the {kind} one")
-
-
-def compiled_build_state() -> str | None:
-    """Why the compiled engine cannot be measured, or ``None`` when its build is up to date
-    (``scripts/compile`` leaves a ``.built`` stamp once it has built every module)."""
-    stamp = COMPILED_BUILD / ".built"
-    if not stamp.exists():
-        return "not built (scripts/setup --compiled)"
-    built = stamp.stat().st_mtime
-    for module in (COMPILED_BUILD / "tapisvert").rglob("*.so"):
-        folder = SOURCES / module.relative_to(COMPILED_BUILD).parent
-        source = folder / f"{module.name.split('.')[0]}.py"
-        if source.stat().st_mtime > built:
-            return f"older than {source.name} (scripts/compile)"
-    return None
+    if engine_in_use() != kind:
+        raise SystemExit(f"this process imports the {engine_in_use()} engine, not the {kind} one")
 
 
 def engines_to_measure() -> tuple[list[str], str | None]:
     """The engines there are to measure, and why the compiled one is not among them."""
-    missing = compiled_build_state()
+    missing = build_state()
     return (["pure"] if missing is not None else list(KINDS)), missing
 
 

@@ -25,6 +25,7 @@ from tapisvert.cli.backups import backups
 from tapisvert.cli.options import errors, fail, help_text
 from tapisvert.cli.serving import serving
 from tapisvert.cli.views import news, render
+from tapisvert.compiled import engine_in_use, engine_words, run_on_compiled_engine
 from tapisvert.core.errors import IllegalActionError, OptionError, RecordError, TapisvertError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.notation import ascii_number
@@ -285,8 +286,12 @@ def arena(
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
+    run_on_compiled_engine()
     language = language or default_language()
     game, names, _ = make_lineup(game_name, bots, option, language)
+    if not as_json:
+        engine, words = engine_words()
+        errors.print(translate(engine, language, **words), markup=False, highlight=False)
     total = deals * len(names)
     with Progress(console=errors, disable=as_json, transient=True) as progress:
         task = progress.add_task(
@@ -308,7 +313,10 @@ def arena(
             raise fail(error, language) from None
     saved = save_plots(report, plots) if plots is not None else []
     if as_json:
-        payload = report.to_dict() | {"plots": [str(path) for path in saved]}
+        payload = report.to_dict() | {
+            "plots": [str(path) for path in saved],
+            "engine": engine_in_use(),
+        }
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
     played = f"{deals} × {len(names)} {translate('cli.games', language)}"

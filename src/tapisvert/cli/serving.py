@@ -20,6 +20,7 @@ from rich.console import Console
 
 from tapisvert.cli.config import ConfigOption, configuration, print_config, start_logging
 from tapisvert.cli.options import DatabaseOption, fail, help_text
+from tapisvert.compiled import engine_words, run_on_compiled_engine
 from tapisvert.core.errors import OptionError, TapisvertError
 from tapisvert.i18n import default_language, translate
 
@@ -87,6 +88,7 @@ def serve(
     metrics_port: MetricsPort = None,
     metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:
+    run_on_compiled_engine()
     import uvicorn
 
     from tapisvert.server.app import create_app
@@ -119,6 +121,8 @@ def serve(
     allow_open_files()
     url = config.database_url or default_database_url()
     say(config, translate("cli.serving", language, url=f"http://{host}:{port}"))
+    engine, words = engine_words()
+    say(config, translate(engine, language, **words))
     metrics = metrics_address(config)
     node = secrets.token_hex(8) if config.relays else None
     # made first: it loads every game's texts, which the relays' watchers may then read
@@ -215,6 +219,7 @@ def bot_worker(
     metrics_port: MetricsPort = None,
     metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:
+    run_on_compiled_engine()
     from tapisvert.server.bot_queue import work
     from tapisvert.server.config import masked_url
 
@@ -225,6 +230,8 @@ def bot_worker(
     check_bus(config.bus)  # before logging is set up, which replaces every handler
     start_logging(config)
     say(config, translate("cli.bot_worker_ready", language, url=masked_url(config.bus)))
+    engine, words = engine_words()
+    say(config, translate(engine, language, **words))
     work(config.bus, metrics_address=metrics_address(config))
 
 

@@ -1,0 +1,74 @@
+"""The compiled engine: mypyc's build of the engine's hot modules, used where it is up to date.
+
+``scripts/compile`` (or ``scripts/setup --compiled``) leaves in a clone's ``build/compiled`` a
+tree of links to the sources with the compiled modules beside them, and a ``.built`` stamp
+once every module is built; ``PYTHONPATH=build/compiled`` runs it. The commands that run the
+engine for long (``serve``, ``bot-worker``, ``arena``) start again on it by themselves
+(:func:`run_on_compiled_engine`), but only on a build newer than every source it compiled: a
+stale build would run yesterday's rules.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+
+SOURCES = Path(__file__).resolve().parent
+"""The package's own folder (``src/tapisvert`` in a clone)."""
+BUILD = SOURCES.parent.parent / "build" / "compiled"
+"""Where ``scripts/compile`` builds, in a clone."""
+
+
+def engine_in_use() -> str:
+    """``compiled`` where the game contract comes from mypyc's extension modules (a build on
+    the path, or compiled modules installed), else ``pure``."""
+    source = importlib.import_module("tapisvert.core.game").__file__ or ""
+    return "pure" if source.endswith(".py") else "compiled"
+
+
+def build_state() -> str | None:
+    """Why the clone's compiled build cannot be used, or ``None`` when it is up to date."""
+    if not (BUILD / ".built").exists():
+        return "not built (scripts/setup --compiled)"
+    newer = newer_source()
+    return None if newer is None else f"older than {newer} (scripts/compile)"
+
+
+def newer_source() -> str | None:
+    """A source changed since the build compiled it (``tapisvert/games/…/rules.py``), if any."""
+    built = (BUILD / ".built").stat().st_mtime
+    for module in (BUILD / "tapisvert").rglob("*.so"):
+        folder = SOURCES / module.relative_to(BUILD / "tapisvert").parent
+        source = folder / f"{module.name.split('.')[0]}.py"
+        if not source.exists() or source.stat().st_mtime > built:
+            return str(source.relative_to(SOURCES.parent))
+    return None
+
+
+def run_on_compiled_engine() -> None:
+    """Start this command again on the compiled engine, with the same arguments, where this
+    process runs the pure one and an up-to-date build is there; else go on as it is. A process
+    that has the build on its path already goes on whatever it imported (no second start)."""
+    path = os.environ.get("PYTHONPATH", "")
+    if engine_in_use() == "compiled" or str(BUILD) in path.split(os.pathsep):
+        return
+    if build_state() is not None:
+        return
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(BUILD), path]))}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "tapisvert", *sys.argv[1:]], environment)
+
+
+def engine_words() -> tuple[str, dict[str, str]]:
+    """The catalogue key and arguments that say which engine this process runs, and why."""
+    if engine_in_use() == "compiled":
+        return "cli.engine_compiled", {}
+    if not (BUILD / ".built").exists():
+        return "cli.engine_not_built", {}
+    newer = newer_source()
+    if newer is not None:
+        return "cli.engine_stale", {"source": newer}
+    return "cli.engine_not_loaded", {}
