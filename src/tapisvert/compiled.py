@@ -3,9 +3,9 @@
 ``scripts/compile`` (or ``scripts/setup --compiled``) leaves in a clone's ``build/compiled`` a
 tree of links to the sources with the compiled modules beside them, and a ``.built`` stamp
 once every module is built; ``PYTHONPATH=build/compiled`` runs it. The commands that run the
-engine for long (``serve``, ``bot-worker``, ``arena``) start again on it by themselves
-(:func:`run_on_compiled_engine`), but only on a build newer than every source it compiled: a
-stale build would run yesterday's rules.
+engine for long (``serve``, ``bot-worker``, ``arena``), run as a process, start again on it by
+themselves (:func:`run_on_compiled_engine`, from ``cli.main.main``), but only on a build newer
+than every source it compiled: a stale build would run yesterday's rules.
 """
 
 from __future__ import annotations
@@ -71,4 +71,6 @@ def engine_words() -> tuple[str, dict[str, str]]:
     newer = newer_source()
     if newer is not None:
         return "cli.engine_stale", {"source": newer}
-    return "cli.engine_not_loaded", {}
+    if str(BUILD) in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        return "cli.engine_not_loaded", {}
+    return "cli.engine_not_started", {}

@@ -286,12 +286,8 @@ def arena(
     option: OptionsOption = None,
     language: LanguageOption = "",
 ) -> None:
-    run_on_compiled_engine()
     language = language or default_language()
     game, names, _ = make_lineup(game_name, bots, option, language)
-    if not as_json:
-        engine, words = engine_words()
-        errors.print(translate(engine, language, **words), markup=False, highlight=False)
     total = deals * len(names)
     with Progress(console=errors, disable=as_json, transient=True) as progress:
         task = progress.add_task(
@@ -319,6 +315,8 @@ def arena(
         }
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         return
+    engine, words = engine_words()
+    errors.print(translate(engine, language, **words), markup=False, highlight=False)
     played = f"{deals} × {len(names)} {translate('cli.games', language)}"
     table = Table(
         title=f"{game.name} — {played}, seed {seed}",
@@ -563,5 +561,13 @@ def print_check(result: CheckResult, language: str) -> None:
         console.print(Padding(Text(detail, style), (0, 0, 0, 6)))
 
 
+ON_THE_COMPILED_ENGINE = ("serve", "bot-worker", "arena")
+"""The commands that run the engine for long: as a process, they start again on the compiled
+engine where its build is up to date (see ``tapisvert.compiled``)."""
+
+
 def main() -> None:
+    """The ``tapisvert`` command, as a process of its own."""
+    if sys.argv[1:2] and sys.argv[1] in ON_THE_COMPILED_ENGINE:
+        run_on_compiled_engine()
     app()

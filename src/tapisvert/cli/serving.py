@@ -20,7 +20,7 @@ from rich.console import Console
 
 from tapisvert.cli.config import ConfigOption, configuration, print_config, start_logging
 from tapisvert.cli.options import DatabaseOption, fail, help_text
-from tapisvert.compiled import engine_words, run_on_compiled_engine
+from tapisvert.compiled import engine_words
 from tapisvert.core.errors import OptionError, TapisvertError
 from tapisvert.i18n import default_language, translate
 
@@ -88,7 +88,6 @@ def serve(
     metrics_port: MetricsPort = None,
     metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:
-    run_on_compiled_engine()
     import uvicorn
 
     from tapisvert.server.app import create_app
@@ -219,7 +218,6 @@ def bot_worker(
     metrics_port: MetricsPort = None,
     metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:
-    run_on_compiled_engine()
     from tapisvert.server.bot_queue import work
     from tapisvert.server.config import masked_url
 
