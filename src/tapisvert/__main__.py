@@ -5,6 +5,6 @@ this module again (as ``__mp_main__``) and needs none of it.
 """
 
 if __name__ == "__main__":
-    from tapisvert.cli.main import main
+    from tapisvert.cli.entry import main
 
     main()

@@ -4,7 +4,7 @@
 tree of links to the sources with the compiled modules beside them, and a ``.built`` stamp
 once every module is built; ``PYTHONPATH=build/compiled`` runs it. The commands that run the
 engine for long (``serve``, ``bot-worker``, ``arena``), run as a process, start again on it by
-themselves (:func:`run_on_compiled_engine`, from ``cli.main.main``), but only on a build newer
+themselves (:func:`run_on_compiled_engine`, from ``cli.entry``), but only on a build newer
 than every source it compiled: a stale build would run yesterday's rules.
 """
 
@@ -37,8 +37,12 @@ def build_state() -> str | None:
 
 
 def newer_source() -> str | None:
-    """A source changed since the build compiled it (``tapisvert/games/…/rules.py``), if any."""
+    """A source changed since the build compiled it (``tapisvert/games/…/rules.py``), or added
+    since the build linked the sources (it would be missing there), if any."""
     built = (BUILD / ".built").stat().st_mtime
+    for source in SOURCES.rglob("*.py"):
+        if not (BUILD / "tapisvert" / source.relative_to(SOURCES)).exists():
+            return str(source.relative_to(SOURCES.parent))
     for module in (BUILD / "tapisvert").rglob("*.so"):
         folder = SOURCES / module.relative_to(BUILD / "tapisvert").parent
         source = folder / f"{module.name.split('.')[0]}.py"

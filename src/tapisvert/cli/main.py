@@ -25,7 +25,7 @@ from tapisvert.cli.backups import backups
 from tapisvert.cli.options import errors, fail, help_text
 from tapisvert.cli.serving import serving
 from tapisvert.cli.views import news, render
-from tapisvert.compiled import engine_in_use, engine_words, run_on_compiled_engine
+from tapisvert.compiled import engine_in_use, engine_words
 from tapisvert.core.errors import IllegalActionError, OptionError, RecordError, TapisvertError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.notation import ascii_number
@@ -559,15 +559,3 @@ def print_check(result: CheckResult, language: str) -> None:
     if detail:
         style = "red" if result.status == "failed" else "dim"
         console.print(Padding(Text(detail, style), (0, 0, 0, 6)))
-
-
-ON_THE_COMPILED_ENGINE = ("serve", "bot-worker", "arena")
-"""The commands that run the engine for long: as a process, they start again on the compiled
-engine where its build is up to date (see ``tapisvert.compiled``)."""
-
-
-def main() -> None:
-    """The ``tapisvert`` command, as a process of its own."""
-    if sys.argv[1:2] and sys.argv[1] in ON_THE_COMPILED_ENGINE:
-        run_on_compiled_engine()
-    app()
