@@ -438,31 +438,26 @@ class GameTable:
         async with self._lock:
             if self.state is None or self.status != "playing" or seq != self.seq:
                 raise ServerError("stale", status=409, seq=seq, current=self.seq)
-            await self._go_back_to(start)
-
-    async def _go_back_to(self, start: int) -> None:
-        """The caller holds the lock."""
-        assert self.state is not None
-        count = self.seq - start
-        state = self.game.new_initial_state()
-        for action in self.state.history()[:-count]:
-            state.apply_action(action)
-        if self.moved:
-            raise TableMoved(self.id)
-        try:
-            await self.host.storage.tables.take_back(self.id, start, self.write_fence())
-        except TableMoved:
-            self.host.lost(self)
-            raise
-        removed = self.take_backs.taken(count)
-        self.moves, self.stand_in_moves = counted(
-            self.moves, self.stand_in_moves, removed, taken_back=True
-        )
-        self.state, self.seq = state, start
-        _log.debug("position %d: %d actions taken back", self.seq, count)
-        self.host.table_changed(self)
-        self.turns.next()
-        self.views.publish()
+            count = self.seq - start
+            state = self.game.new_initial_state()
+            for action in self.state.history()[:-count]:
+                state.apply_action(action)
+            if self.moved:
+                raise TableMoved(self.id)
+            try:
+                await self.host.storage.tables.take_back(self.id, start, self.write_fence())
+            except TableMoved:
+                self.host.lost(self)
+                raise
+            removed = self.take_backs.taken(count)
+            self.moves, self.stand_in_moves = counted(
+                self.moves, self.stand_in_moves, removed, taken_back=True
+            )
+            self.state, self.seq = state, start
+            _log.debug("position %d: %d actions taken back", self.seq, count)
+            self.host.table_changed(self)
+            self.turns.next()
+            self.views.publish()
 
     def stop_timers(self) -> None:
         """No clock runs out, and no countdown closes the table."""

@@ -54,10 +54,10 @@ class Telling(Protocol):
 
 @dataclass
 class _Asked:
-    """A rated table's request to take back a move, and who agreed so far."""
+    """A rated table's request to take back a move, and who agreed so far; any move played
+    ends it (``TakeBacks.logged``)."""
 
     seat: int
-    seq: int
     agreed: set[int] = field(default_factory=set)
 
 
@@ -154,7 +154,7 @@ class TakeBacks:
             raise ServerError("take_back_needs_people", status=409)
         if self.asked is not None and self.asked.seat != seat:
             raise ServerError("take_back_pending", status=409)
-        self.asked = _Asked(seat, self.table.seq)
+        self.asked = _Asked(seat)
         return None
 
     def agree(self, seat: int) -> tuple[int, int | None]:
@@ -180,7 +180,7 @@ class TakeBacks:
 
     def _asked_of_another(self, seat: int) -> _Asked:
         asked = self.asked
-        if asked is None or asked.seq != self.table.seq:
+        if asked is None:
             raise ServerError("no_take_back_asked", status=409)
         if asked.seat == seat:
             raise ServerError("own_take_back", status=409)
