@@ -211,12 +211,26 @@ class Player:
                     await link.send(json.dumps(hello))
                     for table in self.watching:
                         await link.send(json.dumps({"type": "watch", "table": table}))
-                    await self._play_on(link, tables, rng)
+                    try:
+                        await self._play_on(link, tables, rng)
+                    except websockets.ConnectionClosed:
+                        await self._read_what_is_left(link)
+                        raise
             except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake):
                 # a server killed during the handshake answers nothing (InvalidMessage)
                 if not reconnect:
                     raise
                 await asyncio.sleep(0.05)
+
+    async def _read_what_is_left(self, link: Any) -> None:
+        """The frames that came before the socket closed: a move sent as the server said
+        "reconnect" and closed fails to send, with that frame still unread."""
+        with contextlib.suppress(websockets.ConnectionClosed):
+            while True:
+                frame = json.loads(await link.recv())
+                self.frames.append(frame)
+                if frame["type"] == "reconnect":
+                    self.reconnects += 1
 
     async def _play_on(self, link: Any, tables: set[int], rng: random.Random) -> None:
         pending: dict[str, tuple[int, int, int, str]] = {}
