@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-ON_THE_COMPILED_ENGINE = ("serve", "bot-worker", "arena")
+ON_THE_COMPILED_ENGINE = ("serve", "bot-worker", "arena", "connect")
 """The commands that run the engine for long: as a process, they start again on the compiled
 engine where its build is up to date (see ``tapisvert.compiled``)."""
 

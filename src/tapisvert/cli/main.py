@@ -23,6 +23,7 @@ from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.admin import admin
 from tapisvert.cli.backups import backups
 from tapisvert.cli.options import errors, fail, help_text
+from tapisvert.cli.own_bots import own_bots
 from tapisvert.cli.serving import serving
 from tapisvert.cli.views import news, render
 from tapisvert.compiled import engine_in_use, engine_words
@@ -53,6 +54,7 @@ app = typer.Typer(
 app.add_typer(admin, name="admin")
 app.add_typer(backups)
 app.add_typer(serving)
+app.add_typer(own_bots)
 console = Console(highlight=False)
 
 LanguageOption = Annotated[

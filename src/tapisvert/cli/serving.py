@@ -75,6 +75,10 @@ def serve(
     leaderboard_min_games: Annotated[
         int, typer.Option(min=0, help=help_text("leaderboard_min_games"))
     ] = 5,
+    bots_per_owner: Annotated[int, typer.Option(min=0, help=help_text("bots_per_owner"))] = 3,
+    bot_tables_per_owner: Annotated[
+        int, typer.Option(min=0, help=help_text("bot_tables_per_owner"))
+    ] = 10,
     bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
     lease_seconds: Annotated[float, typer.Option(min=0.5, help=help_text("lease_seconds"))] = 10.0,
     secret_key_file: Annotated[

@@ -109,7 +109,7 @@ class Accounts:
         if user_id is None:
             raise ServerError("name_taken", status=409, name=name)
         self.presence.names[user_id] = name
-        return await self._open_session(User(user_id, name, password_hash is None))
+        return await self.open_session(User(user_id, name, password_hash is None))
 
     async def login(self, name: str, password: str, address: str) -> tuple[str, User]:
         """A session for the name's owner; the answer takes as long whether or not the name
@@ -133,7 +133,7 @@ class Accounts:
         self.quotas.note("signed_in_from", guessed, address)
         self.sanctions.refuse_banned(row.id, None)  # told only to who knows the password
         self.presence.names[row.id] = row.name
-        return await self._open_session(User(row.id, row.name, False))
+        return await self.open_session(User(row.id, row.name, False))
 
     async def _held_back(self, address: str, name: str) -> None:
         """Refuse an address that failed too often. While a name is being guessed at, its
@@ -202,7 +202,8 @@ class Accounts:
         self.connections.end_sessions(user, others=False)
         _log.info("a session ends: signed out")
 
-    async def _open_session(self, user: User) -> tuple[str, User]:
+    async def open_session(self, user: User) -> tuple[str, User]:
+        """A new session of ``user``, and the token that carries it."""
         assert self.tokens is not None
         session = secrets.token_urlsafe(24)
         await self.storage.sessions.open(session_key(session), user.id)
@@ -222,4 +223,4 @@ class Accounts:
             raise ServerError("bad_token", status=401)
         self.sanctions.refuse_banned(row.id, address if row.guest else None)
         self.presence.names[row.id] = row.name
-        return User(row.id, row.name, row.guest, named[1])
+        return User(row.id, row.name, row.guest, named[1], owner_id=row.owner_id)

@@ -84,6 +84,8 @@ class NodeConfig(BaseSettings):
     abandoned_after: float = Field(Settings.abandoned_after, ge=0)
     bot_workers: int | None = Field(Settings.bot_workers, ge=0)
     leaderboard_min_games: int = Field(Settings.leaderboard_min_games, ge=0)
+    bots_per_owner: int = Field(Settings.bots_per_owner, ge=0)
+    bot_tables_per_owner: int = Field(Settings.bot_tables_per_owner, ge=0)
     lease_seconds: float = Field(Settings.lease_seconds, ge=0.5)
     drain_seconds: float = Field(Settings.drain_seconds, ge=1.0)
     metrics_port: int | None = Field(None, ge=1, le=65535)

@@ -37,6 +37,7 @@ from tapisvert.server.connections import Connections
 from tapisvert.server.messages import Messages
 from tapisvert.server.metrics import Metrics
 from tapisvert.server.moderation import Moderation
+from tapisvert.server.own_bots import BotSeats, OwnBots
 from tapisvert.server.presence import Presence
 from tapisvert.server.pubsub import PRESENCE_CHANNEL, LocalPubSub, PubSub
 from tapisvert.server.quotas import Quotas
@@ -109,7 +110,8 @@ class Lobby:
         self.life.followers = self.connections
         self.presence.arrived = self.life.arrived
         self.presence.departed = self.life.went_offline
-        self.tables = TableService(self.life, self.connections, self.quotas)
+        bot_seats = BotSeats(storage, settings)
+        self.tables = TableService(self.life, self.connections, self.quotas, bot_seats)
         self.cluster.operator = self.tables
         self.sanctions = Sanctions(storage)
         self.accounts = Accounts(
@@ -144,6 +146,15 @@ class Lobby:
             self.pubsub,
             self.quotas,
             self.moderation,
+        )
+        self.own_bots = OwnBots(
+            storage,
+            settings,
+            self.accounts,
+            self.presence,
+            self.cluster,
+            self.connections,
+            bot_seats,
         )
         self.social = Social(storage, self.presence, self.pubsub, self.quotas)
         self.messages = Messages(self.social)

@@ -94,6 +94,15 @@ class AddBot(ClientMessage):
     seat: SeatIndex | None = None
 
 
+class Invite(ClientMessage):
+    """Seat the bot account ``name`` (someone's program, connected now) at the table."""
+
+    type: Literal["invite"]
+    table: TableId
+    name: Name
+    seat: SeatIndex | None = None
+
+
 class Act(ClientMessage):
     """Play ``action`` (the game's notation) at the position numbered ``seq``."""
 
@@ -144,6 +153,7 @@ Incoming = Annotated[
     | TableRequest
     | SetOption
     | AddBot
+    | Invite
     | Act
     | TakeBack
     | Who
@@ -201,6 +211,8 @@ class SeatView(ServerMessage):
     present: bool = False
     replaced: bool = False
     """A bot plays for this absent person until they come back."""
+    owner: str | None = None
+    """Who owns the bot account sitting here (``None``: a person, or a built-in bot)."""
 
 
 class SeatRating(ServerMessage):
@@ -389,7 +401,9 @@ INCOMING: tuple[type[ClientMessage], ...] = (
     TableRequest,
     SetOption,
     AddBot,
+    Invite,
     Act,
+    TakeBack,
     Who,
     Ping,
 )

@@ -16,10 +16,21 @@ class Seat:
     level: str | None = None
     replaced: bool = False
     """An absent person's seat, played by a bot until they come back."""
+    owner: str | None = None
+    """The name of the person who owns the bot account sitting here (see ``own_bots``)."""
 
     def stored(self) -> dict[str, Any]:
         """The seat as its table's row keeps it (``asdict`` copies deeply, and slowly)."""
         return dict(vars(self))
+
+
+_SEAT_FIELDS = frozenset(Seat.__dataclass_fields__)
+
+
+def stored_seat(fields: dict[str, Any]) -> Seat:
+    """A seat as a table's row keeps it; fields this version does not know are left out,
+    so that nodes of two versions share tables during an upgrade."""
+    return Seat(**{name: value for name, value in fields.items() if name in _SEAT_FIELDS})
 
 
 def free_seat(seats: list[Seat], seat: int | None) -> int:

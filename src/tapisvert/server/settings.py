@@ -26,6 +26,14 @@ class Settings:
     """Processes in which the search bots think (``None``: all cores but one)."""
     quotas: QuotaSettings = field(default_factory=QuotaSettings)
     leaderboard_min_games: int = 5
+    bots_per_owner: int = 3
+    """Bot accounts one person may own (see ``own_bots``)."""
+    bot_tables_per_owner: int = 10
+    bot_account_clock: float = 60.0
+    """Seconds a bot account has for a move at a table without a clock: one that stops
+    answering is replaced by a built-in bot for the rest of the game."""
+    """Open and playing tables the bot accounts of one owner may sit at, all together: a
+    single owner cannot fill the server with bots."""
     """Rated games an account plays in a game before its leaderboard lists it."""
     lease_seconds: float = 10.0
     """How long a node's lease of a table lasts unrenewed: a node that dies leaves its

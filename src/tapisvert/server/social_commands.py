@@ -33,6 +33,9 @@ async def run_social_command(
         return Ack(table=table)
     if name == "invite" and arguments and len(text[1:].split()) <= 3:
         invited = _table(arguments[1] if len(arguments) == 2 else None, table)
+        if await lobby.own_bots.is_bot_account(arguments[0]):  # it sits down at once
+            await lobby.own_bots.invite(user, invited, arguments[0], None)
+            return Ack(table=invited)
         await lobby.messages.invite(user, arguments[0], invited)
         return told("invited", name=(await lobby.social.person(arguments[0])).name, table=invited)
     if name in ("friend", "ignore") and not arguments:

@@ -21,6 +21,7 @@ from tapisvert.server.connection import Connection
 from tapisvert.server.connections import Connections
 from tapisvert.server.errors import ServerError
 from tapisvert.server.notices import new_line, removed_from, said_to
+from tapisvert.server.own_bots import BotSeats
 from tapisvert.server.protocol import ChatLine, Unsay
 from tapisvert.server.pubsub import seat_channel, table_channel
 from tapisvert.server.quotas import Quotas
@@ -45,8 +46,11 @@ cannot keep a room full."""
 class TableService:
     """The requests about tables, from WebSocket, HTTP and chat commands alike."""
 
-    def __init__(self, life: TableLife, connections: Connections, quotas: Quotas) -> None:
+    def __init__(
+        self, life: TableLife, connections: Connections, quotas: Quotas, bot_seats: BotSeats
+    ) -> None:
         self.life = life
+        self.bot_seats = bot_seats
         self.cluster = life.cluster
         self.registry = life.registry
         self.connections = connections
@@ -205,7 +209,8 @@ class TableService:
         return table.rematch
 
     async def join(self, user: User, table_id: int, seat: int | None) -> int:
-        index: int = await self.cluster.on_table(table_id, "join", user, seat=seat)
+        owner = await self.bot_seats.owner_of(user)
+        index: int = await self.cluster.on_table(table_id, "join", user, seat=seat, owner=owner)
         await self.connections.follow_all(user.id, table_id, index)
         return index
 
@@ -262,7 +267,9 @@ class TableService:
                     user.id, arguments["seq"], arguments["answer"]
                 )
             case "join":
-                index = await table.join(user.id, user.name, arguments["seat"])
+                index = await table.join(
+                    user.id, user.name, arguments["seat"], arguments.get("owner")
+                )
                 if table.spectators.pop(user.id, None) is not None:
                     self.life.table_changed(table)
                 return index
@@ -286,6 +293,14 @@ class TableService:
                 await table.set_option(user.id, arguments["name"], arguments["value"])
             case "bot":
                 return await table.add_bot(user.id, arguments["level"], arguments["seat"])
+            case "invite":
+                return await table.invite(
+                    user.id,
+                    arguments["bot_id"],
+                    arguments["name"],
+                    arguments["owner"],
+                    arguments["seat"],
+                )
             case "rematch":
                 return await self._rematch_here(table, user)
             case "chat":

@@ -30,7 +30,7 @@ from tapisvert.server.protocol import SeatView, TableInfo
 from tapisvert.server.pubsub import PubSub
 from tapisvert.server.results import counted, final_standings, final_words, seat_ratings
 from tapisvert.server.retrying import retrying_async
-from tapisvert.server.seats import Seat, bot_name, free_seat
+from tapisvert.server.seats import Seat, bot_name, free_seat, stored_seat
 from tapisvert.server.storage import LoggedAction, SeatResult, Storage, TableRow
 from tapisvert.server.taking_back import TakeBacks
 from tapisvert.server.turns import RETRY_FIRST, RETRY_LONGEST, TurnHost, Turns
@@ -76,7 +76,7 @@ class GameTable:
         """Each seat's place and rating change, once the game is over."""
         self.options: dict[str, Any] = dict(row.options)
         self.game: Game[Any] = load_game(row.game, row.players, **self.options)
-        self.seats = [Seat(**seat) for seat in row.seats]
+        self.seats = [stored_seat(seat) for seat in row.seats]
         self.moves = [0] * len(self.seats)
         self.stand_in_moves = [0] * len(self.seats)
         """Each seat's moves, and those a bot played for its absent person."""
@@ -137,6 +137,7 @@ class GameTable:
                     level=seat.level,
                     present=seat.kind == "bot" or self.host.is_online(seat.user_id),
                     replaced=seat.replaced,
+                    owner=seat.owner,
                 )
                 for seat in self.seats
             ],
@@ -171,7 +172,11 @@ class GameTable:
 
     # -- before the start -------------------------------------------------------------
 
-    async def join(self, user_id: int, name: str, seat: int | None) -> int:
+    async def join(
+        self, user_id: int, name: str, seat: int | None, owner: str | None = None
+    ) -> int:
+        """Sit down (``owner``: the person who owns this bot account), or come back to
+        one's seat once the game is under way."""
         mine = self.seat_of(user_id)
         if self.status != "open":
             if mine is None or (seat is not None and seat != mine):
@@ -184,7 +189,7 @@ class GameTable:
             raise ServerError("already_seated", status=409, seat=mine + 1)
         index = free_seat(self.seats, seat)
         async with self._changing():
-            self.seats[index] = Seat("human", user_id, name)
+            self.seats[index] = Seat("human", user_id, name, owner=owner)
         self.host.tell(self, "server.notice.sat", name=name, seat=index + 1)
         return index
 
@@ -202,6 +207,15 @@ class GameTable:
         name = self.host.user_name(user_id)
         self.host.tell(self, "server.notice.bot_added", name=name, bot=bot.name, seat=index + 1)
         return index
+
+    async def invite(
+        self, user_id: int, bot_id: int, name: str, owner: str, seat: int | None
+    ) -> int:
+        """Seat the bot account ``bot_id`` (of ``owner``) as one seats a built-in bot."""
+        self._require_open(user_id)
+        if self.seat_of(bot_id) is not None:
+            raise ServerError("already_seated_there", status=409, name=name)
+        return await self.join(bot_id, name, seat, owner)
 
     async def set_option(self, user_id: int, name: str, value: str) -> None:
         self._require_open(user_id)
@@ -328,6 +342,8 @@ class GameTable:
         if seat is None:
             raise ServerError("not_seated", status=403)
         if self.seats[seat].replaced:
+            if self.seats[seat].owner is not None:
+                raise ServerError("bot_replaced", status=409)
             await self.come_back(user_id)
         return await self.play(seat, text, seq, request)
 
@@ -477,6 +493,8 @@ class GameTable:
     async def come_back(self, user_id: int) -> None:
         seat = self.seat_of(user_id)
         if seat is None or not self.seats[seat].replaced or self.status != "playing":
+            return
+        if self.seats[seat].owner is not None:  # a bot account that stopped answering
             return
         self.seats[seat].replaced = False
         self.host.tell(self, "server.notice.back", name=self.seats[seat].name)

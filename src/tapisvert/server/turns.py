@@ -114,11 +114,15 @@ class Turns:
             asyncio.get_running_loop().call_later(
                 self.host.settings.bot_delay, self._start_bot_turn, to_act, table.seq
             )
-        elif table.clock is not None:
-            self.deadline = time.time() + table.clock
-            self._timer = asyncio.get_running_loop().call_later(
-                table.clock, self._time_out, to_act, table.seq
-            )
+        else:
+            clock = table.clock
+            if clock is None and seat.owner is not None:
+                clock = self.host.settings.bot_account_clock
+            if clock is not None:
+                self.deadline = time.time() + clock
+                self._timer = asyncio.get_running_loop().call_later(
+                    clock, self._time_out, to_act, table.seq
+                )
 
     def _time_out(self, seat: int, seq: int) -> None:
         if self.table.seq != seq or self.table.status != "playing":

@@ -15,6 +15,8 @@ class User:
     """The session a token opened, by which signing out reaches this user's connections."""
     address: str = "?"
     """Where the request comes from, for the quotas of addresses."""
+    owner_id: int | None = None
+    """The person who owns this bot account (``None``: a person or a guest)."""
 
 
 ANYONE = User(0, "?", True)

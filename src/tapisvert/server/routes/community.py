@@ -7,7 +7,7 @@ Everything here is public, as on BrettspielWelt: a name, its ratings and finishe
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel
@@ -82,7 +82,11 @@ class Profile(BaseModel):
     guest: bool
     bot: bool
     level: str | None
-    """The bot level this account plays for (``None``: a person)."""
+    """The bot level this account plays for (``None``: a person, or a bot account)."""
+    owner: str | None = None
+    """Who owns this bot account (``None``: not a bot account; see ``own_bots``)."""
+    bots: list[str] = []
+    """The bot accounts this person owns."""
     online: bool
     ratings: list[Rating]
     progress: list[RatingStep]
@@ -111,11 +115,15 @@ async def leaderboard(
     game: str,
     lobby: TheLobby,
     limit: Annotated[int, Query(ge=1, le=LEADERBOARD_LENGTH)] = LEADERBOARD_LENGTH,
+    who: Literal["all", "people", "bots"] = "all",
 ) -> Leaderboard:
+    """The best ratings of the game: of everyone, of people only, or of bots only (the
+    built-in levels and bot accounts: the bots' own leaderboard)."""
     if game not in game_names():
         raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
     minimum = lobby.settings.leaderboard_min_games
-    rows = await lobby.storage.ratings.leaderboard(game, minimum, limit)
+    bots = {"all": None, "people": False, "bots": True}[who]
+    rows = await lobby.storage.ratings.leaderboard(game, minimum, limit, bots)
     return Leaderboard(game=game, minimum=minimum, players=[_rating(row) for row in rows])
 
 
@@ -127,11 +135,14 @@ async def profile(name: str, lobby: TheLobby) -> Profile:
     storage = lobby.storage
     history = await storage.ratings.history(user.id, HISTORY_LENGTH)
     level = next((level for level, bot in lobby.bot_accounts.items() if bot == user.id), None)
+    owner = None if user.owner_id is None else await storage.accounts.load(user.owner_id)
     return Profile(
         name=user.name,
         guest=user.guest,
-        bot=level is not None,
+        bot=user.bot,
         level=level,
+        owner=None if owner is None else owner.name,
+        bots=[bot.name for bot in await storage.accounts.owned_bots(user.id)],
         online=lobby.presence.is_online(user.id),
         ratings=[_rating(row) for row in await storage.ratings.of(user.id)],
         progress=[

@@ -233,6 +233,8 @@ async def _dispatch(
             await lobby.tables.set_option(user, table, name, value)
         case protocol.AddBot(table=table, level=level, seat=seat):
             await lobby.tables.add_bot(user, table, level, seat)
+        case protocol.Invite(table=table, name=name, seat=seat):
+            await lobby.own_bots.invite(user, table, name, seat)
         case protocol.Who(room=room, table=table):
             return await lobby.rooms.who(room, table, user, connection.language)
         case protocol.Ping(type="help"):

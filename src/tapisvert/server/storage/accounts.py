@@ -19,9 +19,15 @@ class AccountStore:
         self._writer = writer
 
     async def create(
-        self, name: str, key: str, password_hash: str | None, guest: bool
+        self,
+        name: str,
+        key: str,
+        password_hash: str | None,
+        guest: bool,
+        owner_id: int | None = None,
     ) -> int | None:
-        """The new user's id, or ``None`` when a name with this ``key`` is taken."""
+        """The new user's id, or ``None`` when a name with this ``key`` is taken; with
+        ``owner_id``, a bot account that person owns."""
 
         # one writer: nothing comes between the look and the insert
         def work(connection: Connection) -> int | None:
@@ -32,7 +38,12 @@ class AccountStore:
                 return None
             result = connection.execute(
                 insert(users_table).values(
-                    name=name, name_key=key, password_hash=password_hash, guest=guest
+                    name=name,
+                    name_key=key,
+                    password_hash=password_hash,
+                    guest=guest,
+                    bot=owner_id is not None,
+                    owner_id=owner_id,
                 )
             )
             inserted = result.inserted_primary_key
@@ -45,6 +56,12 @@ class AccountStore:
 
     async def named(self, name: str) -> UserRow | None:
         return await self._writer.run(lambda c: _one_user(c, users_table.c.name == name))
+
+    async def owned_bots(self, owner_id: int) -> list[UserRow]:
+        """The bot accounts ``owner_id`` owns, by name."""
+        query = select(users_table).where(users_table.c.owner_id == owner_id)
+        rows = await self._writer.run(lambda c: c.execute(query.order_by(users_table.c.name)).all())
+        return [_user_row(row) for row in rows]
 
     async def set_password(self, user_id: int, password_hash: str, keep: str) -> None:
         """Change the password and close every session of ``user_id`` but ``keep``, in one
@@ -103,6 +120,11 @@ class SessionStore:
         query = select(sessions_table.c.user_id).where(sessions_table.c.id == session)
         return await self._writer.run(lambda c: c.execute(query).scalar())
 
+    async def close_every(self, user_id: int) -> None:
+        """Close every session of ``user_id``: no token of theirs authenticates any more."""
+        mine = sessions_table.c.user_id == user_id
+        await self._writer.run(lambda c: c.execute(delete(sessions_table).where(mine)))
+
     async def close(self, user_id: int, session: str) -> None:
         mine = (sessions_table.c.user_id == user_id) & (sessions_table.c.id == session)
         await self._writer.run(lambda c: c.execute(delete(sessions_table).where(mine)))
@@ -110,6 +132,10 @@ class SessionStore:
 
 def _one_user(connection: Connection, condition: Any) -> UserRow | None:
     row = connection.execute(select(users_table).where(condition)).first()
-    if row is None:
-        return None
-    return UserRow(row.id, row.name, row.password_hash, bool(row.guest))
+    return None if row is None else _user_row(row)
+
+
+def _user_row(row: Any) -> UserRow:
+    return UserRow(
+        row.id, row.name, row.password_hash, bool(row.guest), bool(row.bot), row.owner_id
+    )

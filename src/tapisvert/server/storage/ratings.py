@@ -41,15 +41,18 @@ class RatingStore:
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [_seat_result(row._mapping) for row in rows]
 
-    async def leaderboard(self, game: str, minimum: int, limit: int) -> list[RatingRow]:
-        """The best ratings of a game among accounts with ``minimum`` rated games or more."""
+    async def leaderboard(
+        self, game: str, minimum: int, limit: int, bots: bool | None = None
+    ) -> list[RatingRow]:
+        """The best ratings of a game among accounts with ``minimum`` rated games or more
+        (``bots``: of bots only, of people only, or of both)."""
         ordinal = ratings_table.c.mu - 3 * ratings_table.c.sigma
-        query = (
-            _ratings_query()
-            .where(ratings_table.c.game == game, ratings_table.c.games >= minimum)
-            .order_by(ordinal.desc(), users_table.c.name)
-            .limit(limit)
+        query = _ratings_query().where(
+            ratings_table.c.game == game, ratings_table.c.games >= minimum
         )
+        if bots is not None:
+            query = query.where(users_table.c.bot == bots)
+        query = query.order_by(ordinal.desc(), users_table.c.name).limit(limit)
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [_rating_row(row._mapping) for row in rows]
 

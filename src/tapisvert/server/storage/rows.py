@@ -14,6 +14,9 @@ class UserRow:
     name: str
     password_hash: str | None
     guest: bool
+    bot: bool = False
+    owner_id: int | None = None
+    """The account that owns this bot account (``None``: a person, or a built-in bot)."""
 
 
 @dataclass
