@@ -31,19 +31,9 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine
 from websockets.sync.client import ClientConnection
 
+from tapisvert.client import merged_view
 from tapisvert.core.records import Record, parse_record
 from tapisvert.server.storage import MIGRATIONS
-
-
-def merged_view(previous: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
-    """The observation a ``view`` frame shows: whole, or the previous one with its changes
-    and the items its histories gained (as the web app merges them)."""
-    if frame["full"]:
-        return dict(frame["view"])
-    view = {**previous, **frame["view"]}
-    for key, items in frame.get("append", {}).items():
-        view[key] = [*previous[key], *items]
-    return view
 
 
 async def until(test: Callable[[], bool], seconds: float = 5.0) -> None:

@@ -22,6 +22,7 @@ legal actions are the seat's, and maps the notation through it.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import json
 import logging
@@ -217,10 +218,21 @@ class Client:
 
     def _bot_for(self, game: Game[Any], player: str | BotFactory) -> Bot:
         try:
-            return make_bot(player, game) if isinstance(player, str) else player(game)
+            return make_bot(player, game) if isinstance(player, str) else built(player, game)
         except OptionError as error:
             name = player if isinstance(player, str) else repr(player)
             raise ClientError("client.no_bot", name=name, reason=error.message.render()) from None
+
+
+def built(factory: BotFactory, game: Game[Any]) -> Bot:
+    """The bot ``factory`` makes for ``game``: a factory (or class) of one parameter is given
+    the game, one of none (a bot that needs no rules, such as ``RandomBot``) is not."""
+    try:
+        wanted = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: given the game
+        return factory(game)
+    bot: Bot = factory(game) if wanted else factory()  # type: ignore[call-arg]
+    return bot
 
 
 def choose(seated: Seated, observation: Observation, legal: list[str], rng: random.Random) -> str:
