@@ -43,7 +43,7 @@ users_table = Table(
     Column("guest", Boolean, nullable=False),
     Column("bot", Boolean, nullable=False, server_default=false()),
     Column("deleted_at", Float, nullable=True),
-    Column("owner_id", Integer, ForeignKey("users.id"), nullable=True, index=True),
+    Column("owner_id", Integer, nullable=True, index=True),  # a bot account's owner
 )
 sessions_table = Table(
     "sessions",

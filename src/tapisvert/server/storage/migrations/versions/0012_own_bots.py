@@ -10,14 +10,10 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("users") as users:
-        users.add_column(sa.Column("owner_id", sa.Integer, nullable=True))
-        users.create_index("ix_users_owner_id", ["owner_id"])
-        users.create_foreign_key("fk_users_owner_id", "users", ["owner_id"], ["id"])
+    op.add_column("users", sa.Column("owner_id", sa.Integer, nullable=True))
+    op.create_index("ix_users_owner_id", "users", ["owner_id"])
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("users") as users:
-        users.drop_constraint("fk_users_owner_id", type_="foreignkey")
-        users.drop_index("ix_users_owner_id")
-        users.drop_column("owner_id")
+    op.drop_index("ix_users_owner_id", "users")
+    op.drop_column("users", "owner_id")
