@@ -20,6 +20,14 @@ export function accountName(seat) {
   return seat.kind === "bot" ? `bot ${seat.level}` : seat.name;
 }
 
+/** What a seat's player is, beside its name: a built-in bot's level, or the owner of a bot
+ * account (someone's own program); nothing for a person. */
+export function SeatChip({ seat }) {
+  if (seat.kind === "bot") return html` <span class="chip">${t(`web.level.${seat.level}`)}</span>`;
+  if (seat.owner) return html` <span class="chip bot-account">${t("web.bot_of", { owner: seat.owner })}</span>`;
+  return null;
+}
+
 export function profileLink(name) {
   return `#player=${encodeURIComponent(name)}`;
 }
@@ -64,8 +72,11 @@ function when(seconds) {
   return new Date(seconds * 1000).toLocaleString(language(), { dateStyle: "medium", timeStyle: "short" });
 }
 
+const WHO = ["all", "people", "bots"];
+
 export function Leaderboard({ game }) {
-  const [board, error] = useFetched(`/api/leaderboards/${encodeURIComponent(game)}`);
+  const [who, setWho] = useState("all");
+  const [board, error] = useFetched(`/api/leaderboards/${encodeURIComponent(game)}?who=${who}`);
   return html`<section class="panel" id="leaderboard" aria-labelledby="leaderboard-heading">
     <div class="row"><a class="button" href="#" id="back">${t("web.back")}</a>
       <h1 id="leaderboard-heading">${t("web.leaderboard")}</h1></div>
@@ -73,6 +84,10 @@ export function Leaderboard({ game }) {
       ${state.games.map((spec) => html`<a key=${spec.name} class=${`button${spec.name === game ? " primary" : ""}`}
         aria-current=${spec.name === game ? "page" : null} href=${`#leaderboard=${spec.name}`}>${t(`${spec.name}.name`)}</a>`)}
     </nav>
+    <div class="row who-nav" role="group" aria-label=${t("web.leaderboard")}>
+      ${WHO.map((each) => html`<button key=${each} type="button" id=${`who-${each}`} class=${each === who ? "primary" : ""}
+        aria-pressed=${each === who} onClick=${() => setWho(each)}>${t(`web.who_${each}`)}</button>`)}
+    </div>
     ${!board ? html`<p role=${error ? "alert" : "status"}>${error ?? t("web.loading")}</p>` : html`
       <p class="hint">${tn("web.leaderboard_minimum", board.minimum)} ${t("web.rating_hint")}</p>
       ${board.players.length ? html`<div class="scroll"><table class="sheet listing">
@@ -141,6 +156,9 @@ export function Profile({ name, Actions = null }) {
       ${player.bot ? html`<span class="chip">${t("web.bot")}</span>` : player.guest ? html`<span class="chip">${t("web.guest_account")}</span>` : null}
       <span class=${`chip ${player.online ? "online" : ""}`}>${player.online ? t("web.online") : t("web.offline")}</span>
     </div>
+    ${player.owner ? html`<p id="bot-owner">${t("web.bot_of", { owner: "" })}<${PlayerLink} name=${player.owner} /></p>` : null}
+    ${player.bots.length ? html`<p id="owned-bots">${t("web.owned_bots")}${player.bots.map((bot, index) =>
+      html`${index ? ", " : ""}<${PlayerLink} key=${bot} name=${bot} />`)}</p>` : null}
     ${Actions ? html`<${Actions} player=${player} />` : null}
     ${player.level ? html`<p class="hint" id="bot-strength">${t(`web.bot_strength.${player.level}`)}</p>` : null}
     <p id="profile-week">${tn("web.played_this_week", player.week)}</p>
@@ -170,9 +188,51 @@ export function Profile({ name, Actions = null }) {
       <span class="with">${t("web.with", { names: game.seats.filter((_, seat) => seat !== game.seat).join(", ") })}</span>
       <a class="button" href=${`#replay=${game.table}`}>${t("web.replay")}</a>
     </li>`)}</ul>
+    ${player.name === state.user && !player.guest && !player.bot ? html`<${OwnBots} bots=${player.bots} />` : null}
     ${player.name === state.user && !player.guest ? html`<${PasswordForm} />` : null}
     ${player.name === state.user ? html`<${AccountForm} guest=${player.guest} />` : null}
     ${state.token && !state.guest && !player.bot && player.name !== state.user ? html`<${ReportPerson} name=${player.name} />` : null}
+  </section>`;
+}
+
+/** One's bot accounts: a new one, a new token for each (shown once), its tokens revoked. */
+function OwnBots({ bots }) {
+  const [names, setNames] = useState(bots);
+  const [name, setName] = useState("");
+  const [token, setToken] = useState(null);
+  const made = async (event) => {
+    event.preventDefault();
+    try {
+      const bot = await api("/api/bots", { name });
+      setNames([...names, bot.name].sort());
+      setName("");
+    } catch (error) { tell(error.message); }
+  };
+  const renew = async (bot) => {
+    try { setToken(await api(`/api/bots/${encodeURIComponent(bot)}/token`, {})); } catch (error) { tell(error.message); }
+  };
+  const revoke = async (bot) => {
+    try {
+      await api(`/api/bots/${encodeURIComponent(bot)}/token`, undefined, "DELETE");
+      if (token?.name === bot) setToken(null);
+      tell(t("web.token_revoked", { name: bot }), "info");
+    } catch (error) { tell(error.message); }
+  };
+  return html`<section class="own-bots" id="own-bots" aria-labelledby="own-bots-heading">
+    <h2 class="small" id="own-bots-heading">${t("web.your_bots")}</h2>
+    <p class="hint">${t("web.your_bots_hint")}</p>
+    <ul class="bot-list">${names.map((bot) => html`<li key=${bot} class="row" data-bot=${bot}>
+      <${PlayerLink} name=${bot} />
+      <button type="button" class="new-token" onClick=${() => renew(bot)}>${t("web.new_token")}</button>
+      <button type="button" class="revoke-token" onClick=${() => revoke(bot)}>${t("web.revoke_token")}</button>
+    </li>`)}</ul>
+    ${token ? html`<p class="token" id="bot-token"><label>${t("web.token_once", { name: token.name })}
+      <input readonly value=${token.token} onFocus=${(event) => event.target.select()} /></label></p>` : null}
+    <form class="row" id="new-bot" onSubmit=${made}>
+      <label>${t("web.new_bot_name")} <input id="new-bot-name" maxlength="32" value=${name}
+        onInput=${(event) => setName(event.target.value)} /></label>
+      <button type="submit" id="make-bot" disabled=${!name.trim()}>${t("web.make_bot")}</button>
+    </form>
   </section>`;
 }
 

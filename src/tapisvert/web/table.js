@@ -6,7 +6,7 @@ import { has, t, tn } from "./i18n.js";
 import { api, changed, context, send, state, tableLog, tell } from "./store.js";
 import { Backs } from "./cards.js";
 import { ChatPanel } from "./chat.js";
-import { Invitation, PlayerLink, RatingChange, accountName, ranking } from "./community.js";
+import { Invitation, PlayerLink, RatingChange, SeatChip, accountName, ranking } from "./community.js";
 import { InviteFriends } from "./messages.js";
 import { ReviewPanel } from "./review.js";
 import { Hint, HowToPlay } from "./guide.js";
@@ -140,7 +140,7 @@ function Seating({ info }) {
         ${seat.kind === "empty" ? html`<em>${t("web.empty_seat")}</em>
             ${seated ? null : html`<button onClick=${() => send({ type: "join", table: info.table, seat: index })}>${t("web.sit_here")}</button>`}
             <button onClick=${() => send({ type: "bot", table: info.table, level, seat: index })}>${t("web.bot_here", { level: t(`web.level.${level}`) })}</button>`
-          : html`<strong>${seat.name}</strong> ${seat.kind === "bot" ? html`<span class="chip">${t(`web.level.${seat.level}`)}</span>` : null}`}
+          : html`<strong>${seat.name}</strong><${SeatChip} seat=${seat} />`}
       </li>`)}
     </ol>
     <div class="row">
@@ -150,9 +150,25 @@ function Seating({ info }) {
       ${seated ? null : html`<button class="primary" onClick=${() => send({ type: "join", table: info.table })}>${t("web.join")}</button>`}
       <button class="primary" id="start" onClick=${() => send({ type: "start", table: info.table })}>${t("web.start")}</button>
     </div>
+    ${full ? null : html`<${InviteBot} table=${info.table} />`}
     <p class="hint">${full ? t("web.start_hint") : t("web.seats_hint")}</p>
     ${full ? null : html`<${Invitation} table=${info.table} /><${InviteFriends} info=${info} />`}
   </section>`;
+}
+
+/** Someone's bot account, invited by name to the next empty seat while its program is connected. */
+function InviteBot({ table }) {
+  const [name, setName] = useState("");
+  const submit = (event) => {
+    event.preventDefault();
+    send({ type: "invite", table, name: name.trim() }, (answer) => answer.type === "ack" && setName(""));
+  };
+  return html`<form class="row invite-bot" id="invite-bot" onSubmit=${submit}>
+    <label>${t("web.invite_bot_label")} <input id="invite-bot-name" maxlength="32" value=${name}
+      onInput=${(event) => setName(event.target.value)} /></label>
+    <button type="submit" id="invite-bot-button" disabled=${!name.trim()}>${t("web.invite_bot")}</button>
+    <span class="hint">${t("web.invite_bot_hint")}</span>
+  </form>`;
 }
 
 /** The felt: the other seats across the top, the board, and this person's seat and hand below. */
@@ -193,7 +209,7 @@ function SeatPlate({ index, info, frame, module, ctx, own = false, past = false 
         role="img" aria-label=${marker.title}>${marker.text}</span>`)}
       <strong>${ctx.names[index]}</strong>
       ${index === ctx.mine ? html` <span class="you">(${t("web.you")})</span>` : null}
-      ${seat.kind === "bot" ? html` <span class="chip">${t(`web.level.${seat.level}`)}</span>` : null}
+      <${SeatChip} seat=${seat} />
       ${seat.replaced && !past ? html` <span class="away">${t("web.away")}</span>` : null}
       ${seat.kind === "human" && !seat.present && !past ? html` <span class="away">${t("web.offline")}</span>` : null}
       ${turn && frame.deadline && !frame.result ? html` <${Countdown} deadline=${frame.deadline} />` : null}
