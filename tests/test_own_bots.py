@@ -253,6 +253,15 @@ def test_connect_and_bot_token_from_the_command_line(server: Server, tmp_path: P
     assert "1 games finished" in out
 
 
+def test_an_account_deleted_takes_its_bots_with_it(server: Server) -> None:
+    owner = account(server, "leaving")
+    token = bot_of(server, owner, "orphan")
+    deleted = server.call(owner, "POST", "/api/account/delete", password=PASSWORD)
+    assert deleted.status_code == 204, deleted.text
+    assert server.http.get(f"{server.url}/api/players/orphan").status_code == 404
+    assert server.call(token, "GET", "/api/bots").status_code == 401
+
+
 @pytest.mark.slow
 def test_a_bot_connected_to_one_node_plays_at_a_table_of_the_other(
     two_nodes: list[Server],  # noqa: F811

@@ -59,19 +59,26 @@ class AccountLife:
         self.pubsub.subscribe(ACCOUNTS_CHANNEL, self._heard)
 
     async def delete(self, user: User, password: str, address: str) -> None:
-        """Delete the account for good. A registered account confirms with its password; a
-        person still seated at a table that is open or being played leaves it first."""
+        """Delete the account for good, and the bot accounts it owns. A registered account
+        confirms with its password; a person (or their bot) still seated at a table that is
+        open or being played leaves it first."""
         if not user.guest:
             await self.accounts.confirm_password(user, password, address)
-        seated = await self.storage.tables.seated(user.id, ["open", "playing"])
+        bots = [
+            User(bot.id, bot.name, False) for bot in await self.storage.accounts.owned_bots(user.id)
+        ]
+        seated = []
+        for account in (user, *bots):
+            seated += await self.storage.tables.seated(account.id, ["open", "playing"])
         if seated:
             listed = ", ".join(str(row.id) for row in seated)
             raise ServerError("leave_tables_first", status=409, tables=listed)
-        await self.storage.account_life.erase(user.id)
-        self.accounts.end_every_session(user)
-        self._erased(user.id)
-        said = {"node": self.presence.node, "erased": user.id}
-        self.pubsub.publish(ACCOUNTS_CHANNEL, orjson.dumps(said).decode())
+        for account in (*bots, user):
+            await self.storage.account_life.erase(account.id)
+            self.accounts.end_every_session(account)
+            self._erased(account.id)
+            said = {"node": self.presence.node, "erased": account.id}
+            self.pubsub.publish(ACCOUNTS_CHANNEL, orjson.dumps(said).decode())
 
     def _heard(self, frame: Frame) -> None:
         if not isinstance(frame, str):

@@ -50,6 +50,7 @@ class AccountLifeStore:
                     name_key=None,
                     password_hash=None,
                     deleted_at=time.time(),
+                    owner_id=None,
                 )
             )
             for table in (sessions_table, ratings_table, password_resets_table, roles_table):
