@@ -91,21 +91,21 @@ def test_every_round_seats_every_player_once(
     count: int, size: int, fill: str, rounds: int, seed: int
 ) -> None:
     try:
-        plan = table_plan(count, size, fill, 2)  # type: ignore[arg-type]
+        plan = table_plan(count, size, fill, 2)
     except FieldError:
         return
     players = list(range(100, 100 + count))
     random.Random(seed).shuffle(players)
     history = []
     for _ in range(rounds):
-        tables = swiss_round(players, plan, size, fill, meetings(history))  # type: ignore[arg-type]
+        tables = swiss_round(players, plan, size, fill, meetings(history))
         seated = [player for table in tables for player in table if player is not None]
         assert sorted(seated) == sorted(players)
         assert sorted(len([p for p in table if p is not None]) for table in tables) == sorted(plan)
         assert all(len(table) == size for table in tables) or fill == "smaller"
         history.append(tables)
         random.Random(seed + len(history)).shuffle(players)
-    knocked = knockout_round(players, plan, size, fill)  # type: ignore[arg-type]
+    knocked = knockout_round(players, plan, size, fill)
     assert sorted(p for table in knocked for p in table if p is not None) == sorted(players)
 
 
