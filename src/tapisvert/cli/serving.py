@@ -79,6 +79,9 @@ def serve(
     bot_tables_per_owner: Annotated[
         int, typer.Option(min=0, help=help_text("bot_tables_per_owner"))
     ] = 10,
+    tournaments_by_moderators: Annotated[
+        bool, typer.Option(help=help_text("tournaments_by_moderators"))
+    ] = False,
     bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
     lease_seconds: Annotated[float, typer.Option(min=0.5, help=help_text("lease_seconds"))] = 10.0,
     secret_key_file: Annotated[
@@ -215,6 +218,9 @@ def check_bus(url: str) -> None:
 @serving.command(name="bot-worker", help=help_text("bot_worker"))
 def bot_worker(
     context: typer.Context,
+    tournaments_by_moderators: Annotated[
+        bool, typer.Option(help=help_text("tournaments_by_moderators"))
+    ] = False,
     bus: Annotated[str, typer.Option(help=help_text("bus"))] = "",
     log_format: LogFormatOption = "text",
     log_level: LogLevelOption = "warning",

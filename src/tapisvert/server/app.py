@@ -37,6 +37,7 @@ from tapisvert.server.routes import (
     rooms,
     social,
     tables,
+    tournaments,
 )
 from tapisvert.server.routes.middleware import BodyLimit, LogContext, SecurityHeaders
 from tapisvert.server.routes.records import DECOMPRESSED_AT_ONCE
@@ -56,6 +57,7 @@ ROUTERS = (
     rooms.router,
     tables.router,
     bots.router,
+    tournaments.router,
     chat.router,
     records.router,
     pages.router,

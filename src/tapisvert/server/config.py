@@ -86,6 +86,7 @@ class NodeConfig(BaseSettings):
     leaderboard_min_games: int = Field(Settings.leaderboard_min_games, ge=0)
     bots_per_owner: int = Field(Settings.bots_per_owner, ge=0)
     bot_tables_per_owner: int = Field(Settings.bot_tables_per_owner, ge=0)
+    tournaments_by_moderators: bool = Settings.tournaments_by_moderators
     lease_seconds: float = Field(Settings.lease_seconds, ge=0.5)
     drain_seconds: float = Field(Settings.drain_seconds, ge=1.0)
     metrics_port: int | None = Field(None, ge=1, le=65535)

@@ -54,6 +54,7 @@ from tapisvert.server.storage import Storage
 from tapisvert.server.table_life import TableLife
 from tapisvert.server.table_service import TableService
 from tapisvert.server.thinking import BotWorkers, Thinking
+from tapisvert.server.tournaments.service import TournamentRunner, Tournaments
 from tapisvert.server.users import ANYONE, User
 
 __all__ = ["ANYONE", "Connection", "Lobby", "Settings", "User"]
@@ -156,6 +157,8 @@ class Lobby:
             self.connections,
             bot_seats,
         )
+        self.tournaments = Tournaments(storage, self.tables, self.presence, settings)
+        self.tournament_runner = TournamentRunner(self.tournaments, self.cluster.node, settings)
         self.social = Social(storage, self.presence, self.pubsub, self.quotas)
         self.messages = Messages(self.social)
 
@@ -184,6 +187,7 @@ class Lobby:
             self.account_life.listen()
             self.moderation.listen()
         self.cluster.start()
+        self.tournament_runner.start()
 
     async def drain(self, clients_seconds: float) -> None:
         """Stop gently (SIGTERM): take no new table or connection, tell every client to
@@ -202,6 +206,7 @@ class Lobby:
             await asyncio.sleep(GONE_POLL_SECONDS)
 
     async def stop(self) -> None:
+        await self.tournament_runner.stop()
         self.cluster.stop()
         self.background.cancel()
         await self.thinking.close()

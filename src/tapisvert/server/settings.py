@@ -29,6 +29,10 @@ class Settings:
     bots_per_owner: int = 3
     """Bot accounts one person may own (see ``own_bots``)."""
     bot_tables_per_owner: int = 10
+    tournaments_by_moderators: bool = False
+    """Only moderators and administrators make tournaments (by default, any account)."""
+    tournament_poll: float = 1.0
+    """Seconds between two looks at the tournaments this node runs (see ``tournaments``)."""
     bot_account_clock: float = 60.0
     """Seconds a bot account has for a move at a table without a clock: one that stops
     answering is replaced by a built-in bot for the rest of the game."""

@@ -169,6 +169,24 @@ class TableService:
         self.registry.hold(table)
         return table
 
+    async def open_started(
+        self,
+        room: str,
+        game: str,
+        options: dict[str, Any],
+        clock: float | None,
+        seats: list[Seat],
+    ) -> GameTable:
+        """A rated table with these seats, its game started at once (a tournament's): the
+        people seated follow it, wherever they are connected."""
+        table = await self._open_table(room, game, options, clock, seats, rated=True)
+        await table.begin()
+        self.life.table_changed(table)
+        for index, seat in enumerate(seats):
+            if seat.kind == "human" and seat.user_id is not None:
+                await self.connections.follow_all(seat.user_id, table.id, index)
+        return table
+
     async def rematch(self, user: User, table_id: int) -> int:
         """The table of the rematch of a finished game: the same game, options, clock, bots
         and people, each seat moved one along (seat 1's player to seat 2…); asked again,

@@ -266,6 +266,10 @@ class GameTable:
 
     async def start(self, user_id: int) -> None:
         self._require_open(user_id)
+        await self.begin()
+
+    async def begin(self) -> None:
+        """Start the game, every seat taken (a tournament's table starts on its own)."""
         if any(seat.kind == "empty" for seat in self.seats):
             raise ServerError("seats_empty", status=409)
         async with self._lock:

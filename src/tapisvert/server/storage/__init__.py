@@ -39,6 +39,7 @@ from tapisvert.server.storage.rows import (
 from tapisvert.server.storage.schema import MIGRATIONS, migrate, settings_table
 from tapisvert.server.storage.social import MessageRow, Relations, SocialStore
 from tapisvert.server.storage.tables import TableStore
+from tapisvert.server.storage.tournaments import TournamentStore
 from tapisvert.server.storage.writer import Committed, Writer
 
 __all__ = [
@@ -74,6 +75,7 @@ class Storage(Protocol):
     moderation: ModerationStore
     reports: ReportStore
     social: SocialStore
+    tournaments: TournamentStore
 
     async def start(self) -> None: ...
     async def close(self) -> None: ...
@@ -106,6 +108,7 @@ class SqlStorage:
         self.moderation = ModerationStore(self._writer)
         self.reports = ReportStore(self._writer)
         self.social = SocialStore(self._writer)
+        self.tournaments = TournamentStore(self._writer)
 
     async def start(self) -> None:
         self._writer.start()

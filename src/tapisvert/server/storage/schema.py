@@ -104,6 +104,47 @@ leases_table = Table(
 """Which node serves a table that is open or being played, until when (the database's
 clock, in seconds since 1970), and the fencing token of that node's tenure: it grows each
 time the table changes hands, and a write carrying an older one is refused."""
+tournaments_table = Table(
+    "tournaments",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False),
+    Column("room", String(32), nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("options", Text, nullable=False),
+    Column("clock", Float, nullable=True),
+    Column("format", String(12), nullable=False),
+    Column("table_size", Integer, nullable=False),
+    Column("rounds", Integer, nullable=False),
+    Column("advance", Integer, nullable=False),
+    Column("fill", String(8), nullable=False),
+    Column("bot_level", String(16), nullable=False),
+    Column("creator_id", Integer, nullable=False),
+    Column("starts_at", Float, nullable=False),
+    Column("registration_ends", Float, nullable=False),
+    Column("status", String(12), nullable=False, index=True),
+    Column("round", Integer, nullable=False, server_default=text("0")),
+    Column("winner_id", Integer, nullable=True),
+    Column("node", String(64), nullable=True),
+    Column("lease_expires", Float, nullable=True),
+    Column("fence", BigInteger, nullable=False, server_default=text("0")),
+)
+tournament_players_table = Table(
+    "tournament_players",
+    metadata,
+    Column("tournament_id", Integer, primary_key=True),
+    Column("user_id", Integer, primary_key=True, index=True),
+    Column("registered_at", Float, nullable=False),
+    Column("withdrawn_at", Float, nullable=True),
+)
+tournament_tables_table = Table(
+    "tournament_tables",
+    metadata,
+    Column("tournament_id", Integer, nullable=False, index=True),
+    Column("round", Integer, nullable=False),
+    Column("table_id", Integer, primary_key=True),
+    Column("absent", Text, nullable=False),
+)
 ratings_table = Table(
     "ratings",
     metadata,

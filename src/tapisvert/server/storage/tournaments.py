@@ -1,0 +1,212 @@
+"""Tournaments: their settings and schedule, who registered, the tables of each round, and
+the lease of the node that runs each one's schedule."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, and_, insert, or_, select, update
+
+from tapisvert.server.storage.schema import (
+    tournament_players_table,
+    tournament_tables_table,
+    tournaments_table,
+    users_table,
+)
+from tapisvert.server.storage.writer import Writer
+
+LIVE = ("registering", "running")
+
+
+@dataclass
+class TournamentRow:
+    name: str
+    room: str
+    game: str
+    options: dict[str, Any]
+    clock: float | None
+    format: str
+    table_size: int
+    rounds: int
+    advance: int
+    fill: str
+    bot_level: str
+    creator_id: int
+    starts_at: float
+    registration_ends: float
+    status: str = "registering"
+    round: int = 0
+    winner_id: int | None = None
+    fence: int = 0
+    id: int = 0
+
+
+@dataclass(frozen=True)
+class Entrant:
+    user_id: int
+    name: str
+    registered_at: float
+    withdrawn_at: float | None
+
+
+@dataclass(frozen=True)
+class RoundTable:
+    round: int
+    table_id: int
+    absent: frozenset[int] = field(default_factory=frozenset)
+    """Who was away when the round began: a bot played for them, and they lost."""
+
+
+class TournamentStore:
+    def __init__(self, writer: Writer) -> None:
+        self._writer = writer
+
+    async def create(self, row: TournamentRow) -> int:
+        values = _values(row)
+
+        def work(connection: Connection) -> int:
+            key = connection.execute(insert(tournaments_table).values(values)).inserted_primary_key
+            assert key is not None
+            return int(key[0])
+
+        return await self._writer.run(work)
+
+    async def load(self, tournament_id: int) -> TournamentRow | None:
+        query = select(tournaments_table).where(tournaments_table.c.id == tournament_id)
+        row = await self._writer.run(lambda c: c.execute(query).first())
+        return None if row is None else _row(row._mapping)
+
+    async def listed(self, statuses: tuple[str, ...], latest: int) -> list[TournamentRow]:
+        """Tournaments in these states, the latest ``latest``, by start."""
+        query = (
+            select(tournaments_table)
+            .where(tournaments_table.c.status.in_(statuses))
+            .order_by(tournaments_table.c.id.desc())
+            .limit(latest)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return sorted((_row(row._mapping) for row in rows), key=lambda row: row.starts_at)
+
+    async def register(self, tournament_id: int, user_id: int) -> bool:
+        """Register (again, after a withdrawal); whether it changed anything."""
+        now = time.time()
+        mine = and_(
+            tournament_players_table.c.tournament_id == tournament_id,
+            tournament_players_table.c.user_id == user_id,
+        )
+
+        def work(connection: Connection) -> bool:
+            found = connection.execute(select(tournament_players_table).where(mine)).first()
+            if found is None:
+                values = {"tournament_id": tournament_id, "user_id": user_id, "registered_at": now}
+                connection.execute(insert(tournament_players_table).values(values))
+                return True
+            if found.withdrawn_at is None:
+                return False
+            changed = update(tournament_players_table).where(mine)
+            connection.execute(changed.values(withdrawn_at=None, registered_at=now))
+            return True
+
+        return await self._writer.run(work)
+
+    async def withdraw(self, tournament_id: int, user_id: int) -> bool:
+        """Leave the tournament (its later rounds); whether the player was in it."""
+        mine = and_(
+            tournament_players_table.c.tournament_id == tournament_id,
+            tournament_players_table.c.user_id == user_id,
+            tournament_players_table.c.withdrawn_at.is_(None),
+        )
+        changed = update(tournament_players_table).where(mine).values(withdrawn_at=time.time())
+        result = await self._writer.run(lambda c: c.execute(changed))
+        return bool(result.rowcount)
+
+    async def entrants(self, tournament_id: int) -> list[Entrant]:
+        """Everyone who registered, in the order they did."""
+        query = (
+            select(
+                tournament_players_table.c.user_id,
+                users_table.c.name,
+                tournament_players_table.c.registered_at,
+                tournament_players_table.c.withdrawn_at,
+            )
+            .join(users_table, users_table.c.id == tournament_players_table.c.user_id)
+            .where(tournament_players_table.c.tournament_id == tournament_id)
+            .order_by(tournament_players_table.c.registered_at, tournament_players_table.c.user_id)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [Entrant(row[0], row[1], row[2], row[3]) for row in rows]
+
+    async def claim(self, node: str, seconds: float) -> list[TournamentRow]:
+        """The live tournaments this node runs the schedule of, from now for ``seconds``:
+        those it ran already, and those whose node let its lease lapse (a new fence each)."""
+        now = time.time()
+        live = tournaments_table.c.status.in_(LIVE)
+        mine = tournaments_table.c.node == node
+        free = or_(tournaments_table.c.node.is_(None), tournaments_table.c.lease_expires < now)
+
+        def work(connection: Connection) -> list[TournamentRow]:
+            connection.execute(
+                update(tournaments_table).where(live, mine).values(lease_expires=now + seconds)
+            )
+            connection.execute(
+                update(tournaments_table)
+                .where(live, ~mine | tournaments_table.c.node.is_(None), free)
+                .values(node=node, lease_expires=now + seconds, fence=tournaments_table.c.fence + 1)
+            )
+            rows = connection.execute(select(tournaments_table).where(live, mine)).all()
+            return [_row(row._mapping) for row in rows]
+
+        return await self._writer.run(work)
+
+    async def advance(self, row: TournamentRow, node: str) -> bool:
+        """Store the tournament's round, status and winner, if this node still holds it at
+        the fence it read (another node that took it over changes nothing of it)."""
+        held = and_(
+            tournaments_table.c.id == row.id,
+            tournaments_table.c.fence == row.fence,
+            tournaments_table.c.node == node,
+        )
+        changed = (
+            update(tournaments_table)
+            .where(held)
+            .values(round=row.round, status=row.status, winner_id=row.winner_id)
+        )
+        result = await self._writer.run(lambda c: c.execute(changed))
+        return bool(result.rowcount)
+
+    async def add_table(self, tournament_id: int, table: RoundTable) -> None:
+        values = {
+            "tournament_id": tournament_id,
+            "round": table.round,
+            "table_id": table.table_id,
+            "absent": json.dumps(sorted(table.absent)),
+        }
+        await self._writer.run(lambda c: c.execute(insert(tournament_tables_table).values(values)))
+
+    async def tables(self, tournament_id: int) -> list[RoundTable]:
+        """The tables of every round so far, by round."""
+        query = (
+            select(tournament_tables_table)
+            .where(tournament_tables_table.c.tournament_id == tournament_id)
+            .order_by(tournament_tables_table.c.round, tournament_tables_table.c.table_id)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [
+            RoundTable(row.round, row.table_id, frozenset(json.loads(row.absent))) for row in rows
+        ]
+
+
+def _values(row: TournamentRow) -> dict[str, Any]:
+    values = {name: getattr(row, name) for name in TournamentRow.__dataclass_fields__}
+    del values["id"]
+    values["options"] = json.dumps(row.options)
+    return values
+
+
+def _row(values: Any) -> TournamentRow:
+    fields = {name: values[name] for name in TournamentRow.__dataclass_fields__}
+    fields["options"] = json.loads(fields["options"])
+    return TournamentRow(**fields)

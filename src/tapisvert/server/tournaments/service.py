@@ -1,0 +1,361 @@
+"""Tournaments on the platform: made, joined and left by people; run round after round by
+one node at a time (``TournamentRunner``), whichever is alive.
+
+Everything lives in the database — settings, registrations, each round's tables — so that
+a restart, or another node taking the lease over, carries on where the schedule stood. A
+round's tables are ordinary rated tables, started at once; a player who is not connected
+when a round begins is played by a bot for that game and counts as last there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tapisvert.bots import make_bot
+from tapisvert.core.errors import OptionError
+from tapisvert.core.registry import game_class, game_names, load_game
+from tapisvert.server.errors import ServerError
+from tapisvert.server.presence import Presence
+from tapisvert.server.rooms import no_such_room
+from tapisvert.server.seats import Seat, bot_name
+from tapisvert.server.settings import Settings
+from tapisvert.server.storage import Storage
+from tapisvert.server.storage.tournaments import Entrant, RoundTable, TournamentRow
+from tapisvert.server.table_service import TableService
+from tapisvert.server.tournaments.formats import (
+    FieldError,
+    Fill,
+    Round,
+    knockout_round,
+    meetings,
+    round_robin,
+    swiss_round,
+    table_plan,
+)
+from tapisvert.server.tournaments.standings import Finished, Standing, standings
+from tapisvert.server.users import User
+
+Format = Literal["swiss", "knockout", "round_robin"]
+FORMATS: tuple[Format, ...] = ("swiss", "knockout", "round_robin")
+MAX_ROUNDS = 20
+ROUND_ROBIN_FIELD = 12
+"""The largest field a round robin takes: every pair meets, so rounds grow with the field."""
+OVER = ("finished", "closed")
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class NewTournament:
+    name: str
+    game: str
+    table_size: int
+    format: Format
+    rounds: int
+    starts_at: float
+    registration_ends: float
+    options: dict[str, Any]
+    clock: float | None = None
+    advance: int = 1
+    """Knock-out: how many of each table go on to the next round."""
+    fill: Fill = "bots"
+    bot_level: str = "easy"
+    room: str = "main"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a tournament stands: its rounds' tables, and the standings after them."""
+
+    tournament: TournamentRow
+    entrants: list[Entrant]
+    tables: list[RoundTable]
+    seated: dict[int, tuple[int | None, ...]]
+    """Who sits at each table, by table: an account's id, ``None`` for a bot."""
+    standings: list[Standing]
+    eliminated: set[int]
+
+
+class Tournaments:
+    """The requests about tournaments, and what their runner asks."""
+
+    def __init__(
+        self, storage: Storage, tables: TableService, presence: Presence, settings: Settings
+    ) -> None:
+        self.storage = storage
+        self.tables = tables
+        self.presence = presence
+        self.settings = settings
+
+    async def create(self, user: User, spec: NewTournament, moderator: bool) -> TournamentRow:
+        if user.guest or user.owner_id is not None:
+            raise ServerError("tournament_accounts", status=403)
+        if self.settings.tournaments_by_moderators and not moderator:
+            raise ServerError("tournament_moderators", status=403)
+        _check(spec, self.presence)
+        row = TournamentRow(
+            name=spec.name,
+            room=spec.room,
+            game=spec.game,
+            options=spec.options,
+            clock=spec.clock,
+            format=spec.format,
+            table_size=spec.table_size,
+            rounds=spec.rounds,
+            advance=spec.advance,
+            fill=spec.fill,
+            bot_level=spec.bot_level.lower(),
+            creator_id=user.id,
+            starts_at=spec.starts_at,
+            registration_ends=spec.registration_ends,
+        )
+        row.id = await self.storage.tournaments.create(row)
+        return row
+
+    async def register(self, user: User, tournament_id: int) -> None:
+        row = await self._row(tournament_id)
+        if user.guest:
+            raise ServerError("tournament_accounts", status=403)
+        if row.status != "registering" or time.time() > row.registration_ends:
+            raise ServerError("registration_closed", status=409, tournament=row.id)
+        await self.storage.tournaments.register(row.id, user.id)
+
+    async def withdraw(self, user: User, tournament_id: int) -> None:
+        """Leave a tournament: before it starts, as if never registered; once it runs, the
+        player is left out of the rounds to come (their game under way goes on)."""
+        row = await self._row(tournament_id)
+        if row.status not in ("registering", "running"):
+            raise ServerError("tournament_over", status=409, tournament=row.id)
+        if not await self.storage.tournaments.withdraw(row.id, user.id):
+            raise ServerError("not_registered", status=409, tournament=row.id)
+
+    async def listed(self) -> list[TournamentRow]:
+        live = await self.storage.tournaments.listed(("registering", "running"), 100)
+        done = await self.storage.tournaments.listed(("finished", "cancelled"), 20)
+        return live + done
+
+    async def progress(self, tournament_id: int) -> Progress:
+        row = await self._row(tournament_id)
+        entrants = await self.storage.tournaments.entrants(row.id)
+        tables = await self.storage.tournaments.tables(row.id)
+        seated, games = await self._games(tables)
+        ranked = standings([entrant.user_id for entrant in entrants], games, row.table_size)
+        return Progress(row, entrants, tables, seated, ranked, _eliminated(row, games))
+
+    async def _row(self, tournament_id: int) -> TournamentRow:
+        row = await self.storage.tournaments.load(tournament_id)
+        if row is None:
+            raise ServerError("no_such_tournament", status=404, tournament=tournament_id)
+        return row
+
+    async def _games(
+        self, tables: list[RoundTable]
+    ) -> tuple[dict[int, tuple[int | None, ...]], list[Finished]]:
+        """Who sits at each table of the tournament, and its games that are over."""
+        seated: dict[int, tuple[int | None, ...]] = {}
+        games = []
+        for table in tables:
+            stored = await self.storage.tables.load(table.table_id)
+            if stored is None:
+                continue
+            seated[table.table_id] = tuple(seat.get("user_id") for seat in stored.seats)
+            if stored.status != "finished":
+                continue
+            results = await self.storage.ratings.results(table.table_id)
+            players = tuple(  # a bot's seat is a player of its own, whom nobody else meets
+                player or -(table.table_id * 100 + index + 1)
+                for index, player in enumerate(seated[table.table_id])
+            )
+            games.append(
+                Finished(
+                    players=players,
+                    places=tuple(result.place for result in results),
+                    scores=tuple(result.score for result in results),
+                    absent=table.absent,
+                )
+            )
+        return seated, games
+
+    # -- the runner's -----------------------------------------------------------------
+
+    async def step(self, row: TournamentRow, node: str) -> None:
+        """Do what is due: start the first round once it is time, the next one once every
+        table of the last is over, or end the tournament."""
+        if row.status == "registering":
+            if time.time() >= row.starts_at:
+                await self._next_round(row, node)
+            return
+        progress = await self.progress(row.id)
+        current = [table for table in progress.tables if table.round == row.round]
+        for table in current:
+            stored = await self.storage.tables.load(table.table_id)
+            if stored is None or stored.status not in OVER:
+                return
+        if _last_round(row, current):
+            row.status = "finished"
+            row.winner_id = progress.standings[0].player if progress.standings else None
+            if await self.storage.tournaments.advance(row, node):
+                _log.info("tournament %d is over", row.id)
+            return
+        await self._next_round(row, node)
+
+    async def _next_round(self, row: TournamentRow, node: str) -> None:
+        progress = await self.progress(row.id)
+        playing = [
+            entrant
+            for entrant in progress.entrants
+            if entrant.withdrawn_at is None and entrant.user_id not in progress.eliminated
+        ]
+        try:
+            tables = _seating(row, progress, [entrant.user_id for entrant in playing])
+        except FieldError:
+            row.status = "cancelled"
+            await self.storage.tournaments.advance(row, node)
+            _log.info("tournament %d is cancelled: too few players", row.id)
+            return
+        row.status, row.round = "running", row.round + 1
+        if not await self.storage.tournaments.advance(row, node):
+            return  # another node runs it now
+        names = {entrant.user_id: entrant.name for entrant in progress.entrants}
+        for seating in tables:
+            await self._open_round_table(row, seating, names)
+        _log.info("tournament %d: round %d begins at %d tables", row.id, row.round, len(tables))
+
+    async def _open_round_table(
+        self, row: TournamentRow, seating: tuple[int | None, ...], names: dict[int, str]
+    ) -> None:
+        seats: list[Seat] = []
+        absent = set()
+        for player in seating:
+            if player is None:
+                seats.append(Seat("bot", name=bot_name(seats, row.bot_level), level=row.bot_level))
+                continue
+            away = not self.presence.is_online(player)
+            if away:
+                absent.add(player)
+            seats.append(Seat("human", player, names[player], replaced=away))
+        table = await self.tables.open_started(row.room, row.game, row.options, row.clock, seats)
+        await self.storage.tournaments.add_table(
+            row.id, RoundTable(row.round, table.id, frozenset(absent))
+        )
+
+
+def _check(spec: NewTournament, presence: Presence) -> None:
+    """Refuse a tournament that could not be played as asked."""
+    if spec.room not in presence.in_rooms:
+        raise no_such_room(spec.room)
+    if spec.game not in game_names():
+        raise ServerError("no_such_game", game=spec.game, games=", ".join(game_names()))
+    if spec.format not in FORMATS:
+        raise ServerError("bad_tournament", reason=spec.format)
+    try:
+        game = load_game(spec.game, spec.table_size, **spec.options)
+        make_bot(spec.bot_level, game)
+    except OptionError as error:
+        raise ServerError.wrapping("bad_option", error) from None
+    if not 1 <= spec.rounds <= MAX_ROUNDS:
+        raise ServerError("bad_tournament_rounds", most=MAX_ROUNDS)
+    if spec.format == "knockout" and not 1 <= spec.advance < spec.table_size:
+        raise ServerError("bad_tournament_advance", size=spec.table_size)
+    now = time.time()
+    if not now <= spec.registration_ends <= spec.starts_at:
+        raise ServerError("bad_tournament_times")
+    if spec.fill == "smaller" and spec.table_size - 1 < game_class(spec.game).min_players:
+        raise ServerError("bad_tournament_fill", game=spec.game)
+
+
+def _seating(row: TournamentRow, progress: Progress, players: list[int]) -> Round:
+    """The tables of the next round (``FieldError`` when the players cannot fill one)."""
+    smallest = game_class(row.game).min_players
+    fill: Fill = "bots" if row.fill == "bots" else "smaller"
+    if fill == "bots" and len(players) < 2:
+        raise FieldError("a tournament needs two players")
+    rank = {standing.player: index for index, standing in enumerate(progress.standings)}
+    if row.round == 0 and row.format == "swiss":
+        players = sorted(players)
+        random.Random(f"tournament:{row.id}").shuffle(players)  # nobody has a standing yet
+    else:
+        players = sorted(players, key=lambda player: rank.get(player, len(rank)))
+    plan = table_plan(len(players), row.table_size, fill, smallest)
+    if row.format == "swiss":
+        rounds = [
+            [progress.seated.get(table.table_id, ()) for table in tables]
+            for tables in _by_round(progress.tables)
+        ]
+        return swiss_round(players, plan, row.table_size, fill, meetings(rounds))
+    if row.format == "knockout":
+        return knockout_round(players, plan, row.table_size, fill)
+    schedule = round_robin(sorted(players), row.table_size)
+    if row.round >= len(schedule):
+        raise FieldError("the round robin is complete")
+    return schedule[row.round]
+
+
+def _by_round(tables: list[RoundTable]) -> list[list[RoundTable]]:
+    rounds: dict[int, list[RoundTable]] = {}
+    for table in tables:
+        rounds.setdefault(table.round, []).append(table)
+    return [rounds[number] for number in sorted(rounds)]
+
+
+def _eliminated(row: TournamentRow, games: list[Finished]) -> set[int]:
+    """Knock-out: who did not go on from a round's table (the best ``advance`` go on; the
+    absent last, then by place, then by score)."""
+    out: set[int] = set()
+    if row.format != "knockout":
+        return out
+    for game in games:
+        order = sorted(
+            range(len(game.players)),
+            key=lambda seat: (
+                game.players[seat] in game.absent,
+                game.places[seat],
+                -game.scores[seat],
+            ),
+        )
+        out.update(game.players[seat] for seat in order[row.advance :])
+    return out
+
+
+def _last_round(row: TournamentRow, current: list[RoundTable]) -> bool:
+    if row.format == "knockout":
+        return len(current) <= 1
+    return row.round >= row.rounds
+
+
+class TournamentRunner:
+    """Runs, on this node, the schedule of the tournaments whose lease it holds: one node at
+    a time for each, the next one once its lease lapses (see ``TournamentStore.claim``)."""
+
+    def __init__(self, tournaments: Tournaments, node: str, settings: Settings) -> None:
+        self.tournaments = tournaments
+        self.node = node
+        self.settings = settings
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        store = self.tournaments.storage.tournaments
+        while True:
+            try:
+                for row in await store.claim(self.node, self.settings.lease_seconds):
+                    await self.tournaments.step(row, self.node)
+            except ServerError as error:  # the database is away, say: next time
+                _log.warning("the tournaments wait: %s", error.code)
+            except Exception:
+                _log.exception("a tournament's step failed; it is tried again")
+            await asyncio.sleep(self.settings.tournament_poll)
