@@ -14,7 +14,7 @@ import contextlib
 import logging
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from tapisvert.bots import make_bot
@@ -146,6 +146,16 @@ class Tournaments:
         tables = await self.storage.tournaments.tables(row.id)
         seated, games = await self._games(tables)
         ranked = standings([entrant.user_id for entrant in entrants], games, row.table_size)
+        if row.format == "knockout":  # who went further first: the final's winner heads it
+            final = _final_order(games[-1]) if games and len(tables) > 0 else []
+            ranked = sorted(
+                ranked,
+                key=lambda standing: (
+                    -standing.games,
+                    final.index(standing.player) if standing.player in final else len(final),
+                ),
+            )
+            ranked = [replace(standing, rank=index + 1) for index, standing in enumerate(ranked)]
         return Progress(row, entrants, tables, seated, ranked, _eliminated(row, games))
 
     async def _row(self, tournament_id: int) -> TournamentRow:
@@ -311,16 +321,18 @@ def _eliminated(row: TournamentRow, games: list[Finished]) -> set[int]:
     if row.format != "knockout":
         return out
     for game in games:
-        order = sorted(
-            range(len(game.players)),
-            key=lambda seat: (
-                game.players[seat] in game.absent,
-                game.places[seat],
-                -game.scores[seat],
-            ),
-        )
-        out.update(game.players[seat] for seat in order[row.advance :])
+        out.update(_final_order(game)[row.advance :])
     return out
+
+
+def _final_order(game: Finished) -> list[int]:
+    """The players of one game from first to last: the absent last, then by place, then by
+    score."""
+    order = sorted(
+        range(len(game.players)),
+        key=lambda seat: (game.players[seat] in game.absent, game.places[seat], -game.scores[seat]),
+    )
+    return [game.players[seat] for seat in order]
 
 
 def _last_round(row: TournamentRow, current: list[RoundTable]) -> bool:

@@ -1,0 +1,242 @@
+"""Tournaments through the real server: a Swiss of twelve accounts at tables of four over
+three rounds, played by client programs, its standings checked by hand; a knock-out; a
+restart in the middle of a round; and the refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tapisvert.client import Client
+
+from server_support import Server, serving, until
+
+pytestmark = pytest.mark.slow
+ONE_ROUND = {"rounds": "1"}
+PASSWORD = "secret-enough"
+SETTINGS = {"bot-delay": 0.0, "rate": 1000.0}
+
+
+def account(server: Server, name: str) -> str:
+    made = server.http.post(f"{server.url}/api/register", json={"name": name, "password": PASSWORD})
+    made.raise_for_status()
+    return str(made.json()["token"])
+
+
+def tournament(server: Server, token: str, seconds: float, **settings: Any) -> int:
+    """A Wizard tournament of one-round games, starting in ``seconds``."""
+    body = {
+        "name": "Friday cup",
+        "game": "wizard",
+        "table_size": 4,
+        "options": ONE_ROUND,
+        "starts_at": time.time() + seconds,
+        **settings,
+    }
+    made = server.call(token, "POST", "/api/tournaments", **body)
+    assert made.status_code == 200, made.text
+    return int(made.json()["tournament"])
+
+
+def page(server: Server, tournament_id: int) -> dict[str, Any]:
+    return dict(server.http.get(f"{server.url}/api/tournaments/{tournament_id}").json())
+
+
+def field(server: Server, prefix: str, count: int, tournament_id: int) -> list[str]:
+    tokens = [account(server, f"{prefix}{number}") for number in range(count)]
+    for token in tokens:
+        joined = server.call(token, "POST", f"/api/tournaments/{tournament_id}/register")
+        assert joined.status_code == 204, joined.text
+    return tokens
+
+
+async def play_it_out(
+    server: Server, tokens: list[str], tournament_id: int, games: int | None = None
+) -> list[Client]:
+    """Every player's program connected before the start, then playing until the
+    tournament is over."""
+    clients = [
+        Client(server.url, token, "random", games=games, seed=index)
+        for index, token in enumerate(tokens)
+    ]
+    running = [asyncio.create_task(client.run()) for client in clients]
+    await until(lambda: page(server, tournament_id)["status"] in ("finished", "cancelled"), 300)
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
+    return clients
+
+
+def places(scores: list[float]) -> list[int]:
+    return [1 + sum(other > score for other in scores) for score in scores]
+
+
+def hand_points(server: Server, tables: list[dict[str, Any]]) -> Counter[str]:
+    """Tournament points as the rules say them: at a table of four, a point for each player
+    finished ahead of and half for each one level (scores from each table's result)."""
+    points: Counter[str] = Counter()
+    for table in tables:
+        info = server.http.get(f"{server.url}/api/tables/{table['table']}").json()
+        placed = places(info["result"])
+        for seat, name in enumerate(table["players"]):
+            if name is None:
+                continue
+            points[name] += sum(
+                1.0 if placed[seat] < placed[other] else 0.5 if placed[seat] == placed[other] else 0
+                for other in range(len(placed))
+                if other != seat
+            )
+    return points
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    with serving(tmp_path, **SETTINGS) as running:
+        yield running
+
+
+def test_a_swiss_of_twelve_at_tables_of_four_over_three_rounds(server: Server) -> None:
+    creator = account(server, "organiser")
+    tournament_id = tournament(server, creator, 6, format="swiss", rounds=3)
+    tokens = field(server, "swiss", 12, tournament_id)
+    assert page(server, tournament_id)["status"] == "registering"
+    asyncio.run(play_it_out(server, tokens, tournament_id))
+    done = page(server, tournament_id)
+    assert done["status"] == "finished" and done["round"] == 3
+    tables = done["tables"]
+    assert [table["round"] for table in tables] == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    for number in (1, 2, 3):
+        seated = [name for table in tables if table["round"] == number for name in table["players"]]
+        assert sorted(seated) == sorted(f"swiss{index}" for index in range(12))  # once each
+    assert all(table["absent"] == [] for table in tables)  # everyone was connected
+    points = hand_points(server, tables)
+    standings = done["standings"]
+    assert {row["name"]: row["points"] for row in standings} == points
+    assert [row["points"] for row in standings] == sorted(points.values(), reverse=True)
+    assert sum(points.values()) == 3 * 3 * 6  # each table of four hands out 3+2+1+0
+    assert all(row["games"] == 3 for row in standings)
+    assert done["winner"] == standings[0]["name"]
+    # the second round seats nobody with more than one player met in the first (3 tables)
+    first = {
+        name: table["table"] for table in tables if table["round"] == 1 for name in table["players"]
+    }
+    for table in (table for table in tables if table["round"] == 2):
+        assert max(Counter(first[name] for name in table["players"]).values()) == 2
+    listed = server.http.get(f"{server.url}/api/tournaments").json()
+    assert [row["tournament"] for row in listed] == [tournament_id]
+
+
+def test_a_knockout_keeps_the_best_two_of_each_table_until_the_final(server: Server) -> None:
+    creator = account(server, "knocker")
+    tournament_id = tournament(server, creator, 5, format="knockout", advance=2)
+    tokens = field(server, "ko", 8, tournament_id)
+    asyncio.run(play_it_out(server, tokens, tournament_id))
+    done = page(server, tournament_id)
+    assert done["status"] == "finished" and done["round"] == 2
+    first = [table for table in done["tables"] if table["round"] == 1]
+    final = [table for table in done["tables"] if table["round"] == 2]
+    assert len(first) == 2 and len(final) == 1
+    going_on = set()
+    for table in first:
+        info = server.http.get(f"{server.url}/api/tables/{table['table']}").json()
+        order = sorted(range(4), key=lambda seat: -info["result"][seat])
+        best = {table["players"][seat] for seat in order[:2]}
+        if len(set(info["result"])) == 4:  # no tie: the two best by score go on
+            going_on |= best
+    assert going_on <= set(final[0]["players"])
+    assert len(final[0]["players"]) == 4
+    final_info = server.http.get(f"{server.url}/api/tables/{final[0]['table']}").json()
+    top = max(final_info["result"])
+    winners = {
+        final[0]["players"][seat] for seat, score in enumerate(final_info["result"]) if score == top
+    }
+    assert done["winner"] in winners
+    out = {row["name"] for row in done["standings"] if row["out"]}
+    assert len(out) == 6 and done["winner"] not in out  # two at each table stay in
+    assert done["standings"][0]["name"] == done["winner"]
+
+
+def test_a_tournament_goes_on_after_a_restart_in_the_middle_of_a_round(tmp_path: Path) -> None:
+    with serving(tmp_path, **SETTINGS) as server:
+        creator = account(server, "steady")
+        tournament_id = tournament(server, creator, 5, format="swiss", rounds=2)
+        tokens = field(server, "rs", 4, tournament_id)
+
+        async def run() -> None:
+            clients = [
+                Client(server.url, token, "random", seed=index)
+                for index, token in enumerate(tokens)
+            ]
+            running = [asyncio.create_task(client.run()) for client in clients]
+            await until(lambda: page(server, tournament_id)["round"] == 1, 60)
+            await asyncio.to_thread(server.stop)
+            await asyncio.to_thread(server.start)
+            await until(lambda: page(server, tournament_id)["status"] == "finished", 300)
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
+
+        asyncio.run(run())
+        done = page(server, tournament_id)
+        assert [table["round"] for table in done["tables"]] == [1, 2]
+        assert all(row["games"] == 2 for row in done["standings"])
+
+
+def test_what_a_tournament_refuses(server: Server) -> None:
+    guest = server.guest("passer")
+    refused = server.call(
+        guest,
+        "POST",
+        "/api/tournaments",
+        name="x",
+        game="wizard",
+        table_size=4,
+        starts_at=time.time() + 60,
+    )
+    assert refused.status_code == 403 and "register first" in refused.json()["message"]
+    creator = account(server, "maker")
+    past = server.call(
+        creator,
+        "POST",
+        "/api/tournaments",
+        name="x",
+        game="wizard",
+        table_size=4,
+        starts_at=time.time() - 60,
+    )
+    assert past.status_code == 400 and "in the past" in past.json()["message"]
+    too_big = server.call(
+        creator,
+        "POST",
+        "/api/tournaments",
+        name="x",
+        game="wizard",
+        table_size=9,
+        starts_at=time.time() + 60,
+    )
+    assert too_big.status_code == 400 and "3 to 6 players" in too_big.json()["message"]
+    knock = server.call(
+        creator,
+        "POST",
+        "/api/tournaments",
+        name="x",
+        game="wizard",
+        table_size=4,
+        format="knockout",
+        advance=4,
+        starts_at=time.time() + 60,
+    )
+    assert knock.status_code == 400
+    tournament_id = tournament(server, creator, 60)
+    assert (
+        server.call(guest, "POST", f"/api/tournaments/{tournament_id}/register").status_code == 403
+    )
+    left = server.call(creator, "POST", f"/api/tournaments/{tournament_id}/withdraw")
+    assert left.status_code == 409 and "not registered" in left.json()["message"]
+    assert server.http.get(f"{server.url}/api/tournaments/999").status_code == 404
