@@ -17,7 +17,6 @@ from tapisvert.client import Client
 
 from server_support import Server, serving, until
 
-pytestmark = pytest.mark.slow
 ONE_ROUND = {"rounds": "1"}
 PASSWORD = "secret-enough"
 SETTINGS = {"bot-delay": 0.0, "rate": 1000.0}
@@ -101,6 +100,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
         yield running
 
 
+@pytest.mark.slow
 def test_a_swiss_of_twelve_at_tables_of_four_over_three_rounds(server: Server) -> None:
     creator = account(server, "organiser")
     tournament_id = tournament(server, creator, 6, format="swiss", rounds=3)
@@ -132,6 +132,7 @@ def test_a_swiss_of_twelve_at_tables_of_four_over_three_rounds(server: Server) -
     assert [row["tournament"] for row in listed] == [tournament_id]
 
 
+@pytest.mark.slow
 def test_a_knockout_keeps_the_best_two_of_each_table_until_the_final(server: Server) -> None:
     creator = account(server, "knocker")
     tournament_id = tournament(server, creator, 5, format="knockout", advance=2)
@@ -162,6 +163,7 @@ def test_a_knockout_keeps_the_best_two_of_each_table_until_the_final(server: Ser
     assert done["standings"][0]["name"] == done["winner"]
 
 
+@pytest.mark.slow
 def test_a_tournament_goes_on_after_a_restart_in_the_middle_of_a_round(tmp_path: Path) -> None:
     with serving(tmp_path, **SETTINGS) as server:
         creator = account(server, "steady")
@@ -240,3 +242,25 @@ def test_what_a_tournament_refuses(server: Server) -> None:
     left = server.call(creator, "POST", f"/api/tournaments/{tournament_id}/withdraw")
     assert left.status_code == 409 and "not registered" in left.json()["message"]
     assert server.http.get(f"{server.url}/api/tournaments/999").status_code == 404
+
+
+def test_chat_commands_list_join_and_leave_tournaments(server: Server) -> None:
+    creator = account(server, "chatter")
+    tournament_id = tournament(server, creator, 600)
+
+    def said(text: str) -> str:
+        answer = server.call(creator, "POST", "/api/chat", text=text, room="main")
+        assert answer.status_code == 200, answer.text
+        return str(answer.json()["text"])
+
+    listed = said("/tournament list")
+    assert listed.startswith(f"#{tournament_id} Friday cup — Wizard, registration open, starts ")
+    assert (
+        said(f"/tournament join {tournament_id}")
+        == f"you are registered for tournament {tournament_id}"
+    )
+    assert [entry["name"] for entry in page(server, tournament_id)["players"]] == ["chatter"]
+    assert said(f"/tournament leave {tournament_id}") == f"you left tournament {tournament_id}"
+    assert page(server, tournament_id)["players"] == [{"name": "chatter", "withdrawn": True}]
+    wrong = server.call(creator, "POST", "/api/chat", text="/tournament join", room="main")
+    assert wrong.status_code == 400 and "/tournament join N" in wrong.json()["message"]

@@ -7,6 +7,7 @@ Seats are numbered from 1 in commands, as in P1, P2…
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from tapisvert.core.notation import ascii_number
@@ -27,6 +28,7 @@ COMMANDS = (
     "bot",
     "rematch",
     "undo",
+    "tournament",
     "who",
     *SOCIAL_COMMANDS,
     *MODERATION_COMMANDS,
@@ -60,6 +62,8 @@ async def run_command(
         return await _join(lobby, user, arguments, place)
     if name == "play":
         return await _play(lobby, user, arguments, place)
+    if name == "tournament":
+        return await _tournament(lobby, user, language, arguments, place)
     if name in MODERATION_COMMANDS:
         return await run_moderation_command(lobby, user, name, arguments, place.room, place.table)
     table = _table_here(place)
@@ -108,6 +112,38 @@ async def _play(lobby: Lobby, user: User, arguments: list[str], place: Place) ->
     game, level = arguments[0].lower(), (arguments[1] if len(arguments) == 2 else "easy")
     room = place.room or MAIN_ROOM
     return Ack(table=await lobby.tables.play_now(user, room, game, level))
+
+
+async def _tournament(
+    lobby: Lobby, user: User, language: str, arguments: list[str], place: Place
+) -> ServerMessage:
+    """``/tournament [list]``, ``/tournament join N``, ``/tournament leave N``."""
+    words = [word.lower() for word in arguments]
+    if words in ([], ["list"]):
+        lines = [
+            translate(
+                "server.tournament.line",
+                language,
+                number=row.id,
+                name=row.name,
+                game=translate(f"{row.game}.name", language),
+                status=translate(f"server.tournament.{row.status}", language),
+                starts=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(row.starts_at)),
+            )
+            for row in await lobby.tournaments.listed()
+        ]
+        text = "\n".join(lines) or translate("server.tournament.none", language)
+        return Notice(room=place.room, table=place.table, key="server.tournament.list", text=text)
+    if len(words) == 2 and words[0] in ("join", "leave"):
+        number = _number(words[1])
+        if words[0] == "join":
+            await lobby.tournaments.register(user, number)
+        else:
+            await lobby.tournaments.withdraw(user, number)
+        key = f"server.tournament.{words[0]}ed" if words[0] == "join" else "server.tournament.left"
+        said = translate(key, language, number=number)
+        return Notice(room=place.room, table=place.table, key=key, text=said)
+    raise _usage("tournament")
 
 
 def _usage(name: str) -> ServerError:
