@@ -68,6 +68,13 @@ class Records:
         return record_of(state, [seat.get("name") or "?" for seat in row.seats])
 
 
+def known_game(game: str) -> str:
+    """``game`` if the server has it; otherwise refused (404), naming those it has."""
+    if game not in game_names():
+        raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+    return game
+
+
 def games() -> list[dict[str, Any]]:
     """Each game with what a form needs: player counts, option controls, card faces."""
     described_games = []

@@ -12,9 +12,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
-from tapisvert.core.registry import game_names
 from tapisvert.server.errors import ServerError
 from tapisvert.server.ratings import Skill
+from tapisvert.server.records import known_game
 from tapisvert.server.routes.dependencies import TheLobby
 from tapisvert.server.storage import RatingRow
 from tapisvert.server.tables import GameTable
@@ -112,8 +112,7 @@ async def leaderboard(
     lobby: TheLobby,
     limit: Annotated[int, Query(ge=1, le=LEADERBOARD_LENGTH)] = LEADERBOARD_LENGTH,
 ) -> Leaderboard:
-    if game not in game_names():
-        raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+    known_game(game)
     minimum = lobby.settings.leaderboard_min_games
     rows = await lobby.storage.ratings.leaderboard(game, minimum, limit)
     return Leaderboard(game=game, minimum=minimum, players=[_rating(row) for row in rows])
