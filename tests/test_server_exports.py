@@ -24,7 +24,7 @@ import pytest
 from tapisvert.core.game import CHANCE
 from tapisvert.records import ExportedGame, RecordError, load_export
 
-from server_support import Player, Server, run_cli, serving
+from server_support import Player, Server, run_cli, serving, until
 
 SHORT = {"rounds": "1", "first_dealer": "P1"}
 TODAY = datetime.datetime.now(datetime.UTC).date().isoformat()
@@ -70,6 +70,26 @@ def finished_table(server: Server, tokens: list[str], rated: bool = True) -> int
     return table
 
 
+def left_table(server: Server, token: str) -> int:
+    """A one-round Wizard the person leaves as it starts: a bot plays their seat to the end
+    (each of those moves a stand-in's)."""
+    created = server.call(token, "POST", "/api/tables", game="wizard", players=3, options=SHORT)
+    created.raise_for_status()
+    table = int(created.json()["table"])
+    for _ in range(2):
+        server.call(token, "POST", f"/api/tables/{table}/bots", level="easy").raise_for_status()
+    server.call(token, "POST", f"/api/tables/{table}/start").raise_for_status()
+    server.call(token, "POST", f"/api/tables/{table}/leave").raise_for_status()
+
+    def finished() -> bool:
+        return bool(
+            server.http.get(f"{server.url}/api/tables/{table}").json()["status"] == "finished"
+        )
+
+    asyncio.run(until(finished, 60))
+    return table
+
+
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     with serving(tmp_path_factory.mktemp("exports"), rate=300.0) as server:
@@ -84,6 +104,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
             "ana unrated": finished_table(server, [tokens["ana"]], rated=False),
             "bob unrated": finished_table(server, [tokens["bob"]], rated=False),
             "both unrated": finished_table(server, [tokens["ana"], tokens["bob"]], rated=False),
+            "bob left": left_table(server, tokens["bob"]),
         }
         yield Played(server, tokens, names, tables)
 
@@ -95,7 +116,7 @@ def exported_by_cli(played: Played, folder: Path) -> list[ExportedGame]:
         "--database-url", played.server.database_url,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert f"4 games of wizard finished since {TODAY}" in done.stdout
+    assert f"5 games of wizard finished since {TODAY}" in done.stdout
     return list(load_export(path))
 
 
@@ -124,14 +145,14 @@ def test_the_cli_exports_rated_games_and_the_unrated_ones_everyone_allowed(
     played: Played, tmp_path: Path
 ) -> None:
     games = by_table(played, exported_by_cli(played, tmp_path))
-    assert set(games) == {"ana rated", "bob rated", "both rated", "ana unrated"}
+    assert set(games) == {"ana rated", "bob rated", "both rated", "ana unrated", "bob left"}
     assert [games[what].rated for what in ("ana rated", "bob rated", "both rated")] == [True] * 3
     assert not games["ana unrated"].rated
 
 
 def test_http_streams_the_same_games_and_each_replays_to_its_result(played: Played) -> None:
     games = by_table(played, exported_over_http(played))
-    assert set(games) == {"ana rated", "bob rated", "both rated", "ana unrated"}
+    assert set(games) == {"ana rated", "bob rated", "both rated", "ana unrated", "bob left"}
     for what, game in games.items():
         public = played.server.record(played.tables[what])
         last = None
@@ -172,11 +193,22 @@ def test_names_only_for_the_account_that_allowed_them_and_stable_pseudonyms(
     assert other.startswith("anon ") and other != bob_seats[0].player  # a key per export
 
 
+def test_a_seat_a_bot_played_for_its_absent_person_says_so(played: Played) -> None:
+    games = by_table(played, exported_over_http(played))
+    left = games["bob left"]
+    bob = left.lineup[0]
+    assert bob.absent and bob.bot is None and bob.place == 3
+    assert bob.player == games["bob rated"].lineup[0].player
+    bobs = [step.number for step in left.steps() if step.actor == 0]
+    assert bobs and left.stand_ins == bobs
+    assert all(game.stand_ins == [] for what, game in games.items() if what != "bob left")
+
+
 def test_ratings_before_the_game_come_with_rated_seats(played: Played) -> None:
     games = by_table(played, exported_over_http(played))
     ana, *bots = games["ana rated"].lineup
     assert ana.mu is not None and ana.sigma is not None
-    assert ana.rating == round(ana.mu - 3 * ana.sigma, 1)
+    assert ana.mu - 3 * ana.sigma == pytest.approx(0)  # her first rated game of Wizard
     assert sum(seat.mu is not None for seat in bots) == 1  # a level is rated by its best seat
     places = [seat.place for seat in games["ana rated"].lineup]
     assert all(place is not None and 1 <= place <= 3 for place in places) and 1 in places
@@ -252,12 +284,13 @@ def test_the_example_counts_every_bid_for_people_and_bots(
     path = tmp_path / "wizard.jsonl.gz"
     path.write_bytes(response.content)
     counted = example().main([str(path)])
-    assert counted.games == 4
+    assert counted.games == 5
     people = sum(n for (by, _), n in counted.placed_by_position.items() if by == "people")
     bots = sum(n for (by, _), n in counted.placed_by_position.items() if by == "bots")
-    # four games of three seats, one bid each: ana 3 + bob 2 people's bids, the rest bots'
-    assert (people, bots) == (5, 7)
-    assert sum(counted.placed_by_size.values()) == 12
+    # five games of three seats, one bid each: ana's 3 and bob's 2 are people's, the rest
+    # bots' (bob's bid in the game he left among them)
+    assert (people, bots) == (5, 10)
+    assert sum(counted.placed_by_size.values()) == 15
     assert set(counted.placed_by_size) <= {("people", 1), ("bots", 1)}
     shown = capsys.readouterr().out
-    assert "Bids made in 4 games of Wizard" in shown and "position" in shown
+    assert "Bids made in 5 games of Wizard" in shown and "position" in shown

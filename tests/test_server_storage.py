@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tapisvert.server.errors import StorageError
-from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
+from tapisvert.server.storage import ExportChoices, LoggedAction, SqlStorage, TableRow
 from tapisvert.server.storage.schema import MIGRATIONS, latest_revision
 
 from server_support import Player, Server, postgres_database, set_up_table, sqlite_url
@@ -124,6 +124,30 @@ def test_a_whole_game_on_postgresql(tmp_path: Path) -> None:
             assert record.replay().returns() == player.views[table]["result"]
         finally:
             server.stop()
+
+
+def test_the_log_keeps_each_moves_time_and_accounts_their_export_choices(
+    database_url: str,
+) -> None:
+    async def run() -> None:
+        storage = SqlStorage(database_url)
+        await storage.start()
+        try:
+            table = await storage.tables.create(new_row("playing"))
+            logged = [LoggedAction(0, -1, 7), LoggedAction(1, 0, 3, took=2.5)]
+            await storage.tables.append(table, logged)
+            assert [entry.took for entry in await storage.tables.actions(table)] == [None, 2.5]
+            ana = await storage.accounts.create("ana", "ana", "hash", False)
+            assert ana is not None
+            assert await storage.exports.choices(ana) == ExportChoices(False, False)
+            await storage.exports.choose(ana, ExportChoices(name=True, unrated=False))
+            assert await storage.exports.choices(ana) == ExportChoices(True, False)
+            await storage.account_life.erase(ana)
+            assert await storage.exports.choices(ana) == ExportChoices(False, False)
+        finally:
+            await storage.close()
+
+    asyncio.run(run())
 
 
 def test_the_log_holds_actions_of_64_bits(database_url: str) -> None:

@@ -63,9 +63,7 @@ def test_a_person_downloads_their_data_then_deletes_their_account(
     screenshot(phone, "account-phone")
 
 
-def test_the_profile_sets_what_the_open_database_of_games_shows(
-    server: Server, page: Page
-) -> None:
+def test_the_profile_sets_what_the_open_database_of_games_shows(server: Server, page: Page) -> None:
     register(page, server, "web-open", password="open-enough")
     page.click("a.me")
     page.wait_for_selector("#export-choices")

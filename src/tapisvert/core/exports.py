@@ -43,14 +43,8 @@ class ExportedSeat:
     """A bot played most of this person's moves."""
     mu: float | None = None
     sigma: float | None = None
-    """The seat's OpenSkill rating before the game (``None``: not rated in it)."""
-
-    @property
-    def rating(self) -> float | None:
-        """The rating people saw before the game: μ − 3σ, to one decimal."""
-        if self.mu is None or self.sigma is None:
-            return None
-        return round(self.mu - 3 * self.sigma, 1)
+    """The seat's OpenSkill rating before the game (``None``: not rated in it); people saw
+    it as μ − 3σ, to one decimal."""
 
 
 @dataclass

@@ -31,9 +31,8 @@ from typing import Any
 
 from tapisvert.core.exports import ExportedGame, ExportedSeat
 from tapisvert.core.records import record_of
-from tapisvert.core.registry import load_game
 from tapisvert.server.errors import ServerError
-from tapisvert.server.records import known_game
+from tapisvert.server.records import known_game, replayed
 from tapisvert.server.storage import ERASED_NAME, FinishedGame, SeatResult, Storage
 
 PAGE_GAMES = 50
@@ -103,11 +102,16 @@ class Export:
         compressor = zlib.compressobj(COMPRESSION, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
         async for page in self.pages(storage):
             counted(len(page))
-            lines = "".join(f"{game.to_line()}\n" for game in page).encode()
-            piece = await asyncio.to_thread(compressor.compress, lines)
+            piece = await asyncio.to_thread(_compressed, page, compressor)
             if piece:
                 yield piece
         yield compressor.flush()
+
+
+def _compressed(page: list[ExportedGame], compressor: zlib._Compress) -> bytes:
+    """The page's lines, through the export's compressor (which may hold some back)."""
+    lines = "".join(f"{game.to_line()}\n" for game in page).encode()
+    return compressor.compress(lines)
 
 
 def _exported_page(page: list[FinishedGame], pseudonyms: Pseudonyms) -> list[ExportedGame]:
@@ -131,9 +135,7 @@ def exportable(game: FinishedGame) -> bool:
 def exported(game: FinishedGame, pseudonyms: Pseudonyms) -> ExportedGame:
     """The game as its export tells it (see the module's docstring)."""
     row = game.table
-    state = load_game(row.game, row.players, **row.options).new_initial_state()
-    for entry in game.log:
-        state.apply_action(entry.action)
+    state = replayed(row, game.log)
     results = {result.seat: result for result in game.results}
     lineup = [
         _seat(seat, results.get(index), game, pseudonyms) for index, seat in enumerate(row.seats)

@@ -3,9 +3,11 @@ players, and the list of games a table may be opened for."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from tapisvert.bots.base import LEVELS
+from tapisvert.core.game import State
 from tapisvert.core.records import Record, record_of
 from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.server.cluster import Cluster
@@ -14,7 +16,7 @@ from tapisvert.server.presence import Presence
 from tapisvert.server.protocol import TableInfo
 from tapisvert.server.results import seat_ratings
 from tapisvert.server.rooms import described
-from tapisvert.server.storage import TableRow
+from tapisvert.server.storage import LoggedAction, TableRow
 from tapisvert.server.users import ANYONE
 
 MAX_TABLE_ID = 2**31 - 1
@@ -62,10 +64,16 @@ class Records:
     async def record(self, table_id: int) -> Record:
         """The record of a finished game; nothing of a running one (its deal is secret)."""
         row = await self._finished_row(table_id)
-        state = load_game(row.game, row.players, **row.options).new_initial_state()
-        for entry in await self.storage.tables.actions(table_id):
-            state.apply_action(entry.action)
+        state = replayed(row, await self.storage.tables.actions(table_id))
         return record_of(state, [seat.get("name") or "?" for seat in row.seats])
+
+
+def replayed(row: TableRow, log: Iterable[LoggedAction]) -> State:
+    """The position a table's log leads to."""
+    state: State = load_game(row.game, row.players, **row.options).new_initial_state()
+    for entry in log:
+        state.apply_action(entry.action)
+    return state
 
 
 def known_game(game: str) -> str:
