@@ -25,12 +25,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from tapisvert.core.game import CHANCE
-from tapisvert.core.records import record_of
 from tapisvert.core.registry import load_game
 from tapisvert.records import load_export
 from tapisvert.server.exports import Export
 from tapisvert.server.ratings import Standing
-from tapisvert.server.records import replayed
+from tapisvert.server.records import table_record
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
 
 PLAYERS = 4
@@ -89,8 +88,8 @@ async def measure(games: int, folder: Path) -> dict[str, float]:
         for table in tables:
             row = await storage.tables.load(table)
             assert row is not None
-            state = replayed(row, await storage.tables.actions(table))
-            record_of(state, [seat["name"] for seat in row.seats]).to_json()
+            log = await storage.tables.actions(table)
+            table_record(row, log, [seat["name"] for seat in row.seats]).to_json()
         one_by_one = time.perf_counter() - started
     finally:
         await storage.close()

@@ -22,13 +22,13 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tapisvert.core.errors import IllegalActionError, OptionError, RecordError
-from tapisvert.core.game import CHANCE, Game, Seat, State
+from tapisvert.core.game import CHANCE, Action, Game, Seat, State
 from tapisvert.core.registry import load_game
 
 FORMAT = "tapisvert-record/1"
@@ -162,11 +162,21 @@ class Step:
 
 def record_of(state: State, seats: list[str] | None = None, date: str | None = None) -> Record:
     """The record of the game that led to ``state``."""
-    game = state.game
+    return record_of_actions(state.game, state.history(), seats, date)
+
+
+def record_of_actions(
+    game: Game[Any],
+    actions: Iterable[Action],
+    seats: list[str] | None = None,
+    date: str | None = None,
+) -> Record:
+    """The record of ``game`` played from its start with ``actions`` (a log, say), which
+    are replayed once, each applied as the rules allow."""
     replay = game.new_initial_state()
-    actions = []
-    for action in state.history():
-        actions.append(replay.action_to_string(action))
+    texts = []
+    for action in actions:
+        texts.append(replay.action_to_string(action))
         replay.apply_action(action)
     return Record(
         game=game.name,
@@ -174,8 +184,8 @@ def record_of(state: State, seats: list[str] | None = None, date: str | None = N
         options=dict(game.options),
         seats=list(seats) if seats else [f"P{seat + 1}" for seat in range(game.players)],
         date=date or datetime.date.today().isoformat(),
-        result=state.returns() if state.is_terminal() else None,
-        actions=actions,
+        result=replay.returns() if replay.is_terminal() else None,
+        actions=texts,
     )
 
 

@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tapisvert.core.exports import ExportedGame, ExportedSeat
-from tapisvert.core.records import record_of
 from tapisvert.server.errors import ServerError
-from tapisvert.server.records import known_game, replayed
+from tapisvert.server.records import known_game, table_record
 from tapisvert.server.storage import ERASED_NAME, FinishedGame, SeatResult, Storage
 
 PAGE_GAMES = 50
@@ -135,14 +134,15 @@ def exportable(game: FinishedGame) -> bool:
 def exported(game: FinishedGame, pseudonyms: Pseudonyms) -> ExportedGame:
     """The game as its export tells it (see the module's docstring)."""
     row = game.table
-    state = replayed(row, game.log)
     results = {result.seat: result for result in game.results}
     lineup = [
         _seat(seat, results.get(index), game, pseudonyms) for index, seat in enumerate(row.seats)
     ]
     finished = datetime.datetime.fromtimestamp(row.finished_at or 0.0, datetime.UTC)
     return ExportedGame(
-        record=record_of(state, [seat.player for seat in lineup], finished.date().isoformat()),
+        record=table_record(
+            row, game.log, [seat.player for seat in lineup], finished.date().isoformat()
+        ),
         rated=rated(game),
         lineup=lineup,
         times=[None if entry.took is None else round(entry.took, 3) for entry in game.log],

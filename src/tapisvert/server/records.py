@@ -3,12 +3,11 @@ players, and the list of games a table may be opened for."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from tapisvert.bots.base import LEVELS
-from tapisvert.core.game import State
-from tapisvert.core.records import Record, record_of
+from tapisvert.core.records import Record, record_of_actions
 from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.server.cluster import Cluster
 from tapisvert.server.errors import ServerError
@@ -64,16 +63,16 @@ class Records:
     async def record(self, table_id: int) -> Record:
         """The record of a finished game; nothing of a running one (its deal is secret)."""
         row = await self._finished_row(table_id)
-        state = replayed(row, await self.storage.tables.actions(table_id))
-        return record_of(state, [seat.get("name") or "?" for seat in row.seats])
+        log = await self.storage.tables.actions(table_id)
+        return table_record(row, log, [seat.get("name") or "?" for seat in row.seats])
 
 
-def replayed(row: TableRow, log: Iterable[LoggedAction]) -> State:
-    """The position a table's log leads to."""
-    state: State = load_game(row.game, row.players, **row.options).new_initial_state()
-    for entry in log:
-        state.apply_action(entry.action)
-    return state
+def table_record(
+    row: TableRow, log: Sequence[LoggedAction], seats: list[str], date: str | None = None
+) -> Record:
+    """The record of a table's game from its log (its players named ``seats``)."""
+    game = load_game(row.game, row.players, **row.options)
+    return record_of_actions(game, [entry.action for entry in log], seats, date)
 
 
 def known_game(game: str) -> str:
