@@ -251,6 +251,13 @@ def test_a_bad_day_or_an_unknown_game_is_refused_saying_why(played: Played) -> N
         "--database-url", played.server.database_url,
     )  # fmt: skip
     assert done.returncode == 2 and "chess" in done.stderr
+    done = run_cli(
+        "export", "--game", "wizard", "--since", TODAY,
+        "--output", str(Path(played.server.log).parent / "no-such-folder" / "wizard.jsonl.gz"),
+        "--database-url", played.server.database_url,
+    )  # fmt: skip
+    assert done.returncode == 2 and "no file was written" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_day_after_the_games_exports_none(played: Played) -> None:

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from tapisvert.cli.options import DatabaseOption, fail, help_text, on_database, replacing
+from tapisvert.core.errors import TapisvertError
 from tapisvert.i18n import default_language, translate
 
 if TYPE_CHECKING:  # the server's modules are imported when the command runs
@@ -27,6 +28,8 @@ def export(
     output: Annotated[Path | None, typer.Option(help=help_text("export_output"))] = None,
     database_url: DatabaseOption = "",
 ) -> None:
+    from sqlalchemy.exc import SQLAlchemyError
+
     from tapisvert.server.errors import ServerError
     from tapisvert.server.exports import Export
 
@@ -43,7 +46,11 @@ def export(
             async for piece in asked.gzipped(storage, pages.append):
                 written.write(piece)
 
-    on_database(database_url, write)
+    try:
+        on_database(database_url, write)
+    except (OSError, SQLAlchemyError) as error:  # the file's folder, the database's server
+        reason = getattr(error, "orig", None) or error
+        raise fail(TapisvertError("cli.export.failed", reason=reason), language) from None
     console.print(
         translate(
             "cli.export.written",
