@@ -2,7 +2,8 @@
 exported by the command line and over HTTP, and read back with ``load_export``.
 
 Every game here is a one-round Wizard for three. Ana lets the export show her name and her
-unrated games; Bob lets it show nothing: he is a pseudonym, and his unrated games stay out.
+unrated games; Bob lets it show nothing: he is a pseudonym, and his unrated games stay out;
+Cid plays one rated game and deletes his account.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from server_support import Player, Server, run_cli, serving, until
 SHORT = {"rounds": "1", "first_dealer": "P1"}
 TODAY = datetime.datetime.now(datetime.UTC).date().isoformat()
 EXAMPLE = Path(__file__).parent.parent / "examples" / "wizard_bids.py"
+EXPORTED = {"ana rated", "bob rated", "both rated", "ana unrated", "bob left", "cid deleted"}
+"""The tables whose games an export gives: not Bob's unrated ones."""
 
 
 @dataclass
@@ -106,6 +109,10 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
             "both unrated": finished_table(server, [tokens["ana"], tokens["bob"]], rated=False),
             "bob left": left_table(server, tokens["bob"]),
         }
+        leaving = register(server, "export-cid")
+        tables["cid deleted"] = finished_table(server, [leaving])
+        gone = server.call(leaving, "POST", "/api/account/delete", password="secret-enough")
+        assert gone.status_code == 204
         yield Played(server, tokens, names, tables)
 
 
@@ -116,7 +123,7 @@ def exported_by_cli(played: Played, folder: Path) -> list[ExportedGame]:
         "--database-url", played.server.database_url,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert f"5 games of wizard finished since {TODAY}" in done.stdout
+    assert f"6 games of wizard finished since {TODAY}" in done.stdout
     return list(load_export(path))
 
 
@@ -145,14 +152,14 @@ def test_the_cli_exports_rated_games_and_the_unrated_ones_everyone_allowed(
     played: Played, tmp_path: Path
 ) -> None:
     games = by_table(played, exported_by_cli(played, tmp_path))
-    assert set(games) == {"ana rated", "bob rated", "both rated", "ana unrated", "bob left"}
+    assert set(games) == EXPORTED
     assert [games[what].rated for what in ("ana rated", "bob rated", "both rated")] == [True] * 3
     assert not games["ana unrated"].rated
 
 
 def test_http_streams_the_same_games_and_each_replays_to_its_result(played: Played) -> None:
     games = by_table(played, exported_over_http(played))
-    assert set(games) == {"ana rated", "bob rated", "both rated", "ana unrated", "bob left"}
+    assert set(games) == EXPORTED
     for what, game in games.items():
         public = played.server.record(played.tables[what])
         last = None
@@ -202,6 +209,14 @@ def test_a_seat_a_bot_played_for_its_absent_person_says_so(played: Played) -> No
     bobs = [step.number for step in left.steps() if step.actor == 0]
     assert bobs and left.stand_ins == bobs
     assert all(game.stand_ins == [] for what, game in games.items() if what != "bob left")
+
+
+def test_a_deleted_account_leaves_its_games_without_its_name(played: Played) -> None:
+    response = httpx.get(f"{played.server.url}/api/export/wizard", params={"since": TODAY})
+    assert b"export-cid" not in gzip.decompress(response.content)
+    games = by_table(played, list(load_export(io.BytesIO(response.content))))
+    cid = games["cid deleted"].lineup[0]
+    assert (cid.player, cid.named, cid.bot) == ("(deleted)", False, None)
 
 
 def test_ratings_before_the_game_come_with_rated_seats(played: Played) -> None:
@@ -291,13 +306,13 @@ def test_the_example_counts_every_bid_for_people_and_bots(
     path = tmp_path / "wizard.jsonl.gz"
     path.write_bytes(response.content)
     counted = example().main([str(path)])
-    assert counted.games == 5
+    assert counted.games == 6
     people = sum(n for (by, _), n in counted.placed_by_position.items() if by == "people")
     bots = sum(n for (by, _), n in counted.placed_by_position.items() if by == "bots")
-    # five games of three seats, one bid each: ana's 3 and bob's 2 are people's, the rest
-    # bots' (bob's bid in the game he left among them)
-    assert (people, bots) == (5, 10)
-    assert sum(counted.placed_by_size.values()) == 15
+    # six games of three seats, one bid each: ana's 3, bob's 2 and cid's are people's, the
+    # rest bots' (bob's bid in the game he left among them)
+    assert (people, bots) == (6, 12)
+    assert sum(counted.placed_by_size.values()) == 18
     assert set(counted.placed_by_size) <= {("people", 1), ("bots", 1)}
     shown = capsys.readouterr().out
-    assert "Bids made in 5 games of Wizard" in shown and "position" in shown
+    assert "Bids made in 6 games of Wizard" in shown and "position" in shown

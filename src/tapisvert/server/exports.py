@@ -33,6 +33,7 @@ from tapisvert.core.exports import ExportedGame, ExportedSeat
 from tapisvert.server.errors import ServerError
 from tapisvert.server.records import known_game, table_record
 from tapisvert.server.storage import ERASED_NAME, FinishedGame, SeatResult, Storage
+from tapisvert.server.storage.exports import seated_people
 
 PAGE_GAMES = 50
 """Games read, converted and compressed at a time."""
@@ -127,7 +128,7 @@ def exportable(game: FinishedGame) -> bool:
     allows nothing)."""
     if rated(game):
         return True
-    people = [seat.get("user_id") for seat in game.table.seats if seat.get("kind") == "human"]
+    people = seated_people(game.table)
     return all(person is not None and game.choices[person].unrated for person in people)
 
 

@@ -41,6 +41,11 @@ class FinishedGame:
     """Of each person's account seated at it."""
 
 
+def seated_people(table: TableRow) -> list[int | None]:
+    """The account of each seat a person played (``None``: an account deleted since)."""
+    return [seat.get("user_id") for seat in table.seats if seat.get("kind") == "human"]
+
+
 class ExportStore:
     def __init__(self, writer: Writer) -> None:
         self._writer = writer
@@ -104,10 +109,7 @@ class ExportStore:
             ).all():
                 results[row.table_id].append(seat_result(row._mapping))
             people = {
-                seat["user_id"]
-                for table in tables
-                for seat in table.seats
-                if seat.get("kind") == "human" and seat.get("user_id") is not None
+                person for table in tables for person in seated_people(table) if person is not None
             }
             choices = {
                 user_id: ExportChoices(bool(name), bool(unrated))
@@ -123,9 +125,9 @@ class ExportStore:
                     logs[table.id],
                     results[table.id],
                     {
-                        seat["user_id"]: choices.get(seat["user_id"], ExportChoices())
-                        for seat in table.seats
-                        if seat.get("kind") == "human" and seat.get("user_id") is not None
+                        person: choices.get(person, ExportChoices())
+                        for person in seated_people(table)
+                        if person is not None
                     },
                 )
                 for table in tables
