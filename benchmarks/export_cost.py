@@ -7,8 +7,9 @@ in the same run: the export of them all (``Export.gzipped``: read a page at a ti
 game replayed and converted, its lines compressed), and the peer, each game's record built
 from its row and log as the record route does (``Records.record``'s work, without HTTP);
 then the reader's side, ``load_export`` of the file with every game walked step by step
-(``ExportedGame.steps``). Times are wall-clock seconds of one pass (the export works in
-threads), so run it on a machine otherwise idle.
+(``ExportedGame.steps``); and how long the read of one page holds the database's writer
+(the live tables' moves wait meanwhile), the median over the pages. Times are wall-clock
+seconds of one pass (the export works in threads), so run it on a machine otherwise idle.
 
 Run: ``.venv/bin/python benchmarks/export_cost.py [--games 200]``
 """
@@ -19,6 +20,7 @@ import argparse
 import asyncio
 import io
 import random
+import statistics
 import tempfile
 import time
 from dataclasses import replace
@@ -27,7 +29,7 @@ from pathlib import Path
 from tapisvert.core.game import CHANCE
 from tapisvert.core.registry import load_game
 from tapisvert.records import load_export
-from tapisvert.server.exports import Export
+from tapisvert.server.exports import PAGE_GAMES, Export
 from tapisvert.server.ratings import Standing
 from tapisvert.server.records import table_record
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
@@ -91,6 +93,14 @@ async def measure(games: int, folder: Path) -> dict[str, float]:
             log = await storage.tables.actions(table)
             table_record(row, log, [seat["name"] for seat in row.seats]).to_json()
         one_by_one = time.perf_counter() - started
+        reads, after = [], 0
+        while True:  # the pages again, each read alone: how long it holds the writer
+            started = time.perf_counter()
+            page = await storage.exports.finished("wizard", 0.0, after, PAGE_GAMES)
+            reads.append(time.perf_counter() - started)
+            if not page:
+                break
+            after = page[-1].table.id
     finally:
         await storage.close()
     exported = b"".join(pieces)
@@ -107,6 +117,7 @@ async def measure(games: int, folder: Path) -> dict[str, float]:
         "records": one_by_one,
         "reading": reading,
         "bytes": len(exported) / games,
+        "page": statistics.median(reads[:-1] or reads),
     }
 
 
@@ -122,6 +133,7 @@ def main() -> None:
     print(f"records one by one:   {1000 * figures['records'] / games:7.2f} ms a game")
     print(f"export / records:     {figures['export'] / figures['records']:7.2f}")
     print(f"reading, step by step:{1000 * figures['reading'] / games:7.2f} ms a game")
+    print(f"a page's read:        {1000 * figures['page']:7.2f} ms (median, {PAGE_GAMES} games)")
 
 
 if __name__ == "__main__":

@@ -232,6 +232,7 @@ def test_export_cost_runs_and_reads_back_every_game() -> None:
         "records one by one",
         "export / records",
         "reading, step by step",
+        "a page's read",
     }
     assert float(figures["export / records"]) > 0
 

@@ -35,8 +35,10 @@ from tapisvert.server.records import known_game, table_record
 from tapisvert.server.storage import ERASED_NAME, FinishedGame, SeatResult, Storage
 from tapisvert.server.storage.exports import seated_people
 
-PAGE_GAMES = 50
-"""Games read, converted and compressed at a time."""
+PAGE_GAMES = 10
+"""Games read, converted and compressed at a time: ten full games of 4-player Wizard are
+some 10,000 logged actions, which the database's writer reads in a few tens of milliseconds
+while the live tables' moves wait (``benchmarks/export_cost.py`` prints it)."""
 COMPRESSION = 6
 """gzip's level, its own default."""
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
