@@ -15,7 +15,7 @@ from tapisvert.server.storage.schema import (
     tables_table,
     users_table,
 )
-from tapisvert.server.storage.tables import table_row
+from tapisvert.server.storage.tables import LOG_COLUMNS, logged_action, table_row
 from tapisvert.server.storage.writer import Writer
 
 
@@ -88,19 +88,12 @@ class ExportStore:
             ]
             ids = [table.id for table in tables]
             logs: dict[int, list[LoggedAction]] = {table_id: [] for table_id in ids}
-            for table_id, seq, actor, action, stand_in, took in connection.execute(
-                select(
-                    actions_table.c.table_id,
-                    actions_table.c.seq,
-                    actions_table.c.actor,
-                    actions_table.c.action,
-                    actions_table.c.stand_in,
-                    actions_table.c.took,
-                )
+            for table_id, *entry in connection.execute(
+                select(actions_table.c.table_id, *LOG_COLUMNS)
                 .where(actions_table.c.table_id.in_(ids))
                 .order_by(actions_table.c.table_id, actions_table.c.seq)
             ).all():
-                logs[table_id].append(LoggedAction(seq, actor, action, bool(stand_in), took))
+                logs[table_id].append(logged_action(*entry))
             results: dict[int, list[SeatResult]] = {table_id: [] for table_id in ids}
             for row in connection.execute(
                 select(results_table)

@@ -107,21 +107,12 @@ class TableStore:
     async def actions(self, table_id: int) -> list[LoggedAction]:
         """The table's log, in ``seq`` order."""
         query = (
-            select(
-                actions_table.c.seq,
-                actions_table.c.actor,
-                actions_table.c.action,
-                actions_table.c.stand_in,
-                actions_table.c.took,
-            )
+            select(*LOG_COLUMNS)
             .where(actions_table.c.table_id == table_id)
             .order_by(actions_table.c.seq)
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
-        return [
-            LoggedAction(seq, actor, action, bool(stand_in), took)
-            for seq, actor, action, stand_in, took in rows
-        ]
+        return [logged_action(*row) for row in rows]
 
     async def finish(
         self,
@@ -148,6 +139,23 @@ class TableStore:
             fence=fence_of(table_id, fence),
         )
         return result
+
+
+LOG_COLUMNS = (
+    actions_table.c.seq,
+    actions_table.c.actor,
+    actions_table.c.action,
+    actions_table.c.stand_in,
+    actions_table.c.took,
+)
+"""What a log entry is read from (see ``logged_action``)."""
+
+
+def logged_action(
+    seq: int, actor: int, action: int, stand_in: bool, took: float | None
+) -> LoggedAction:
+    """A log entry from the values of ``LOG_COLUMNS``."""
+    return LoggedAction(seq, actor, action, bool(stand_in), took)
 
 
 def _saving(row: TableRow) -> Callable[[Connection], Any]:
