@@ -383,7 +383,7 @@ class GameTable:
             state.resolve_chance(random.Random(f"{self.seed}:{self.seq + len(moves)}"))
             drawn = state.history_since(self.state)[len(moves) :]
             moves = moves + [(CHANCE, action) for action in drawn]
-        entries = [  # the seat's move first, then the chance outcomes it led to
+        entries = [  # a seat's move comes first, with its stand-in and time; then chance
             LoggedAction(self.seq, *moves[0], stand_in, took)
             if index == 0
             else LoggedAction(self.seq + index, actor, action)
