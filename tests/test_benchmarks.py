@@ -223,6 +223,20 @@ def test_quota_cost_runs_and_both_counters_refuse_alike() -> None:
     assert "limits / tapisvert cpu:" in printed
 
 
+def test_export_cost_runs_and_reads_back_every_game() -> None:
+    printed = run_benchmark("export_cost.py", "--games", "3")
+    assert printed.startswith("3 games of 4-player Wizard")
+    figures = dict(line.split(":", 1) for line in printed.splitlines()[1:])
+    assert set(figures) == {
+        "export",
+        "records one by one",
+        "export / records",
+        "reading, step by step",
+        "a page's read",
+    }
+    assert float(figures["export / records"]) > 0
+
+
 def test_abuse_runs_the_flood_from_many_sockets_and_the_replay_race() -> None:
     """The flood from one address's many sockets and the replay race, briefly (~30 s)."""
     printed = run_benchmark(

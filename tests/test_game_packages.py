@@ -39,6 +39,7 @@ EXAMPLES = {
     "benchmarks/interface_cost.py": {"wizard"},  # shorter games than the default
     "benchmarks/review_calibration.py": {"wizard"},  # the game calibrated by default
     "benchmarks/abuse.py": {"luz", "wizard"},  # the tables the scenarios play
+    "benchmarks/export_cost.py": {"wizard"},  # the games it exports
     "scripts/play": {"wizard"},  # the game it starts by default
     "scripts/test": {"abluxxen", "fzzzt", "luz", "wizard"},  # the games' own test files
 }

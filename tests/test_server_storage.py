@@ -7,12 +7,13 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tapisvert.server.errors import StorageError
-from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
+from tapisvert.server.storage import ExportChoices, LoggedAction, SqlStorage, TableRow
 from tapisvert.server.storage.schema import MIGRATIONS, latest_revision
 
 from server_support import Player, Server, postgres_database, set_up_table, sqlite_url
@@ -124,6 +125,69 @@ def test_a_whole_game_on_postgresql(tmp_path: Path) -> None:
             assert record.replay().returns() == player.views[table]["result"]
         finally:
             server.stop()
+
+
+def test_the_log_keeps_each_moves_time_and_accounts_their_export_choices(
+    database_url: str,
+) -> None:
+    async def run() -> None:
+        storage = SqlStorage(database_url)
+        await storage.start()
+        try:
+            table = await storage.tables.create(new_row("playing"))
+            logged = [LoggedAction(0, -1, 7), LoggedAction(1, 0, 3, took=2.5)]
+            await storage.tables.append(table, logged)
+            assert [entry.took for entry in await storage.tables.actions(table)] == [None, 2.5]
+            ana = await storage.accounts.create("ana", "ana", "hash", False)
+            assert ana is not None
+            assert await storage.exports.choices(ana) == ExportChoices(False, False)
+            await storage.exports.choose(ana, ExportChoices(name=True, unrated=False))
+            assert await storage.exports.choices(ana) == ExportChoices(True, False)
+            await storage.account_life.erase(ana)
+            assert await storage.exports.choices(ana) == ExportChoices(False, False)
+        finally:
+            await storage.close()
+
+    asyncio.run(run())
+
+
+def test_finished_games_are_read_a_page_at_a_time_with_their_logs(database_url: str) -> None:
+    """What an export reads: one game's finished tables since a time, above a table number."""
+
+    async def run() -> None:
+        storage = SqlStorage(database_url)
+        await storage.start()
+        try:
+            ana = await storage.accounts.create("ana", "ana", "hash", False)
+            assert ana is not None
+            await storage.exports.choose(ana, ExportChoices(name=False, unrated=True))
+            seats = [{"kind": "human", "user_id": ana, "name": "ana"}, {"kind": "bot"}]
+            finished = []
+            for game in ("luz", "luz", "wizard", "luz", "luz"):
+                row = replace(new_row("playing"), game=game, seats=seats)
+                row.id = await storage.tables.create(row)
+                if len(finished) == 3:  # a game still played is none of the export's
+                    await storage.tables.append(row.id, [LoggedAction(0, -1, 4)])
+                    finished.append(row.id)
+                    continue
+                ended = replace(row, status="finished", finished_at=1000.0 + row.id)
+                log = [LoggedAction(0, -1, 4), LoggedAction(1, 0, 9, took=1.5)]
+                await storage.tables.finish(row.id, log, ended, [])
+                finished.append(row.id)
+            luz = [finished[0], finished[1], finished[4]]
+            first = await storage.exports.finished("luz", 0.0, 0, 2)
+            assert [game.table.id for game in first] == luz[:2]
+            assert first[0].log == [LoggedAction(0, -1, 4), LoggedAction(1, 0, 9, took=1.5)]
+            assert first[0].choices == {ana: ExportChoices(name=False, unrated=True)}
+            rest = await storage.exports.finished("luz", 0.0, luz[1], 2)
+            assert [game.table.id for game in rest] == luz[2:]
+            assert await storage.exports.finished("luz", 0.0, luz[2], 2) == []
+            later = await storage.exports.finished("luz", 1000.0 + luz[1], 0, 10)
+            assert [game.table.id for game in later] == luz[1:]
+        finally:
+            await storage.close()
+
+    asyncio.run(run())
 
 
 def test_the_log_holds_actions_of_64_bits(database_url: str) -> None:

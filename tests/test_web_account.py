@@ -63,6 +63,25 @@ def test_a_person_downloads_their_data_then_deletes_their_account(
     screenshot(phone, "account-phone")
 
 
+def test_the_profile_sets_what_the_open_database_of_games_shows(server: Server, page: Page) -> None:
+    register(page, server, "web-open", password="open-enough")
+    page.click("a.me")
+    page.wait_for_selector("#export-choices")
+    assert not page.is_checked("#export-name") and not page.is_checked("#export-unrated")
+    assert serious_violations(page) == []
+    page.check("#export-name")
+    page.wait_for_selector("#notice >> text=Saved: the next exports follow your choice")
+    token = page.evaluate("() => localStorage.getItem('token')")
+    asked = page.request.get(
+        f"{server.url}/api/account/export", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert asked.json() == {"name": True, "unrated": False}
+    page.reload()
+    page.click("a.me")
+    page.wait_for_selector("#export-choices")
+    assert page.is_checked("#export-name") and not page.is_checked("#export-unrated")
+
+
 def test_a_link_from_an_administrator_sets_a_new_password(server: Server, page: Page) -> None:
     register(page, server, "web-forgetful", password="forgotten")
     page.click("#bar button:has-text('Sign out')")

@@ -4,41 +4,18 @@ reads a person's roles as they act)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from tapisvert.cli.options import DatabaseOption, fail, help_text
+from tapisvert.cli.options import DatabaseOption, help_text, on_database
 from tapisvert.i18n import default_language, translate
 
-T = TypeVar("T")
 console = Console(highlight=False)
 
 
 admin = typer.Typer(help=help_text("admin"), no_args_is_help=True)
-
-
-def _on_database(url: str, work: Callable[..., Awaitable[T]]) -> T:
-    """Run ``work(storage)`` on the database (brought to the latest migration first); a
-    refusal is printed in the reader's language."""
-    from tapisvert.server.errors import ServerError
-    from tapisvert.server.storage import default_database_url, open_storage
-
-    async def run() -> T:
-        storage = open_storage(url or default_database_url())
-        await storage.start()
-        try:
-            return await work(storage)
-        finally:
-            await storage.close()
-
-    try:
-        return asyncio.run(run())
-    except ServerError as refusal:
-        raise fail(refusal, default_language()) from None
 
 
 @admin.command(help=help_text("admin_grant"))
@@ -50,7 +27,7 @@ def grant(
 ) -> None:
     from tapisvert.server.roles import CONSOLE, grant_role
 
-    changed = _on_database(
+    changed = on_database(
         database_url, lambda storage: grant_role(storage, CONSOLE, name, role, reason)
     )
     key = "cli.admin.granted" if changed else "cli.admin.had_it"
@@ -66,7 +43,7 @@ def revoke(
 ) -> None:
     from tapisvert.server.roles import CONSOLE, revoke_role
 
-    changed = _on_database(
+    changed = on_database(
         database_url, lambda storage: revoke_role(storage, CONSOLE, name, role, reason)
     )
     key = "cli.admin.revoked" if changed else "cli.admin.did_not_have_it"
@@ -75,7 +52,7 @@ def revoke(
 
 @admin.command(name="list", help=help_text("admin_list"))
 def list_roles(database_url: DatabaseOption = "") -> None:
-    staff = _on_database(database_url, lambda storage: storage.moderation.staff())
+    staff = on_database(database_url, lambda storage: storage.moderation.staff())
     if not staff:
         console.print(translate("cli.admin.nobody", default_language()))
     for row in staff:
@@ -91,7 +68,7 @@ def reset_link(
     from tapisvert.server.account_life import RESET_LINK_HOURS, issue_reset_key
     from tapisvert.server.roles import CONSOLE
 
-    key = _on_database(database_url, lambda storage: issue_reset_key(storage, CONSOLE, name))
+    key = on_database(database_url, lambda storage: issue_reset_key(storage, CONSOLE, name))
     link = f"{url.rstrip('/')}/#reset={key}"
     console.print(
         translate(

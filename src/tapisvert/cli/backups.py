@@ -14,7 +14,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from tapisvert.cli.options import DatabaseOption, fail, help_text
+from tapisvert.cli.options import DatabaseOption, fail, help_text, replacing
 from tapisvert.core.errors import TapisvertError
 from tapisvert.i18n import default_language, translate
 
@@ -52,7 +51,7 @@ def backup(
         if url.get_backend_name() == "sqlite":
             _sqlite_copy(_sqlite_file(url, must_exist=True), path, replace=True)
         else:
-            with _replacing(path) as partial:
+            with replacing(path) as partial:
                 _run_pg("pg_dump", url, "--format=custom", f"--file={partial}")
     console.print(
         translate("cli.backup.saved", default_language(), database=_shown(url), path=path)
@@ -137,26 +136,12 @@ def _sqlite_copy(source: Path, target: Path, replace: bool) -> None:
     transaction: a consistent snapshot while others write). A backup (``replace``) is a
     single file (no write-ahead log), complete before it takes ``target``'s name."""
     with contextlib.ExitStack() as stack:
-        written = stack.enter_context(_replacing(target)) if replace else target
+        written = stack.enter_context(replacing(target)) if replace else target
         reading = stack.enter_context(contextlib.closing(sqlite3.connect(source, timeout=30)))
         writing = stack.enter_context(contextlib.closing(sqlite3.connect(written, timeout=30)))
         reading.backup(writing)
         if replace:
             writing.execute("PRAGMA journal_mode=DELETE")
-
-
-@contextlib.contextmanager
-def _replacing(path: Path) -> Iterator[Path]:
-    """A new file beside ``path``, readable by its owner only (a backup holds the games'
-    hidden cards and the accounts' password hashes), renamed ``path`` once written."""
-    handle, partial = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(handle)
-    try:
-        yield Path(partial)
-        os.replace(partial, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(partial)
 
 
 def _run_pg(program: str, url: URL, *arguments: str) -> None:

@@ -1,5 +1,6 @@
 """``tapisvert``: play a game against bots, simulate bot matches, replay and review records,
-check a game; the platform's commands are in ``serving``, ``admin`` and ``backups``."""
+check a game; the platform's commands are in ``serving``, ``admin``, ``backups`` and
+``exports``."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from tapisvert.bots import Bot, make_bot
 from tapisvert.bots.match import game_seeds, play_match, seat_rng
 from tapisvert.cli.admin import admin
 from tapisvert.cli.backups import backups
+from tapisvert.cli.exports import exports
 from tapisvert.cli.options import errors, fail, help_text
 from tapisvert.cli.own_bots import own_bots
 from tapisvert.cli.serving import serving
@@ -53,6 +55,7 @@ app = typer.Typer(
 )
 app.add_typer(admin, name="admin")
 app.add_typer(backups)
+app.add_typer(exports)
 app.add_typer(serving)
 app.add_typer(own_bots)
 console = Console(highlight=False)

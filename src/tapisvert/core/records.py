@@ -22,13 +22,13 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tapisvert.core.errors import IllegalActionError, OptionError, RecordError
-from tapisvert.core.game import CHANCE, Game, Seat, State
+from tapisvert.core.game import CHANCE, Action, Game, Seat, State
 from tapisvert.core.registry import load_game
 
 FORMAT = "tapisvert-record/1"
@@ -115,9 +115,9 @@ class Record:
             state = step.state
         return state if state is not None else self.new_game().new_initial_state()
 
-    def to_json(self) -> str:
-        """One action per line, so that an error can name its line."""
-        head = {
+    def head(self) -> dict[str, Any]:
+        """Every field of the JSON form but the actions, in its order."""
+        return {
             "format": FORMAT,
             "game": self.game,
             "players": self.players,
@@ -126,7 +126,10 @@ class Record:
             "date": self.date,
             "result": self.result,
         }
-        body = json.dumps(head, ensure_ascii=False, indent=1)[:-2]
+
+    def to_json(self) -> str:
+        """One action per line, so that an error can name its line."""
+        body = json.dumps(self.head(), ensure_ascii=False, indent=1)[:-2]
         moves = ",\n".join(f"  {json.dumps(text, ensure_ascii=False)}" for text in self.actions)
         return f'{body},\n "actions": [\n{moves}\n ]\n}}\n'
 
@@ -159,11 +162,21 @@ class Step:
 
 def record_of(state: State, seats: list[str] | None = None, date: str | None = None) -> Record:
     """The record of the game that led to ``state``."""
-    game = state.game
+    return record_of_actions(state.game, state.history(), seats, date)
+
+
+def record_of_actions(
+    game: Game[Any],
+    actions: Iterable[Action],
+    seats: list[str] | None = None,
+    date: str | None = None,
+) -> Record:
+    """The record of ``game`` played from its start with ``actions`` (a log, say), which
+    are replayed once, each applied as the rules allow."""
     replay = game.new_initial_state()
-    actions = []
-    for action in state.history():
-        actions.append(replay.action_to_string(action))
+    texts = []
+    for action in actions:
+        texts.append(replay.action_to_string(action))
         replay.apply_action(action)
     return Record(
         game=game.name,
@@ -171,8 +184,8 @@ def record_of(state: State, seats: list[str] | None = None, date: str | None = N
         options=dict(game.options),
         seats=list(seats) if seats else [f"P{seat + 1}" for seat in range(game.players)],
         date=date or datetime.date.today().isoformat(),
-        result=state.returns() if state.is_terminal() else None,
-        actions=actions,
+        result=replay.returns() if replay.is_terminal() else None,
+        actions=texts,
     )
 
 
@@ -202,23 +215,31 @@ def _parse_json(text: str) -> Record:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise RecordError("record.bad_json", line=error.lineno, reason=error.msg) from None
+    record = record_from_dict(data, line=1)
+    record.lines = _json_action_lines(text, record.actions)
+    return record
+
+
+def record_from_dict(data: object, line: int) -> Record:
+    """The record a decoded JSON form holds (other fields are left to the caller); ``line``
+    is where it stands, for the errors."""
     if not isinstance(data, dict):
-        raise RecordError("record.unreadable", line=1, reason="not a JSON object")
+        raise RecordError("record.unreadable", line=line, reason="not a JSON object")
     for name in ("game", "players", "actions"):
         if name not in data:
-            raise RecordError("record.missing_header", line=1, name=name)
+            raise RecordError("record.missing_header", line=line, name=name)
     actions = data["actions"]
     if not isinstance(actions, list) or not all(isinstance(item, str) for item in actions):
-        raise RecordError("record.unreadable", line=1, reason="actions must be a list of strings")
+        reason = "actions must be a list of strings"
+        raise RecordError("record.unreadable", line=line, reason=reason)
     return Record(
         game=str(data["game"]),
-        players=_as_int(data["players"], 1),
+        players=_as_int(data["players"], line),
         options=dict(data.get("options") or {}),
         seats=[str(seat) for seat in data.get("seats") or []],
         date=str(data.get("date") or ""),
         result=data.get("result"),
         actions=actions,
-        lines=_json_action_lines(text, actions),
     )
 
 

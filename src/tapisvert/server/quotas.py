@@ -79,6 +79,9 @@ class QuotaSettings:
     replays: str = "30/minute"
     """Replays of finished games one address may ask for (those kept cost little; a new
     one costs its worker up to a second)."""
+    exports: str = "6/hour"
+    """Exports of the open database of games one address may ask for (each reads every
+    game of a game since a day)."""
     connections: str = "30/minute"
     """Connections one person may open: one cut off for flooding does not come straight
     back for more."""

@@ -3,10 +3,11 @@ players, and the list of games a table may be opened for."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tapisvert.bots.base import LEVELS
-from tapisvert.core.records import Record, record_of
+from tapisvert.core.records import Record, record_of_actions
 from tapisvert.core.registry import game_class, game_names, load_game
 from tapisvert.server.cluster import Cluster
 from tapisvert.server.errors import ServerError
@@ -14,7 +15,7 @@ from tapisvert.server.presence import Presence
 from tapisvert.server.protocol import TableInfo
 from tapisvert.server.results import seat_ratings
 from tapisvert.server.rooms import described
-from tapisvert.server.storage import TableRow
+from tapisvert.server.storage import LoggedAction, TableRow
 from tapisvert.server.users import ANYONE
 
 MAX_TABLE_ID = 2**31 - 1
@@ -62,10 +63,23 @@ class Records:
     async def record(self, table_id: int) -> Record:
         """The record of a finished game; nothing of a running one (its deal is secret)."""
         row = await self._finished_row(table_id)
-        state = load_game(row.game, row.players, **row.options).new_initial_state()
-        for entry in await self.storage.tables.actions(table_id):
-            state.apply_action(entry.action)
-        return record_of(state, [seat.get("name") or "?" for seat in row.seats])
+        log = await self.storage.tables.actions(table_id)
+        return table_record(row, log, [seat.get("name") or "?" for seat in row.seats])
+
+
+def table_record(
+    row: TableRow, log: Sequence[LoggedAction], seats: list[str], date: str | None = None
+) -> Record:
+    """The record of a table's game from its log (its players named ``seats``)."""
+    game = load_game(row.game, row.players, **row.options)
+    return record_of_actions(game, [entry.action for entry in log], seats, date)
+
+
+def known_game(game: str) -> str:
+    """``game`` if the server has it; otherwise refused (404), naming those it has."""
+    if game not in game_names():
+        raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+    return game
 
 
 def games() -> list[dict[str, Any]]:

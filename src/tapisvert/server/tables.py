@@ -82,6 +82,8 @@ class GameTable:
         """Each seat's moves, and those a bot played for its absent person."""
         self.state: State | None = None
         self.seq = 0
+        self.shown_at = time.monotonic()
+        """When the table reached its position on this node: a move's time counts from it."""
         self.spectators: dict[int, int] = {}
         """Watching user id → number of their connections watching."""
         self._lock = asyncio.Lock()
@@ -362,6 +364,7 @@ class GameTable:
     ) -> int:
         """Play for ``seat`` at ``seq``; with ``position``, only if the table is still at that
         very position (a move taken back and played again brings the same ``seq`` back)."""
+        took = time.monotonic() - self.shown_at
         async with self._lock:
             state = self.state
             if state is None or self.status != "playing":
@@ -376,7 +379,7 @@ class GameTable:
                 following.apply_action(action)
             except IllegalActionError as error:
                 raise ServerError.wrapping("illegal", error) from None
-            entries = await self._store(following, [(seat, action)], stand_in=stand_in)
+            entries = await self._store(following, [(seat, action)], stand_in=stand_in, took=took)
             self._adopt(entries, request)
             return self.seq
 
@@ -386,10 +389,11 @@ class GameTable:
         moves: list[tuple[int, int]],
         status: str | None = None,
         stand_in: bool = False,
+        took: float | None = None,
     ) -> _Stored:
         """Draw pending chance and log the moves, with the table's row when its ``status``
         changes or the game ends, and then the results and ratings: all in one transaction.
-        ``stand_in``: the move is a bot's, for an absent person.
+        ``stand_in``: the move is a bot's, for an absent person; ``took``: its seconds.
 
         The caller holds the lock. Until the commit returns, the table shows the position
         before the move, so nobody hears of a move that might still be lost; if the
@@ -399,8 +403,10 @@ class GameTable:
             state.resolve_chance(random.Random(f"{self.seed}:{self.seq + len(moves)}"))
             drawn = state.history_since(self.state)[len(moves) :]
             moves = moves + [(CHANCE, action) for action in drawn]
-        entries = [
-            LoggedAction(self.seq + index, actor, action, stand_in and index == 0)
+        entries = [  # a seat's move comes first, with its stand-in and time; then chance
+            LoggedAction(self.seq, *moves[0], stand_in, took)
+            if index == 0
+            else LoggedAction(self.seq + index, actor, action)
             for index, (actor, action) in enumerate(moves)
         ]
         if self.moved:
@@ -429,6 +435,7 @@ class GameTable:
         """``stored`` is the table's position now: publish it to every seat."""
         state, moves = stored.state, stored.moves
         self.state = state
+        self.shown_at = time.monotonic()
         self.seq += len(stored.entries)
         self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, stored.entries)
         asked = self.take_backs.asked
@@ -474,6 +481,7 @@ class GameTable:
                 self.moves, self.stand_in_moves, removed, taken_back=True
             )
             self.state, self.seq = state, start
+            self.shown_at = time.monotonic()
             _log.debug("position %d: %d actions taken back", self.seq, count)
             self.host.table_changed(self)
             self.turns.next()
@@ -533,6 +541,7 @@ class GameTable:
         self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, entries)
         self.take_backs.logged(entries)
         self.state = state
+        self.shown_at = time.monotonic()
         if state.is_terminal() and self.status != "finished":  # the log ends it, the row did not
             stored = await self._store(state, [])
             self.status, self.result, self.fence = "finished", state.returns(), None

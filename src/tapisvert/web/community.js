@@ -190,6 +190,7 @@ export function Profile({ name, Actions = null }) {
     </li>`)}</ul>
     ${player.name === state.user && !player.guest && !player.bot ? html`<${OwnBots} bots=${player.bots} />` : null}
     ${player.name === state.user && !player.guest ? html`<${PasswordForm} />` : null}
+    ${player.name === state.user ? html`<${ExportForm} />` : null}
     ${player.name === state.user ? html`<${AccountForm} guest=${player.guest} />` : null}
     ${state.token && !state.guest && !player.bot && player.name !== state.user ? html`<${ReportPerson} name=${player.name} />` : null}
   </section>`;
@@ -323,6 +324,32 @@ function AccountForm({ guest }) {
         onChange=${(event) => setSure(event.target.checked)} /> ${t("web.delete_account_sure")}</label>
       <button type="submit" class="danger" id="delete-account-button" disabled=${!sure}>${t("web.delete_account")}</button>
     </form>
+  </section>`;
+}
+
+/** What the open database of games may show of one's games: one's name (else a
+ * pseudonym), one's unrated games (each only if everyone at it allowed it). Both start off. */
+function ExportForm() {
+  const [choices, setChoices] = useState(null);
+  useEffect(() => {
+    api("/api/account/export").then(setChoices, (error) => tell(error.message));
+  }, []);
+  const choose = async (name, value) => {
+    try {
+      setChoices(await api("/api/account/export", { ...choices, [name]: value }, "PUT"));
+      tell(t("web.export_saved"), "info");
+    } catch (error) {
+      tell(error.message);
+    }
+  };
+  if (choices === null) return null;
+  return html`<section class="export-choices" id="export-choices" aria-labelledby="export-heading">
+    <h2 class="small" id="export-heading">${t("web.export_heading")}</h2>
+    <p class="hint">${t("web.export_hint")}</p>
+    <label><input type="checkbox" id="export-name" checked=${choices.name}
+      onChange=${(event) => choose("name", event.target.checked)} /> ${t("web.export_name")}</label>
+    <label><input type="checkbox" id="export-unrated" checked=${choices.unrated}
+      onChange=${(event) => choose("unrated", event.target.checked)} /> ${t("web.export_unrated")}</label>
   </section>`;
 }
 

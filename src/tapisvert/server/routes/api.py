@@ -7,12 +7,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from tapisvert.core.registry import game_names
 from tapisvert.i18n import LANGUAGES, accepted_language, catalogue
 from tapisvert.rules_pages import rules_html
 from tapisvert.server import protocol
 from tapisvert.server.errors import ServerError
-from tapisvert.server.records import games
+from tapisvert.server.records import games, known_game
 
 router = APIRouter()
 
@@ -41,6 +40,5 @@ async def rules(game: str, request: Request, language: str | None = None) -> dic
     chosen = language or accepted_language(request.headers.get("accept-language"))
     if chosen not in LANGUAGES:
         raise ServerError("no_such_language", status=404, languages=", ".join(LANGUAGES))
-    if game not in game_names():
-        raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+    known_game(game)
     return {"game": game, "language": chosen, "html": rules_html(game, chosen)}

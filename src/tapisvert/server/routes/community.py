@@ -12,9 +12,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
-from tapisvert.core.registry import game_names
 from tapisvert.server.errors import ServerError
 from tapisvert.server.ratings import Skill
+from tapisvert.server.records import known_game
 from tapisvert.server.routes.dependencies import TheLobby
 from tapisvert.server.storage import RatingRow
 from tapisvert.server.tables import GameTable
@@ -119,8 +119,7 @@ async def leaderboard(
 ) -> Leaderboard:
     """The best ratings of the game: of everyone, of people only, or of bots only (the
     built-in levels and bot accounts: the bots' own leaderboard)."""
-    if game not in game_names():
-        raise ServerError("no_such_game", status=404, game=game, games=", ".join(game_names()))
+    known_game(game)
     minimum = lobby.settings.leaderboard_min_games
     bots = {"all": None, "people": False, "bots": True}[who]
     rows = await lobby.storage.ratings.leaderboard(game, minimum, limit, bots)

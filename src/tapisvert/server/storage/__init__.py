@@ -5,7 +5,8 @@ The server reaches each area through an attribute: ``storage.accounts``,
 (results, ratings and what is read of them), ``storage.reviews``, ``storage.leases``,
 ``storage.account_life`` (deleting an account, its data, links that set a new password),
 ``storage.moderation`` (roles, mutes, bans, the audit log), ``storage.reports`` and
-``storage.social`` (ignores, friends, private messages). Every one of them runs its
+``storage.social`` (ignores, friends, private messages) and ``storage.exports`` (what the
+open database of games reads, and what each account lets it show). Every one of them runs its
 statements in one writer thread, committed in groups (see ``writer``); ``schema`` holds the
 tables and runs the migrations, ``engine`` opens the database.
 """
@@ -21,6 +22,7 @@ from sqlalchemy import Connection, insert, select
 from tapisvert.server.storage.account_life import ERASED_NAME, AccountLifeStore
 from tapisvert.server.storage.accounts import AccountStore, SessionStore
 from tapisvert.server.storage.engine import Checkpointer, default_database_url, make_engine
+from tapisvert.server.storage.exports import ExportChoices, ExportStore, FinishedGame
 from tapisvert.server.storage.leases import LeaseStore
 from tapisvert.server.storage.moderation import ModerationStore
 from tapisvert.server.storage.ratings import RatingStore
@@ -45,6 +47,8 @@ from tapisvert.server.storage.writer import Committed, Writer
 __all__ = [
     "ERASED_NAME",
     "MIGRATIONS",
+    "ExportChoices",
+    "FinishedGame",
     "GameCounts",
     "LoggedAction",
     "MessageRow",
@@ -76,6 +80,7 @@ class Storage(Protocol):
     reports: ReportStore
     social: SocialStore
     tournaments: TournamentStore
+    exports: ExportStore
 
     async def start(self) -> None: ...
     async def close(self) -> None: ...
@@ -109,6 +114,7 @@ class SqlStorage:
         self.reports = ReportStore(self._writer)
         self.social = SocialStore(self._writer)
         self.tournaments = TournamentStore(self._writer)
+        self.exports = ExportStore(self._writer)
 
     async def start(self) -> None:
         self._writer.start()

@@ -38,8 +38,8 @@ class AccountLifeStore:
     async def erase(self, user_id: int) -> None:
         """Erase the person from the database in one transaction: their games stay, under
         ``ERASED_NAME``; their password, sessions, ratings, roles, pending links, ignores,
-        friendships, messages (sent and received) and name go. The audit log keeps what
-        moderators did, under the name it was done to."""
+        friendships, messages (sent and received), name and export choices go. The audit
+        log keeps what moderators did, under the name it was done to."""
 
         def work(connection: Connection) -> None:
             connection.execute(
@@ -51,6 +51,8 @@ class AccountLifeStore:
                     password_hash=None,
                     deleted_at=time.time(),
                     owner_id=None,
+                    export_name=False,
+                    export_unrated=False,
                 )
             )
             for table in (sessions_table, ratings_table, password_resets_table, roles_table):

@@ -39,7 +39,7 @@ class RatingStore:
             .order_by(results_table.c.seat)
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
-        return [_seat_result(row._mapping) for row in rows]
+        return [seat_result(row._mapping) for row in rows]
 
     async def leaderboard(
         self, game: str, minimum: int, limit: int, bots: bool | None = None
@@ -126,7 +126,7 @@ def played_game(row: Any) -> PlayedGame:
         game=row.game,
         finished_at=row.finished_at,
         seats=[seat.get("name") or "?" for seat in json.loads(row.seats)],
-        result=_seat_result(row._mapping),
+        result=seat_result(row._mapping),
     )
 
 
@@ -236,7 +236,7 @@ def _result_values(row: TableRow, result: SeatResult) -> dict[str, Any]:
     }
 
 
-def _seat_result(values: Any) -> SeatResult:
+def seat_result(values: Any) -> SeatResult:
     rated = bool(values["rated"])
     return SeatResult(
         seat=values["seat"],

@@ -44,6 +44,9 @@ class LoggedAction:
     action: int
     stand_in: bool = False
     """Played by a bot for the seat's absent person."""
+    took: float | None = None
+    """Seconds from the position's showing to the move's arrival (``None``: chance, or
+    logged before the server kept them)."""
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,11 @@ users_table = Table(
     Column("bot", Boolean, nullable=False, server_default=false()),
     Column("deleted_at", Float, nullable=True),
     Column("owner_id", Integer, nullable=True, index=True),  # a bot account's owner
+    Column("export_name", Boolean, nullable=False, server_default=false()),
+    Column("export_unrated", Boolean, nullable=False, server_default=false()),
 )
+"""``export_name``: the open database of games names the account (else a pseudonym);
+``export_unrated``: its unrated games may go in it too (see ``server.exports``)."""
 sessions_table = Table(
     "sessions",
     metadata,
@@ -92,7 +96,10 @@ actions_table = Table(
     Column("actor", Integer, nullable=False),
     Column("action", BigInteger, nullable=False),
     Column("stand_in", Boolean, nullable=False, server_default=false()),
+    Column("took", Float, nullable=True),
 )
+"""``took``: the seconds a seat's move took from the position's showing to its arrival
+(``None`` for chance, and for moves logged before migration 0014)."""
 leases_table = Table(
     "table_leases",
     metadata,

@@ -56,7 +56,7 @@ class TableStore:
             query = query.where(tables_table.c.room == room)
         query = query.order_by(tables_table.c.id.desc()).limit(latest)
         rows = await self._writer.run(lambda c: c.execute(query).all())
-        return [_table_row(row._mapping) for row in reversed(rows)]
+        return [table_row(row._mapping) for row in reversed(rows)]
 
     async def seated(self, user_id: int, statuses: Sequence[str]) -> list[TableRow]:
         """Tables in these states where the user sits, oldest first."""
@@ -66,7 +66,7 @@ class TableStore:
             .order_by(tables_table.c.id)
         )
         rows = [
-            _table_row(row._mapping)
+            table_row(row._mapping)
             for row in await self._writer.run(lambda c: c.execute(query).all())
         ]
         return [row for row in rows if any(seat.get("user_id") == user_id for seat in row.seats)]
@@ -74,7 +74,7 @@ class TableStore:
     async def load(self, table_id: int) -> TableRow | None:
         query = select(tables_table).where(tables_table.c.id == table_id)
         row = await self._writer.run(lambda c: c.execute(query).first())
-        return None if row is None else _table_row(row._mapping)
+        return None if row is None else table_row(row._mapping)
 
     async def append(
         self,
@@ -107,20 +107,12 @@ class TableStore:
     async def actions(self, table_id: int) -> list[LoggedAction]:
         """The table's log, in ``seq`` order."""
         query = (
-            select(
-                actions_table.c.seq,
-                actions_table.c.actor,
-                actions_table.c.action,
-                actions_table.c.stand_in,
-            )
+            select(*LOG_COLUMNS)
             .where(actions_table.c.table_id == table_id)
             .order_by(actions_table.c.seq)
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
-        return [
-            LoggedAction(seq, actor, action, bool(stand_in))
-            for seq, actor, action, stand_in in rows
-        ]
+        return [logged_action(*row) for row in rows]
 
     async def finish(
         self,
@@ -149,6 +141,23 @@ class TableStore:
         return result
 
 
+LOG_COLUMNS = (
+    actions_table.c.seq,
+    actions_table.c.actor,
+    actions_table.c.action,
+    actions_table.c.stand_in,
+    actions_table.c.took,
+)
+"""What a log entry is read from (see ``logged_action``)."""
+
+
+def logged_action(
+    seq: int, actor: int, action: int, stand_in: bool, took: float | None
+) -> LoggedAction:
+    """A log entry from the values of ``LOG_COLUMNS``."""
+    return LoggedAction(seq, actor, action, bool(stand_in), took)
+
+
 def _saving(row: TableRow) -> Callable[[Connection], Any]:
     """The work that saves ``row``, as it is now."""
     values = {"saved_id": row.id, **_table_values(row)}
@@ -156,7 +165,10 @@ def _saving(row: TableRow) -> Callable[[Connection], Any]:
 
 
 def _log_rows(table_id: int, entries: Sequence[LoggedAction]) -> list[LogRow]:
-    return [(table_id, entry.seq, entry.actor, entry.action, entry.stand_in) for entry in entries]
+    return [
+        (table_id, entry.seq, entry.actor, entry.action, entry.stand_in, entry.took)
+        for entry in entries
+    ]
 
 
 def _table_values(row: TableRow) -> dict[str, Any]:
@@ -182,7 +194,7 @@ def seats_may_name(user_id: int) -> Any:
     return tables_table.c.seats.like(f'%"user_id": {int(user_id)}%')
 
 
-def _table_row(values: Any) -> TableRow:
+def table_row(values: Any) -> TableRow:
     return TableRow(
         id=values["id"],
         room=values["room"],

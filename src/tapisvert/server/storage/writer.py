@@ -33,8 +33,8 @@ from tapisvert.server.storage.schema import ACTION_COLUMNS
 APPEND_CHUNK = 200
 """Log rows per INSERT: one statement is one step of the driver, below any parameter limit."""
 
-LogRow = tuple[int, int, int, int, bool]
-"""A log entry to append: (table id, seq, actor, action, stand-in)."""
+LogRow = tuple[int, int, int, int, bool, float | None]
+"""A log entry to append: (table id, seq, actor, action, stand-in, seconds it took)."""
 Committed = Callable[[int, float, bool], None]
 """Told of a transaction: the writes it carried, the seconds it took, whether it failed."""
 
