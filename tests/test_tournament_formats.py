@@ -50,10 +50,11 @@ def test_standings_break_ties_by_the_opponents_points_then_the_margin() -> None:
     assert (by_player[2].margin, by_player[5].margin) == (20, -5)
     # 1 and 4 level on 2 points and 8 opponents' points (3+1+3+1): margins 0 and 25
     assert [standing.player for standing in table[2:4]] == [4, 1]
-    # 3 and 6 level on everything: 1 point, 10 opponents' points, margin -20: one rank
-    assert [standing.rank for standing in table] == [1, 2, 3, 4, 5, 5]
+    # 3 and 6 level on 1 point, 10 opponents' points, margin -20: 3 registered first
+    assert [standing.player for standing in table[4:]] == [3, 6]
+    assert [standing.rank for standing in table] == [1, 2, 3, 4, 5, 6]
     level = standings([7, 8], [Finished(players=(7, 8), places=(1, 1), scores=(1, 1))], 2)
-    assert [(standing.player, standing.rank) for standing in level] == [(7, 1), (8, 1)]
+    assert [(standing.player, standing.rank) for standing in level] == [(7, 1), (8, 2)]
 
 
 def test_a_field_is_cut_into_tables_as_even_as_can_be() -> None:

@@ -9,6 +9,7 @@ import { Replay, ScoreSheet, TableScreen, focusHand } from "./table.js";
 import { RulesButton } from "./rules.js";
 import { Leaderboard, Profile, ReplayScreen, ResetPassword, profileLink } from "./community.js";
 import { ModerationPage } from "./moderation.js";
+import { TournamentPage, TournamentsPage } from "./tournaments.js";
 import { MessagesLink, MessagesPanel, ProfileActions } from "./messages.js";
 
 function App() {
@@ -28,6 +29,7 @@ function App() {
     <header id="bar">
       <a class="brand" href="#">tapisvert</a>
       <a class="nav" id="leaderboards" href=${`#leaderboard=${state.games[0].name}`}>${t("web.leaderboards")}</a>
+      <a class="nav" id="tournaments-link" href="#tournaments">${t("web.tournaments")}</a>
       ${state.roles.length ? html`<a class="nav" id="moderation-link" href="#moderation">${t("web.moderation")}</a>` : null}
       ${state.token ? html`<a class="me" href=${profileLink(state.user)} title=${t("web.my_profile")}>${state.user}</a>` : null}
       ${state.token ? html`<${MessagesLink} />` : null}
@@ -46,6 +48,8 @@ function App() {
     <main id="main">
       ${page?.kind === "player" ? html`<${Profile} name=${page.value} key=${page.value} Actions=${ProfileActions} />`
         : page?.kind === "leaderboard" ? html`<${Leaderboard} game=${page.value} key=${page.value} />`
+        : page?.kind === "tournaments" ? html`<${TournamentsPage} />`
+        : page?.kind === "tournament" ? html`<${TournamentPage} id=${page.value} key=${page.value} />`
         : page?.kind === "moderation" && state.token ? html`<${ModerationPage} />`
         : page?.kind === "replay" ? html`<${ReplayScreen} id=${page.value} key=${page.value} Replay=${Replay} ScoreSheet=${ScoreSheet} />`
         : page?.kind === "reset" ? html`<${ResetPassword} resetKey=${page.value} />`

@@ -50,7 +50,7 @@ export function RatingChange({ before, after }) {
 
 /** Fetch `path` whenever it changes, and again once this page's socket is connected (the
  * person is online from then on); `[data, error]`, both null while it first loads. */
-function useFetched(path, refresh = 0) {
+export function useFetched(path, refresh = 0) {
   const [found, setFound] = useState([null, null]);
   useEffect(() => {
     let current = true;
@@ -63,12 +63,12 @@ function useFetched(path, refresh = 0) {
   return found;
 }
 
-function Loading({ error }) {
+export function Loading({ error }) {
   return html`<section class="panel"><p role=${error ? "alert" : "status"}>${error ?? t("web.loading")}</p>
     <a class="button" href="#">${t("web.back")}</a></section>`;
 }
 
-function when(seconds) {
+export function when(seconds) {
   return new Date(seconds * 1000).toLocaleString(language(), { dateStyle: "medium", timeStyle: "short" });
 }
 

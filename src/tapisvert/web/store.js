@@ -204,10 +204,11 @@ export function currentTable() {
 export function route() {
   if (location.hash === "#moderation") return { kind: "moderation", value: null };
   if (location.hash === "#messages") return { kind: "messages", value: null };
-  const match = location.hash.match(/^#(player|leaderboard|replay|join|reset|messages)=(.+)$/);
+  if (location.hash === "#tournaments") return { kind: "tournaments", value: null };
+  const match = location.hash.match(/^#(player|leaderboard|replay|join|reset|messages|tournament)=(.+)$/);
   if (!match) return null;
   const value = decodeURIComponent(match[2]);
-  return { kind: match[1], value: ["replay", "join"].includes(match[1]) ? Number(value) : value };
+  return { kind: match[1], value: ["replay", "join", "tournament"].includes(match[1]) ? Number(value) : value };
 }
 
 /** An invitation (`#join=TABLE`), once signed in: a free seat at an open table, or else the

@@ -39,7 +39,7 @@ class Standing:
     margin: float
     games: int
     rank: int
-    """1 first; players level on every tie-break share a rank."""
+    """1 first: the last tie-break, the earlier registration, leaves no two level."""
 
 
 def game_points(game: Finished, table_size: int) -> dict[int, float]:
@@ -84,17 +84,14 @@ def standings(
         return (-points[player], -opponents, -margin[player])
 
     ranked = sorted(registered, key=lambda player: (key(player), order[player]))
-    result: list[Standing] = []
-    for index, player in enumerate(ranked):
-        level = index > 0 and key(ranked[index - 1]) == key(player)
-        result.append(
-            Standing(
-                player=player,
-                points=points[player],
-                opponents_points=-key(player)[1],
-                margin=margin[player],
-                games=played[player],
-                rank=result[-1].rank if level else index + 1,
-            )
+    return [
+        Standing(
+            player=player,
+            points=points[player],
+            opponents_points=-key(player)[1],
+            margin=margin[player],
+            games=played[player],
+            rank=index + 1,
         )
-    return result
+        for index, player in enumerate(ranked)
+    ]

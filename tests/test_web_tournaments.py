@@ -1,0 +1,125 @@
+"""In the browser: the list of tournaments and the form that makes one; a tournament's page
+with its registration, its rounds' tables to watch, the standings and the winner."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page
+
+from tapisvert.client import Client
+from web_support import (
+    browser,
+    needs_chromium,
+    no_horizontal_overflow,
+    page,
+    phone,
+    register,
+    screenshot,
+    serious_violations,
+)
+
+from server_support import Server, serving
+
+__all__ = ["browser", "page", "phone"]  # fixtures
+pytestmark = needs_chromium
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    settings = {"bot-delay": 0.0, "rate": 1000.0}
+    with serving(tmp_path_factory.mktemp("tournaments_web"), **settings) as running:
+        yield running
+
+
+def accounts(server: Server, names: list[str]) -> list[str]:
+    tokens = []
+    for name in names:
+        made = server.http.post(
+            f"{server.url}/api/register", json={"name": name, "password": "secret-enough"}
+        )
+        made.raise_for_status()
+        tokens.append(str(made.json()["token"]))
+    return tokens
+
+
+def test_a_person_makes_a_tournament_registers_and_follows_it(server: Server, page: Page) -> None:
+    register(page, server, "organiser")
+    page.click("#tournaments-link")
+    page.wait_for_selector("#new-tournament")
+    page.fill("#tournament-name", "Winter Swiss")
+    page.select_option("#tournament-game", "wizard")
+    page.fill("#tournament-size", "3")
+    page.fill("#tournament-rounds", "2")
+    start = time.strftime("%Y-%m-%dT%H:%M", time.localtime(time.time() + 3600))
+    page.fill("#tournament-start", start)
+    assert serious_violations(page) == []
+    page.click("#make-tournament")
+    page.wait_for_selector("#tournament-heading")
+    assert page.inner_text("#tournament-heading") == "Winter Swiss"
+    assert "registration open" in page.inner_text("#tournament-state")
+    page.click("#register-tournament")
+    page.wait_for_selector("#withdraw")
+    assert "organiser" in page.inner_text("#tournament-players")
+    screenshot(page, "tournament-registering")
+    page.click("#withdraw")
+    page.wait_for_selector("#register-tournament")
+    page.click("#back")
+    page.wait_for_selector("#tournament-list")
+    assert "Winter Swiss" in page.inner_text("#tournament-list")
+    screenshot(page, "tournaments")
+
+
+def test_a_finished_tournament_shows_its_tables_standings_and_winner(
+    server: Server, page: Page, phone: Page
+) -> None:
+    names = [f"cup{number}" for number in range(6)]
+    tokens = accounts(server, names)
+    body = {
+        "name": "Sunday cup",
+        "game": "wizard",
+        "table_size": 3,
+        "rounds": 2,
+        "options": {"rounds": "1"},
+        "starts_at": time.time() + 4,
+    }
+    made = server.call(tokens[0], "POST", "/api/tournaments", **body)
+    made.raise_for_status()
+    number = made.json()["tournament"]
+    for token in tokens:
+        server.call(token, "POST", f"/api/tournaments/{number}/register").raise_for_status()
+
+    def play_all() -> None:
+        async def run() -> None:
+            clients = [
+                Client(server.url, token, "easy", games=2, seed=index)
+                for index, token in enumerate(tokens)
+            ]
+            await asyncio.wait_for(asyncio.gather(*(client.run() for client in clients)), 240)
+
+        asyncio.run(run())
+
+    players = threading.Thread(target=play_all, daemon=True)
+    players.start()
+    players.join(260)
+    register(page, server, "spectator")
+    page.goto(f"{server.url}/#tournament={number}")
+    page.wait_for_selector("#tournament-winner", timeout=30_000)
+    assert page.locator("#standings tbody tr").count() == 6
+    assert page.locator(".tournament-round").count() == 2
+    assert page.locator(".round-tables li a.button").count() == 4
+    winner = page.inner_text("#tournament-winner")
+    first = page.inner_text("#standings tbody tr >> nth=0")
+    assert winner.split()[-1] in first
+    assert serious_violations(page) == []
+    screenshot(page, "tournament", full_page=True)
+    phone.goto(server.url)
+    register(phone, server, "pocket")
+    phone.goto(f"{server.url}/#tournament={number}")
+    phone.wait_for_selector("#standings")
+    assert no_horizontal_overflow(phone) == 0
+    screenshot(phone, "tournament-phone")
