@@ -115,6 +115,11 @@ def test_a_finished_tournament_shows_its_tables_standings_and_winner(
     winner = page.inner_text("#tournament-winner")
     first = page.inner_text("#standings tbody tr >> nth=0")
     assert winner.split()[-1] in first
+    page.click("#tournament-winner a.player")  # the winner's profile says so
+    page.wait_for_selector("#tournaments-won")
+    assert "Sunday cup (Wizard)" in page.inner_text("#tournaments-won")
+    page.go_back()
+    page.wait_for_selector("#standings")
     assert serious_violations(page) == []
     screenshot(page, "tournament", full_page=True)
     phone.goto(server.url)

@@ -159,6 +159,8 @@ export function Profile({ name, Actions = null }) {
     ${player.owner ? html`<p id="bot-owner">${t("web.bot_of", { owner: "" })}<${PlayerLink} name=${player.owner} /></p>` : null}
     ${player.bots.length ? html`<p id="owned-bots">${t("web.owned_bots")}${player.bots.map((bot, index) =>
       html`${index ? ", " : ""}<${PlayerLink} key=${bot} name=${bot} />`)}</p>` : null}
+    ${player.won.length ? html`<p id="tournaments-won">🏆 ${t("web.tournaments_won")} ${player.won.map((won, index) =>
+      html`${index ? ", " : ""}<a key=${won.tournament} href=${`#tournament=${won.tournament}`}>${won.name}</a> (${t(`${won.game}.name`)})`)}</p>` : null}
     ${Actions ? html`<${Actions} player=${player} />` : null}
     ${player.level ? html`<p class="hint" id="bot-strength">${t(`web.bot_strength.${player.level}`)}</p>` : null}
     <p id="profile-week">${tn("web.played_this_week", player.week)}</p>

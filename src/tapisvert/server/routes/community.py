@@ -77,6 +77,12 @@ class RatingStep(BaseModel):
     """μ − 3σ just before and just after that game, to one decimal."""
 
 
+class TournamentWon(BaseModel):
+    tournament: int
+    name: str
+    game: str
+
+
 class Profile(BaseModel):
     name: str
     guest: bool
@@ -87,6 +93,8 @@ class Profile(BaseModel):
     """Who owns this bot account (``None``: not a bot account; see ``own_bots``)."""
     bots: list[str] = []
     """The bot accounts this person owns."""
+    won: list[TournamentWon] = []
+    """The tournaments this account won, the latest first."""
     online: bool
     ratings: list[Rating]
     progress: list[RatingStep]
@@ -142,6 +150,10 @@ async def profile(name: str, lobby: TheLobby) -> Profile:
         level=level,
         owner=None if owner is None else owner.name,
         bots=[bot.name for bot in await storage.accounts.owned_bots(user.id)],
+        won=[
+            TournamentWon(tournament=row.id, name=row.name, game=row.game)
+            for row in await storage.tournaments.won_by(user.id)
+        ],
         online=lobby.presence.is_online(user.id),
         ratings=[_rating(row) for row in await storage.ratings.of(user.id)],
         progress=[

@@ -90,6 +90,16 @@ class TournamentStore:
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return sorted((_row(row._mapping) for row in rows), key=lambda row: row.starts_at)
 
+    async def won_by(self, user_id: int) -> list[TournamentRow]:
+        """The tournaments the account won, the latest first."""
+        query = (
+            select(tournaments_table)
+            .where(tournaments_table.c.winner_id == user_id)
+            .order_by(tournaments_table.c.id.desc())
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [_row(row._mapping) for row in rows]
+
     async def register(self, tournament_id: int, user_id: int) -> bool:
         """Register (again, after a withdrawal); whether it changed anything."""
         now = time.time()
