@@ -12,10 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
 
+from redis_support import redis_share  # noqa: F401  (a fixture)
 from tapisvert.client import Client
+from test_server_nodes import postgres, two_nodes  # noqa: F401  (fixtures)
 
-from server_support import Server, serving, until
+from server_support import Server, engine_for, serving, until
 
 ONE_ROUND = {"rounds": "1"}
 PASSWORD = "secret-enough"
@@ -264,3 +267,52 @@ def test_chat_commands_list_join_and_leave_tournaments(server: Server) -> None:
     assert page(server, tournament_id)["players"] == [{"name": "chatter", "withdrawn": True}]
     wrong = server.call(creator, "POST", "/api/chat", text="/tournament join", room="main")
     assert wrong.status_code == 400 and "/tournament join N" in wrong.json()["message"]
+
+
+def runner_of(database: str, tournament_id: int) -> int | None:
+    """The process id of the node that holds the tournament's lease (its name says it)."""
+    engine = engine_for(database)
+    with engine.connect() as connection:
+        node = connection.execute(
+            text("SELECT node FROM tournaments WHERE id = :id"), {"id": tournament_id}
+        ).scalar()
+    engine.dispose()
+    return None if node is None else int(node.split(":")[1])
+
+
+@pytest.mark.slow
+def test_a_tournament_goes_on_after_the_node_running_it_is_killed(
+    two_nodes: list[Server],  # noqa: F811
+    postgres: str,  # noqa: F811
+) -> None:
+    """Two nodes on PostgreSQL and Redis; the node that runs the tournament's schedule is
+    killed (kill -9) once the first round is under way; the other takes the tournament and
+    the round's tables over, and plays the tournament to its end."""
+    first, _ = two_nodes
+    creator = account(first, "durable")
+    tournament_id = tournament(first, creator, 6, format="swiss", rounds=2)
+    tokens = field(first, "nk", 4, tournament_id)
+    deadline = time.monotonic() + 30
+    while (pid := runner_of(postgres, tournament_id)) is None:
+        assert time.monotonic() < deadline, "no node took the tournament"
+        time.sleep(0.2)
+    running = next(node for node in two_nodes if node.process and node.process.pid == pid)
+    other = next(node for node in two_nodes if node is not running)
+
+    async def run() -> None:
+        clients = [
+            Client(other.url, token, "random", seed=index) for index, token in enumerate(tokens)
+        ]
+        playing = [asyncio.create_task(client.run()) for client in clients]
+        await until(lambda: len(page(other, tournament_id)["tables"]) == 1, 60)
+        running.kill()
+        await until(lambda: page(other, tournament_id)["status"] == "finished", 300)
+        for task in playing:
+            task.cancel()
+        await asyncio.gather(*playing, return_exceptions=True)
+
+    asyncio.run(run())
+    done = page(other, tournament_id)
+    assert [table["round"] for table in done["tables"]] == [1, 2]
+    assert all(row["games"] == 2 for row in done["standings"])
+    assert other.process is not None and runner_of(postgres, tournament_id) == other.process.pid
