@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,29 +50,44 @@ def page(server: Server, tournament_id: int) -> dict[str, Any]:
     return dict(server.http.get(f"{server.url}/api/tournaments/{tournament_id}").json())
 
 
-def field(server: Server, prefix: str, count: int, tournament_id: int) -> list[str]:
-    tokens = [account(server, f"{prefix}{number}") for number in range(count)]
+def field(server: Server, prefix: str, count: int) -> list[str]:
+    """Accounts made before the tournament (a password's hash takes a while)."""
+    return [account(server, f"{prefix}{number}") for number in range(count)]
+
+
+def enter(server: Server, tokens: list[str], tournament_id: int) -> None:
     for token in tokens:
         joined = server.call(token, "POST", f"/api/tournaments/{tournament_id}/register")
         assert joined.status_code == 204, joined.text
-    return tokens
 
 
-async def play_it_out(
-    server: Server, tokens: list[str], tournament_id: int, games: int | None = None
-) -> list[Client]:
-    """Every player's program connected before the start, then playing until the
-    tournament is over."""
+async def play_it_out(server: Server, tokens: list[str], make: Callable[[], int]) -> int:
+    """Every player's program connected first; then ``make`` makes the tournament (and
+    registers them), which is played until it is over; its number."""
     clients = [
-        Client(server.url, token, "random", games=games, seed=index)
-        for index, token in enumerate(tokens)
+        Client(server.url, token, "random", seed=index) for index, token in enumerate(tokens)
     ]
     running = [asyncio.create_task(client.run()) for client in clients]
+    await until(lambda: all(client.played.connections for client in clients), 60)
+    await asyncio.sleep(0.5)  # greeted: online from now on
+    tournament_id = await asyncio.to_thread(make)
     await until(lambda: page(server, tournament_id)["status"] in ("finished", "cancelled"), 300)
     for task in running:
         task.cancel()
     await asyncio.gather(*running, return_exceptions=True)
-    return clients
+    return tournament_id
+
+
+def made(server: Server, creator: str, tokens: list[str], **settings: Any) -> Callable[[], int]:
+    """A tournament starting in a few seconds, with ``tokens``'s accounts registered."""
+
+    def make() -> int:
+        tournament_id = tournament(server, creator, 5, **settings)
+        enter(server, tokens, tournament_id)
+        assert page(server, tournament_id)["status"] == "registering"
+        return tournament_id
+
+    return make
 
 
 def places(scores: list[float]) -> list[int]:
@@ -106,10 +121,9 @@ def server(tmp_path: Path) -> Iterator[Server]:
 @pytest.mark.slow
 def test_a_swiss_of_twelve_at_tables_of_four_over_three_rounds(server: Server) -> None:
     creator = account(server, "organiser")
-    tournament_id = tournament(server, creator, 6, format="swiss", rounds=3)
-    tokens = field(server, "swiss", 12, tournament_id)
-    assert page(server, tournament_id)["status"] == "registering"
-    asyncio.run(play_it_out(server, tokens, tournament_id))
+    tokens = field(server, "swiss", 12)
+    make = made(server, creator, tokens, format="swiss", rounds=3)
+    tournament_id = asyncio.run(play_it_out(server, tokens, make))
     done = page(server, tournament_id)
     assert done["status"] == "finished" and done["round"] == 3
     tables = done["tables"]
@@ -138,9 +152,9 @@ def test_a_swiss_of_twelve_at_tables_of_four_over_three_rounds(server: Server) -
 @pytest.mark.slow
 def test_a_knockout_keeps_the_best_two_of_each_table_until_the_final(server: Server) -> None:
     creator = account(server, "knocker")
-    tournament_id = tournament(server, creator, 5, format="knockout", advance=2)
-    tokens = field(server, "ko", 8, tournament_id)
-    asyncio.run(play_it_out(server, tokens, tournament_id))
+    tokens = field(server, "ko", 8)
+    make = made(server, creator, tokens, format="knockout", advance=2)
+    tournament_id = asyncio.run(play_it_out(server, tokens, make))
     done = page(server, tournament_id)
     assert done["status"] == "finished" and done["round"] == 2
     first = [table for table in done["tables"] if table["round"] == 1]
@@ -170,8 +184,9 @@ def test_a_knockout_keeps_the_best_two_of_each_table_until_the_final(server: Ser
 def test_a_tournament_goes_on_after_a_restart_in_the_middle_of_a_round(tmp_path: Path) -> None:
     with serving(tmp_path, **SETTINGS) as server:
         creator = account(server, "steady")
-        tournament_id = tournament(server, creator, 5, format="swiss", rounds=2)
-        tokens = field(server, "rs", 4, tournament_id)
+        tokens = field(server, "rs", 4)
+        tournament_id = tournament(server, creator, 8, format="swiss", rounds=2)
+        enter(server, tokens, tournament_id)
 
         async def run() -> None:
             clients = [
@@ -290,8 +305,9 @@ def test_a_tournament_goes_on_after_the_node_running_it_is_killed(
     the round's tables over, and plays the tournament to its end."""
     first, _ = two_nodes
     creator = account(first, "durable")
-    tournament_id = tournament(first, creator, 6, format="swiss", rounds=2)
-    tokens = field(first, "nk", 4, tournament_id)
+    tokens = field(first, "nk", 4)
+    tournament_id = tournament(first, creator, 8, format="swiss", rounds=2)
+    enter(first, tokens, tournament_id)
     deadline = time.monotonic() + 30
     while (pid := runner_of(postgres, tournament_id)) is None:
         assert time.monotonic() < deadline, "no node took the tournament"
@@ -316,3 +332,22 @@ def test_a_tournament_goes_on_after_the_node_running_it_is_killed(
     assert [table["round"] for table in done["tables"]] == [1, 2]
     assert all(row["games"] == 2 for row in done["standings"])
     assert other.process is not None and runner_of(postgres, tournament_id) == other.process.pid
+
+
+@pytest.mark.slow
+def test_a_round_robin_seats_every_two_players_together(server: Server) -> None:
+    creator = account(server, "circler")
+    tokens = field(server, "rr", 6)
+    make = made(server, creator, tokens, format="round_robin", table_size=3)
+    tournament_id = asyncio.run(play_it_out(server, tokens, make))
+    done = page(server, tournament_id)
+    assert done["status"] == "finished" and done["round"] == done["rounds"] >= 3
+    met = {
+        frozenset((one, other))
+        for table in done["tables"]
+        for one in table["players"]
+        for other in table["players"]
+        if one != other
+    }
+    assert len(met) == 15  # every pair of six
+    assert all(len(table["players"]) == 3 for table in done["tables"])

@@ -182,7 +182,7 @@ class TournamentStore:
         changed = (
             update(tournaments_table)
             .where(held)
-            .values(round=row.round, status=row.status, winner_id=row.winner_id)
+            .values(round=row.round, rounds=row.rounds, status=row.status, winner_id=row.winner_id)
         )
         result = await self._writer.run(lambda c: c.execute(changed))
         return bool(result.rowcount)

@@ -130,7 +130,7 @@ def knockout_round(ranked: Sequence[int], plan: Sequence[int], size: int, fill: 
     return [tuple(table) for table in tables]
 
 
-def round_robin(players: Sequence[int], size: int) -> list[Round]:
+def round_robin(players: Sequence[int], size: int, smallest: int = 2) -> list[Round]:
     """Rounds after which every two players have sat at one table at least once, as few as
     a greedy covering finds (for two-player tables, the circle method: each pair once).
 
@@ -141,7 +141,7 @@ def round_robin(players: Sequence[int], size: int) -> list[Round]:
         return []
     if size == 2:
         return _circle(players)
-    plan = table_plan(len(players), size, "smaller", 2)
+    plan = table_plan(len(players), size, "smaller", smallest)
     met: Met = Counter()
     every = {frozenset(pair) for pair in itertools.combinations(players, 2)}
     rounds: list[Round] = []

@@ -124,6 +124,10 @@ class Tournaments:
             raise ServerError("tournament_accounts", status=403)
         if row.status != "registering" or time.time() > row.registration_ends:
             raise ServerError("registration_closed", status=409, tournament=row.id)
+        if row.format == "round_robin":
+            entrants = await self.storage.tournaments.entrants(row.id)
+            if sum(entrant.withdrawn_at is None for entrant in entrants) >= ROUND_ROBIN_FIELD:
+                raise ServerError("tournament_full", status=409, most=ROUND_ROBIN_FIELD)
         await self.storage.tournaments.register(row.id, user.id)
 
     async def withdraw(self, user: User, tournament_id: int) -> None:
@@ -207,7 +211,7 @@ class Tournaments:
             stored = await self.storage.tables.load(table.table_id)
             if stored is None or stored.status not in OVER:
                 return
-        if _last_round(row, current):
+        if _last_round(row, progress, current):
             row.status = "finished"
             row.winner_id = progress.standings[0].player if progress.standings else None
             if await self.storage.tournaments.advance(row, node):
@@ -229,6 +233,14 @@ class Tournaments:
             await self.storage.tournaments.advance(row, node)
             _log.info("tournament %d is cancelled: too few players", row.id)
             return
+        if row.format == "round_robin":
+            row.rounds = len(
+                _schedule(
+                    row,
+                    progress,
+                    [player for table in tables for player in table if player is not None],
+                )
+            )
         row.status, row.round = "running", row.round + 1
         if not await self.storage.tournaments.advance(row, node):
             return  # another node runs it now
@@ -301,10 +313,27 @@ def _seating(row: TournamentRow, progress: Progress, players: list[int]) -> Roun
         return swiss_round(players, plan, row.table_size, fill, meetings(rounds))
     if row.format == "knockout":
         return knockout_round(players, plan, row.table_size, fill)
-    schedule = round_robin(sorted(players), row.table_size)
+    schedule = _schedule(row, progress, players)
     if row.round >= len(schedule):
         raise FieldError("the round robin is complete")
-    return schedule[row.round]
+    playing = set(players)  # who left plays no more: a bot takes their seat
+    return [
+        tuple(player if player in playing else None for player in table)
+        for table in schedule[row.round]
+    ]
+
+
+def _schedule(row: TournamentRow, progress: Progress, players: list[int]) -> list[Round]:
+    """A round robin's rounds, fixed by who sat down in its first round."""
+    first = [table for table in progress.tables if table.round == 1]
+    seated = [
+        player
+        for table in first
+        for player in progress.seated.get(table.table_id, ())
+        if player is not None
+    ]
+    field = sorted(seated if first else players)
+    return round_robin(field, row.table_size, game_class(row.game).min_players)
 
 
 def _by_round(tables: list[RoundTable]) -> list[list[RoundTable]]:
@@ -335,9 +364,11 @@ def _final_order(game: Finished) -> list[int]:
     return [game.players[seat] for seat in order]
 
 
-def _last_round(row: TournamentRow, current: list[RoundTable]) -> bool:
+def _last_round(row: TournamentRow, progress: Progress, current: list[RoundTable]) -> bool:
     if row.format == "knockout":
         return len(current) <= 1
+    if row.format == "round_robin":
+        return row.round >= len(_schedule(row, progress, []))
     return row.round >= row.rounds
 
 
