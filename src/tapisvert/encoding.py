@@ -179,17 +179,18 @@ class Encoding(ABC):
         if state.current_player() < 0:
             raise ValueError("no seat is to act here: a mask is for a seat's decision")
         legal = state.legal_actions()
+        out = cast("MutableSequence[int]", mask.data)  # an item set costs less than numpy's
         if self._index_reads_observation:
             for at in self.legal_indices(state, legal):
-                mask[at] = 1
+                out[at] = 1
         elif self._first is not None:
             first = self._first
             for action in legal:
-                mask[action - first] = 1
+                out[action - first] = 1
         else:
             index = self._index
             for action in legal:
-                mask[index[action]] = 1
+                out[index[action]] = 1
         return legal
 
     def legal_indices(self, state: State, legal: Sequence[Action]) -> Iterable[int]:
@@ -258,8 +259,9 @@ class Encoding(ABC):
 
 def values_of(tensor: Tensor) -> MutableSequence[float]:
     """``tensor`` (one-dimensional) as a buffer of floats, to write values one by one: an
-    item set there costs about half of one set through numpy."""
-    return cast(MutableSequence[float], tensor.data)
+    item set there costs about half of one set through numpy. (The type is quoted: a
+    subscripted type would be built at every call, costing more than the buffer.)"""
+    return cast("MutableSequence[float]", tensor.data)
 
 
 def seat_places(players: int) -> tuple[tuple[int, ...], ...]:
@@ -286,6 +288,32 @@ def block_cache(
         return block
 
     return IdentityCache(compute, kept)
+
+
+def per_seat(
+    write: Callable[[MutableSequence[float], K], None], size: int
+) -> Callable[[MutableSequence[float], Sequence[K]], None]:
+    """A writer of every seat's part, ``size`` values each from seat 0 on, from ``write``,
+    the writer of one part: for a :func:`block_cache` of a per-seat field (see
+    :func:`put_rotated`)."""
+
+    def write_all(out: MutableSequence[float], parts: Sequence[K]) -> None:
+        for seat, part in enumerate(parts):
+            write(out[seat * size : (seat + 1) * size], part)
+
+    return write_all
+
+
+def put_rotated(tensor: Tensor, start: int, block: Tensor, origin: int, players: int) -> None:
+    """``block``, a per-seat field written from seat 0 on (one run per seat, from a
+    :func:`block_cache`), into ``tensor`` from ``start`` on as seen from ``origin``: the
+    seats from ``origin`` on first. Two slices whatever the seats: a field whose parts a
+    state keeps in one tuple is copied whole while none of them changes."""
+    cut = len(block) // players * origin
+    rest = len(block) - cut
+    tensor[start : start + rest] = block[cut:]
+    if cut:
+        tensor[start + rest : start + len(block)] = block[:cut]
 
 
 def put_block(tensor: Tensor, start: int, block: Tensor | None) -> None:

@@ -38,12 +38,16 @@ from collections import Counter
 from collections.abc import Iterable, MutableSequence, Sequence
 from typing import cast
 
+from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Action, Observation, Seat, State
 from tapisvert.encoding import (
+    BLOCKS_KEPT,
     Encoding,
     Tensor,
     block_cache,
+    per_seat,
     put_block,
+    put_rotated,
     scaled,
     seat_places,
     values_of,
@@ -131,9 +135,14 @@ class FzzztEncoding(Encoding):
         self._places = seat_places(players)
         self._cards = block_cache(CARD_COUNT, _write_cards)
         """A group of cards' field, from its tuple (a state replaces one when it changes)."""
-        self._units = block_cache(UNITS_SIZE, _write_units)
-        self._chits = block_cache(SYMBOLS, _write_chits)
+        every_seat = players * CARD_COUNT
+        self._seats_cards = block_cache(every_seat, per_seat(_write_cards, CARD_COUNT))
+        """A per-seat field of groups of cards (the discard piles), from seat 0 on."""
+        self._seats_bids = block_cache(every_seat, per_seat(_write_bid, CARD_COUNT))
+        self._seats_units = block_cache(players * UNITS_SIZE, per_seat(_write_units, UNITS_SIZE))
+        self._seats_chits = block_cache(players * SYMBOLS, per_seat(_write_chits, SYMBOLS))
         self._belts = block_cache(BELT_SIZE * SLOT_SIZE, _write_belt)
+        self._bid_indices = IdentityCache(self._bids_of, size=BLOCKS_KEPT)
 
     @property
     def action_count(self) -> int:
@@ -148,10 +157,23 @@ class FzzztEncoding(Encoding):
     def legal_indices(self, state: State, legal: Sequence[Action]) -> list[int]:
         """The indices of ``legal``, a bid's read from the hand of the seat to act."""
         hand = cast(FzzztState, state)._hands[state.current_player()]
-        return [self._index_in(hand, action) for action in legal]
+        bids = self._bid_indices(hand)
+        return [
+            bids[action] if action in bids else self._index_in(hand, action) for action in legal
+        ]
 
     def action_at_state(self, state: State, index: int) -> Action:
         return self._action_in(cast(FzzztState, state)._hands[state.current_player()], index)
+
+    def _bids_of(self, hand: tuple[int, ...]) -> dict[Action, int]:
+        """The index of every bid ``hand`` allows (a hand is offered again and again), each
+        set of positions's cards from a smaller set's."""
+        cards = [1 << card for card in hand[:HAND_LIMIT]]
+        chosen = [0] * (1 << len(cards))
+        for positions in range(1, len(chosen)):
+            lowest = positions & -positions
+            chosen[positions] = chosen[positions ^ lowest] | cards[lowest.bit_length() - 1]
+        return {BID_BASE + chosen[positions]: positions - 1 for positions in range(1, len(chosen))}
 
     def _index_in(self, hand: tuple[int, ...], action: Action) -> int:
         """The compact index of ``action`` for a seat holding ``hand``."""
@@ -187,7 +209,9 @@ class FzzztEncoding(Encoding):
             seen.hand_sizes,
             seen.draw_sizes,
             seen.bid_sizes,
-            (seen.discards, seen.known_held, seen.owned),
+            seen.discards,
+            seen.known_held,
+            seen.owned,
             seen.units,
             seen.chits,
             seen.placed_this_phase,
@@ -218,7 +242,9 @@ class FzzztEncoding(Encoding):
             [len(hand) for hand in hands],
             [len(draw) for draw in draws],
             [None if bid is None else len(bid) for bid in bids],
-            (state._discard, state._known_held, [holdings.owned for holdings in held]),
+            state._discard,
+            state._known_held,
+            [holdings.owned for holdings in held],
             state._units,
             state._chits,
             state._placed_now,
@@ -239,11 +265,11 @@ class FzzztEncoding(Encoding):
         hand_sizes: Sequence[int],
         draw_sizes: Sequence[int],
         bid_sizes: Sequence[int | None],
-        per_seat_cards: tuple[
-            Sequence[tuple[int, ...]], Sequence[tuple[int, ...]], Sequence[tuple[int, ...]]
-        ],
-        units: Sequence[Units],
-        chits: Sequence[tuple[int, ...]],
+        discards: tuple[tuple[int, ...], ...],
+        known_held: tuple[tuple[int, ...], ...],
+        owned: Sequence[tuple[int, ...]],
+        units: tuple[Units, ...],
+        chits: tuple[tuple[int, ...], ...],
         placed: Sequence[int],
         belt: tuple[int, ...],
         pending_draws: Sequence[tuple[Seat, int]],
@@ -266,18 +292,16 @@ class FzzztEncoding(Encoding):
             if 0 <= other < players:  # a seat, not chance or the end
                 out[field.start + places[other]] = 1.0
         for field, group in zip((self.hand, self.bid, self.draw_pile), own, strict=True):
-            if group:
-                put_block(tensor, field.start, cards(group))
+            start = field.start  # a few cards, which most moves change: no block to cache
+            for card in group:
+                out[start + card] = 1.0
         mechanics_at, hand_sizes_at = self.mechanics.start, self.hand_sizes.start
         draw_sizes_at, bid_made, bid_sizes_at = (
             self.draw_sizes.start,
             self.bid_made.start,
             self.bid_sizes.start,
         )
-        units_at, chits_at = self.units.start, self.chits.start
-        groups = tuple(
-            zip((self.discards, self.known_held, self.owned), per_seat_cards, strict=True)
-        )
+        owned_at = self.owned.start
         for other, place in enumerate(places):
             mechanic = mechanics[other]
             if mechanic is not None:
@@ -288,13 +312,13 @@ class FzzztEncoding(Encoding):
             if bid_size is not None:
                 out[bid_made + place] = 1.0
                 out[bid_sizes_at + place] = scaled(bid_size, HAND_LIMIT)
-            for field, seats_cards in groups:
-                if seats_cards[other]:
-                    put_block(tensor, field.start + place * CARD_COUNT, cards(seats_cards[other]))
-            if units[other]:
-                put_block(tensor, units_at + place * UNITS_SIZE, self._units(units[other]))
-            put_block(tensor, chits_at + place * SYMBOLS, self._chits(chits[other]))
+            put_block(tensor, owned_at + place * CARD_COUNT, cards(owned[other]))
             out[self.scores.start + place] = scaled(scores[other], HIGH_SCORE)
+        origin = seat or 0
+        put_rotated(tensor, self.discards.start, self._seats_cards(discards), origin, players)
+        put_rotated(tensor, self.known_held.start, self._seats_cards(known_held), origin, players)
+        put_rotated(tensor, self.units.start, self._seats_units(units), origin, players)
+        put_rotated(tensor, self.chits.start, self._seats_chits(chits), origin, players)
         for unit in placed:
             out[self.placed.start + UNIT_INDEX[unit]] = 1.0
         put_block(tensor, self.belt.start, self._belts(belt))
@@ -308,15 +332,18 @@ class FzzztEncoding(Encoding):
             out[self.last_card.start + last.card] = 1.0
             if 0 <= last.winner < players:
                 out[self.last_winner.start + places[last.winner]] = 1.0
-            for other, bid in enumerate(last.bids):
-                if bid:
-                    put_block(tensor, self.last_bids.start + places[other] * CARD_COUNT, cards(bid))
+            put_rotated(tensor, self.last_bids.start, self._seats_bids(last.bids), origin, players)
 
 
 def _write_cards(out: MutableSequence[float], cards: Iterable[int]) -> None:
     """A group of cards, a flag per card."""
     for card in cards:
         out[card] = 1.0
+
+
+def _write_bid(out: MutableSequence[float], bid: tuple[int, ...] | None) -> None:
+    """A seat's bid revealed (``None``: it did not bid)."""
+    _write_cards(out, bid or ())
 
 
 def _write_units(out: MutableSequence[float], units: Units) -> None:
