@@ -33,8 +33,6 @@ from __future__ import annotations
 from collections.abc import MutableSequence, Sequence
 from typing import cast
 
-import numpy
-
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
@@ -143,7 +141,7 @@ class AbluxxenEncoding(Encoding):
         self._displays = block_cache(DISPLAY_SIZE * KINDS, _write_display)
         self._seats_counts = block_cache(players * KINDS, per_seat(_write_counts, KINDS))
         """A per-seat field of count vectors (the cards known in each hand), from seat 0 on."""
-        self._stacked = IdentityCache(self._stacks_summary, size=BLOCKS_KEPT)
+        self._stacked = IdentityCache(_stack_summary, size=BLOCKS_KEPT)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(AbluxxenObservation, observation)
@@ -176,9 +174,9 @@ class AbluxxenEncoding(Encoding):
         state = cast(AbluxxenState, state)
         hands, stacks = state._hands, state._stacks
         hand_sizes = [sum(hand) for hand in hands]
+        stacked = self._stacked
         game_scores = [
-            stacked - held
-            for stacked, held in zip(self._stacked(stacks)[2], hand_sizes, strict=True)
+            stacked(stack)[1] - held for stack, held in zip(stacks, hand_sizes, strict=True)
         ]
         scores = state._finished_totals()
         if state._phase != PHASE_END:
@@ -204,21 +202,6 @@ class AbluxxenEncoding(Encoding):
             scores,
             state._game_index + 1,
         )
-
-    def _stacks_summary(
-        self, stacks: tuple[tuple[CardSet, ...], ...]
-    ) -> tuple[Tensor, Tensor, tuple[int, ...]]:
-        """The ``top_sets`` and ``stack_cards`` fields from seat 0 on, and the cards in each
-        stack, computed once while the stacks are the same."""
-        top_sets = numpy.zeros(self.top_sets.size, dtype=numpy.float32)
-        stack_cards = numpy.zeros(self.players, dtype=numpy.float32)
-        cards = tuple(sum(played.size for played in stack) for stack in stacks)
-        tops, counted = values_of(top_sets), values_of(stack_cards)
-        for seat, stack in enumerate(stacks):
-            if stack:
-                _put_set(tops, seat * SET_SIZE, stack[-1])
-            counted[seat] = scaled(cards[seat], MANY_CARDS)
-        return top_sets, stack_cards, cards
 
     def _fill(
         self,
@@ -257,19 +240,21 @@ class AbluxxenEncoding(Encoding):
             if other is not None and 0 <= other < players:  # a seat, not chance nor the dummy
                 out[field.start + places[other]] = 1.0
         out[self.dummy_victim.start] = float(seats[2] == DUMMY)
-        if hand is not None:
-            put_block(tensor, self.hand.start, counts(hand))
+        if hand is not None:  # which most of the seat's moves change: no block to cache
+            _write_counts(out[self.hand.start : self.hand.stop], hand)
         hand_sizes_at = self.hand_sizes.start
         game_scores_at, scores_at = self.game_scores.start, self.scores.start
+        top_sets, stack_cards = self.top_sets.start, self.stack_cards.start
         for other, place in enumerate(places):
             out[hand_sizes_at + place] = scaled(hand_sizes[other], MANY_CARDS)
+            top, cards_in_stack = self._stacked(stacks[other])
+            if top is not None:
+                _put_set(out, top_sets + place * SET_SIZE, top)
+            out[stack_cards + place] = scaled(cards_in_stack, MANY_CARDS)
             out[game_scores_at + place] = scaled(game_scores[other], DECK)
             out[scores_at + place] = scaled(scores[other], DECK)
         origin = seat or 0
         put_rotated(tensor, self.known.start, self._seats_counts(known), origin, players)
-        top_sets, stack_cards, _ = self._stacked(stacks)
-        put_rotated(tensor, self.top_sets.start, top_sets, origin, players)
-        put_rotated(tensor, self.stack_cards.start, stack_cards, origin, players)
         put_block(tensor, self.display.start, self._displays(display))
         out[self.pile.start] = pile_size / DECK
         put_block(tensor, self.discard.start, counts(discard))
@@ -307,3 +292,8 @@ def _write_display(out: MutableSequence[float], display: tuple[tuple[int, ...], 
     for index, entry in enumerate(display):
         for card in entry:
             out[index * KINDS + card] += CARD_WEIGHT
+
+
+def _stack_summary(stack: tuple[CardSet, ...]) -> tuple[CardSet | None, int]:
+    """A stack's top set (``None``: empty) and how many cards it holds."""
+    return (stack[-1] if stack else None), sum(played.size for played in stack)

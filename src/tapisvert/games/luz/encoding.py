@@ -71,6 +71,10 @@ from tapisvert.games.luz.rules import (
 WORST_TOTAL = FAIL_POINTS_PER_TRICK * HAND_SIZE * DEALS
 COLOURS_PER_HAND = HAND_SIZE * COLOUR_COUNT
 VALUES_PER_HAND = HAND_SIZE * MAX_VALUE
+SLOT_COLOUR = (*map(colour_of, range(CARD_IDS)), PLAYED)
+"""A slot's colour, by its card; ``PLAYED`` (-1) reads the last entry: played."""
+SLOT_VALUE: tuple[int | None, ...] = (*map(value_of, range(CARD_IDS)), None)
+"""A slot's value, by its card; ``PLAYED`` (-1) reads the last entry: none."""
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
 
 
@@ -106,18 +110,7 @@ class LuzEncoding(Encoding):
         self.played = self.field("played", CARD_IDS, "cards of the deal's finished tricks")
         self.scores = self.field("scores", players, "totals / 200")
         self._places = seat_places(players)
-        self._colour_blocks = block_cache(COLOURS_PER_HAND, _write_colours)
-        self._value_blocks = block_cache(VALUES_PER_HAND, _write_values)
-        self._knowledge_blocks = block_cache(VALUES_PER_HAND, _write_knowledge)
         self._played_blocks = block_cache(CARD_IDS, _write_played)
-        self._hand_colours: IdentityCache[tuple[int, ...], Tensor] = block_cache(
-            COLOURS_PER_HAND, lambda out, hand: _write_colours(out, map(_slot_colour, hand))
-        )
-        """A hand's colours, from its cards (which the state replaces when one is played)."""
-        self._hand_values: IdentityCache[tuple[int, ...], Tensor] = block_cache(
-            VALUES_PER_HAND, lambda out, hand: _write_values(out, map(_slot_value, hand))
-        )
-        """A hand's values as the other seats see them, from its cards."""
         self._finished = IdentityCache(self._finished_tricks, size=256)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
@@ -128,9 +121,9 @@ class LuzEncoding(Encoding):
             PHASES[seen.phase],
             seen.deal_index,
             (seen.first_player, seen.current_player, seen.leader),
-            [self._colour_blocks(colours) for colours in seen.colours],
-            [self._value_blocks(values) for values in seen.values],
-            self._knowledge_blocks(seen.knowledge),
+            seen.colours,
+            seen.values,
+            seen.knowledge,
             seen.bets,
             seen.trick,
             seen.completed_tricks,
@@ -148,12 +141,12 @@ class LuzEncoding(Encoding):
             state._phase,
             state._deal_index,
             (state._first, state._player, state._leader),
-            [self._hand_colours(hand) for hand in hands],
+            [map(SLOT_COLOUR.__getitem__, hand) for hand in hands],
             [
-                None if other == seat or seat is None else self._hand_values(hand)
+                () if other == seat or seat is None else map(SLOT_VALUE.__getitem__, hand)
                 for other, hand in enumerate(hands)
             ],
-            None if seat is None else self._knowledge_blocks(state._knowledge(seat)),
+            () if seat is None else state._knowledge(seat),
             state._bets,
             state._trick,
             state._completed,
@@ -167,17 +160,19 @@ class LuzEncoding(Encoding):
         phase: int,
         deal_index: int,
         seats: tuple[Seat, Seat, Seat],
-        colours: Sequence[Tensor],
-        values: Sequence[Tensor | None],
-        knowledge: Tensor | None,
+        colours: Sequence[Iterable[int]],
+        values: Sequence[Iterable[int | None]],
+        knowledge: Knowledge,
         bets: Sequence[tuple[int, int] | None],
         trick: Sequence[LuzPlay],
         completed: tuple[LuzTrick, ...],
         scores: Sequence[int],
     ) -> None:
-        """Every field, from what an observation holds (seats absolute; each hand's colours
-        and seen values, and the seat's knowledge, as blocks), as ``write`` and
-        ``write_state`` read them: one way to write, whichever the source."""
+        """Every field, from what an observation holds (seats absolute), as ``write`` and
+        ``write_state`` read them: one way to write, whichever the source.
+
+        The hands are written value by value: a move changes one, and a block kept per hand
+        would cost more to make than the values to write."""
         tensor.fill(0.0)
         out = values_of(tensor)
         players = self.players
@@ -187,11 +182,23 @@ class LuzEncoding(Encoding):
         for field, seat in zip((self.first_player, self.to_act, self.leader), seats, strict=True):
             if 0 <= seat < players:  # a seat, not chance or the end
                 out[field.start + places[seat]] = 1.0
-        colours_at, values_at = self.colours.start, self.values.start
+        colours_at, values_at = self.colours.start, self.values.start - 1
         for seat, place in enumerate(places):
-            put_block(tensor, colours_at + place * COLOURS_PER_HAND, colours[seat])
-            put_block(tensor, values_at + place * VALUES_PER_HAND, values[seat])
-        put_block(tensor, self.knowledge.start, knowledge)
+            at = colours_at + place * COLOURS_PER_HAND
+            for colour in colours[seat]:
+                if colour >= 0:  # not played
+                    out[at + colour] = 1.0
+                at += COLOUR_COUNT
+            at = values_at + place * VALUES_PER_HAND
+            for value in values[seat]:
+                if value is not None:  # seen
+                    out[at + value] = 1.0
+                at += MAX_VALUE
+        at = self.knowledge.start - 1
+        for possible in knowledge:
+            for value in possible or ():
+                out[at + value] = 1.0
+            at += MAX_VALUE
         bet_made, bets_at, safety = self.bet_made.start, self.bets.start, self.safety.start
         for seat, bet in enumerate(bets):
             if bet is not None:
@@ -217,36 +224,7 @@ class LuzEncoding(Encoding):
         return (self._played_blocks(completed) if completed else None), taken
 
 
-def _write_colours(out: MutableSequence[float], colours: Iterable[int]) -> None:
-    """A hand's colours, slot by slot (a played slot, ``PLAYED``, left zero)."""
-    for slot, colour in enumerate(colours):
-        if colour >= 0:
-            out[slot * COLOUR_COUNT + colour] = 1.0
-
-
-def _write_values(out: MutableSequence[float], values: Iterable[int | None]) -> None:
-    """A hand's values seen, slot by slot (``None``: played or unseen, left zero)."""
-    for slot, value in enumerate(values):
-        if value is not None:
-            out[slot * MAX_VALUE + value - 1] = 1.0
-
-
-def _write_knowledge(out: MutableSequence[float], knowledge: Knowledge) -> None:
-    """The values each slot of the seat's own hand may still have."""
-    for slot, possible in enumerate(knowledge):
-        for value in possible or ():
-            out[slot * MAX_VALUE + value - 1] = 1.0
-
-
 def _write_played(out: MutableSequence[float], completed: tuple[LuzTrick, ...]) -> None:
     for trick in completed:
         for play in trick.plays:
             out[play.card] = 1.0
-
-
-def _slot_colour(card: int) -> int:
-    return PLAYED if card == PLAYED else colour_of(card)
-
-
-def _slot_value(card: int) -> int | None:
-    return None if card == PLAYED else value_of(card)
