@@ -171,8 +171,9 @@ class Encoding(ABC):
         self.write(tensor, state.observation(seat))
 
     def write_legal(self, mask: NDArray[Any], state: State) -> list[Action]:
-        """Set 1 in the zeroed ``mask`` at the compact index of each legal action of the seat
-        to act in ``state``, and answer those actions: :meth:`legal_mask` without building
+        """Set 1 in the zeroed ``mask`` (one-dimensional, of integers or booleans) at the
+        compact index of each legal action of the seat to act in ``state``, and answer those
+        actions: :meth:`legal_mask` without building
         the seat's observation where the compact indices do not depend on it (they do not
         unless :meth:`action_index` is overridden; where they do, see
         :meth:`legal_indices`)."""
