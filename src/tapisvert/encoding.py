@@ -310,11 +310,14 @@ def put_rotated(tensor: Tensor, start: int, block: Tensor, origin: int, players:
     :func:`block_cache`), into ``tensor`` from ``start`` on as seen from ``origin``: the
     seats from ``origin`` on first. Two slices whatever the seats: a field whose parts a
     state keeps in one tuple is copied whole while none of them changes."""
-    cut = len(block) // players * origin
-    rest = len(block) - cut
-    tensor[start : start + rest] = block[cut:]
+    size = len(block)
+    cut = size // players * origin
     if cut:
-        tensor[start + rest : start + len(block)] = block[:cut]
+        rest = size - cut
+        tensor[start : start + rest] = block[cut:]
+        tensor[start + rest : start + size] = block[:cut]
+    else:
+        tensor[start : start + size] = block
 
 
 def put_block(tensor: Tensor, start: int, block: Tensor | None) -> None:

@@ -157,7 +157,8 @@ class FzzztEncoding(Encoding):
     def legal_indices(self, state: State, legal: Sequence[Action]) -> list[int]:
         """The indices of ``legal``, a bid's read from the hand of the seat to act."""
         hand = cast(FzzztState, state)._hands[state.current_player()]
-        bids = self._bid_indices(hand)
+        # The table of bids where the seat bids (its legal actions are then bids) only.
+        bids = self._bid_indices(hand) if legal and legal[0] > BID_BASE else {}
         return [
             bids[action] if action in bids else self._index_in(hand, action) for action in legal
         ]
@@ -166,8 +167,8 @@ class FzzztEncoding(Encoding):
         return self._action_in(cast(FzzztState, state)._hands[state.current_player()], index)
 
     def _bids_of(self, hand: tuple[int, ...]) -> dict[Action, int]:
-        """The index of every bid ``hand`` allows (a hand is offered again and again), each
-        set of positions's cards from a smaller set's."""
+        """The index of every bid ``hand`` allows (a hand is offered again and again), the
+        cards of each set of positions from those of a smaller set."""
         cards = [1 << card for card in hand[:HAND_LIMIT]]
         chosen = [0] * (1 << len(cards))
         for positions in range(1, len(chosen)):
