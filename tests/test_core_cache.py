@@ -86,3 +86,24 @@ def test_a_cache_converts_a_value_once_while_it_is_recent() -> None:
     cache(third)  # the first converted leaves
     cache(first)
     assert calls == [first, second, third, first]
+
+
+def test_a_cache_keeps_the_latest_values_through_many_evictions() -> None:
+    calls: list[tuple[int, ...]] = []
+
+    def convert(value: tuple[int, ...]) -> str:
+        calls.append(value)
+        return repr(value)
+
+    cache = IdentityCache(convert, size=3)
+    values = [(number,) for number in range(1000)]
+    for value in values:
+        cache(value)
+    calls.clear()
+    for value in values[-3:]:
+        assert cache(value) == repr(value)
+    assert calls == []  # the three latest stayed
+    cache(values[-4])  # left long ago: converted again, and the oldest kept one leaves
+    cache(values[-2])
+    cache(values[-3])
+    assert calls == [values[-4], values[-3]]

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tapisvert
 from tapisvert.core.game import Game, State
@@ -130,6 +132,49 @@ def test_tensors_masks_and_views(case: tuple[str, int, dict[str, object]]) -> No
             _tensor(encoding, later, first.current_player()),
         )
     assert hidden_seen, "what another seat sees never changed in a drawn state"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@settings(max_examples=6, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32),
+    skip=st.integers(min_value=0, max_value=2000),
+)
+def test_state_and_observation_write_the_same_tensors(
+    case: tuple[str, int, dict[str, object]], seed: int, skip: int
+) -> None:
+    """For random play, at every step (chance steps too) and for every seat and a
+    spectator, the tensor written from the state is the observation's, bit for bit, into a
+    buffer holding the last one written; and the mask and the action at each index, read
+    from the state, are the seat's observation's. ``skip`` random steps are played first,
+    unchecked, to reach later positions of long games."""
+    name, players, options = case
+    game = tapisvert.load_game(name, players=players, **options)
+    encoding = encoding_for(game)
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed=seed)
+    for _ in range(skip):
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    buffer = numpy.full(encoding.shape, numpy.nan, dtype=numpy.float32)
+    for _ in range(DECISIONS // 4):
+        for seat in (*range(players), None):
+            encoding.write_state(buffer, state, seat)
+            expected = encoding.encode(state.observation(seat))
+            assert buffer.tobytes() == expected.tobytes(), (seat, state.history())
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        if not state.is_chance_node():
+            mask = numpy.zeros(encoding.action_count, dtype=numpy.int8)
+            assert encoding.write_legal(mask, state) == legal
+            observation = state.observation(state.current_player())
+            expected_mask = encoding.legal_mask(observation, legal)
+            assert numpy.array_equal(mask, expected_mask.astype(numpy.int8))
+            for index in numpy.flatnonzero(expected_mask).tolist():
+                assert encoding.action_of(state, index) == encoding.action_at(observation, index)
+        state.apply_action(rng.choice(legal))
 
 
 @pytest.mark.parametrize("name", tapisvert.game_names())

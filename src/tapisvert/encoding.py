@@ -22,12 +22,13 @@ True
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, MutableSequence, Sequence
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from importlib import import_module
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
+from tapisvert.core.cache import IdentityCache
 from tapisvert.core.extras import needs
 from tapisvert.core.game import Action, Game, Observation, Seat, State
 from tapisvert.core.registry import plugin
@@ -38,6 +39,9 @@ with needs("research", "tapisvert.encoding"):
 
 Tensor = NDArray[numpy.float32]
 Mask = NDArray[numpy.bool_]
+K = TypeVar("K")
+BLOCKS_KEPT = 4096
+"""Blocks a :func:`block_cache` keeps: a few per seat of each table in play, 64 tables say."""
 
 
 class Field(NamedTuple):
@@ -167,24 +171,40 @@ class Encoding(ABC):
         self.write(tensor, state.observation(seat))
 
     def write_legal(self, mask: NDArray[Any], state: State) -> list[Action]:
-        """Set 1 in the zeroed ``mask`` at the compact index of each legal action of the seat
-        to act in ``state``, and answer those actions: :meth:`legal_mask` without building
+        """Set 1 in the zeroed ``mask`` (one-dimensional, of integers or booleans) at the
+        compact index of each legal action of the seat to act in ``state``, and answer those
+        actions: :meth:`legal_mask` without building
         the seat's observation where the compact indices do not depend on it (they do not
-        unless :meth:`action_index` is overridden)."""
+        unless :meth:`action_index` is overridden; where they do, see
+        :meth:`legal_indices`)."""
         if state.current_player() < 0:
             raise ValueError("no seat is to act here: a mask is for a seat's decision")
         legal = state.legal_actions()
+        out = cast("MutableSequence[int]", mask.data)  # an item set costs less than numpy's
         if self._index_reads_observation:
-            mask[self.legal_mask(state.observation(state.current_player()), legal)] = 1
+            for at in self.legal_indices(state, legal):
+                out[at] = 1
         elif self._first is not None:
             first = self._first
             for action in legal:
-                mask[action - first] = 1
+                out[action - first] = 1
         else:
             index = self._index
             for action in legal:
-                mask[index[action]] = 1
+                out[index[action]] = 1
         return legal
+
+    def legal_indices(self, state: State, legal: Sequence[Action]) -> Iterable[int]:
+        """The compact indices of ``legal``, the legal actions of the seat to act in
+        ``state``, where they depend on what that seat holds: from its observation, unless a
+        game's encoding reads them from the state (with :meth:`action_at_state`)."""
+        observation = state.observation(state.current_player())
+        return [self.action_index(observation, action) for action in legal]
+
+    def action_at_state(self, state: State, index: int) -> Action:
+        """:meth:`action_at` for the seat to act in ``state``, where indices depend on what
+        that seat holds (see :meth:`legal_indices`)."""
+        return self.action_at(state.observation(state.current_player()), index)
 
     def action_of(
         self, state: State, index: int, legal: Sequence[Action] | None = None
@@ -193,9 +213,8 @@ class Encoding(ABC):
         ``None`` (an index out of range, or of an action not legal now); ``legal``: the
         legal actions, where they are known already."""
         if self._index_reads_observation:
-            seat = state.current_player()
             try:
-                action = self.action_at(state.observation(seat), index)
+                action = self.action_at_state(state, index)
             except (IndexError, ValueError):
                 return None
         elif 0 <= index < len(self.actions):
@@ -206,14 +225,19 @@ class Encoding(ABC):
 
     def action_index(self, observation: Observation, action: Action) -> int:
         """The compact index (``0 <= index < action_count``) of a seat's ``action``."""
-        try:
-            return self._index[action]
-        except KeyError:
-            raise ValueError(f"{action} is not a decision of a seat in {self.game.name}") from None
+        return self.index_of(action)
 
     def action_at(self, observation: Observation, index: int) -> Action:
         """The game's action at compact ``index`` (the inverse of :meth:`action_index`)."""
         return self.actions[index]
+
+    def index_of(self, action: Action) -> int:
+        """The compact index of ``action`` among ``actions``, which depends on nothing a seat
+        holds."""
+        try:
+            return self._index[action]
+        except KeyError:
+            raise ValueError(f"{action} is not a decision of a seat in {self.game.name}") from None
 
     def legal_mask(self, observation: Observation, legal_actions: Iterable[Action]) -> Mask:
         """``True`` at the compact index of every legal action."""
@@ -236,8 +260,71 @@ class Encoding(ABC):
 
 def values_of(tensor: Tensor) -> MutableSequence[float]:
     """``tensor`` (one-dimensional) as a buffer of floats, to write values one by one: an
-    item set there costs about half of one set through numpy."""
-    return cast(MutableSequence[float], tensor.data)
+    item set there costs about half of one set through numpy. (The type is quoted: a
+    subscripted type would be built at every call, costing more than the buffer.)"""
+    return cast("MutableSequence[float]", tensor.data)
+
+
+def seat_places(players: int) -> tuple[tuple[int, ...], ...]:
+    """``places[origin][seat]``: where ``seat`` goes among per-seat values seen from
+    ``origin`` (0: the observer, 1 the next seat in turn order...), computed once."""
+    return tuple(
+        tuple((seat - origin) % players for seat in range(players)) for origin in range(players)
+    )
+
+
+def block_cache(
+    size: int, write: Callable[[MutableSequence[float], K], None], kept: int = BLOCKS_KEPT
+) -> IdentityCache[K, Tensor]:
+    """The run of ``size`` values that ``write`` sets in zeros from an immutable part of a
+    position (a hand, a discard pile), computed once per part while it is among the ``kept``
+    last.
+
+    Most moves leave most parts of a state as the same objects: such a part is then copied
+    into the tensor as one slice, which costs less than a few values set one by one."""
+
+    def compute(part: K) -> Tensor:
+        block = numpy.zeros(size, dtype=numpy.float32)
+        write(values_of(block), part)
+        return block
+
+    return IdentityCache(compute, kept)
+
+
+def per_seat(
+    write: Callable[[MutableSequence[float], K], None], size: int
+) -> Callable[[MutableSequence[float], Sequence[K]], None]:
+    """A writer of every seat's part, ``size`` values each from seat 0 on, from ``write``,
+    the writer of one part: for a :func:`block_cache` of a per-seat field (see
+    :func:`put_rotated`)."""
+
+    def write_all(out: MutableSequence[float], parts: Sequence[K]) -> None:
+        for seat, part in enumerate(parts):
+            write(out[seat * size : (seat + 1) * size], part)
+
+    return write_all
+
+
+def put_rotated(tensor: Tensor, start: int, block: Tensor, origin: int, players: int) -> None:
+    """``block``, a per-seat field written from seat 0 on (one run per seat, from a
+    :func:`block_cache`), into ``tensor`` from ``start`` on as seen from ``origin``: the
+    seats from ``origin`` on first. Two slices whatever the seats: a field whose parts a
+    state keeps in one tuple is copied whole while none of them changes."""
+    size = len(block)
+    cut = size // players * origin
+    if cut:
+        rest = size - cut
+        tensor[start : start + rest] = block[cut:]
+        tensor[start + rest : start + size] = block[:cut]
+    else:
+        tensor[start : start + size] = block
+
+
+def put_block(tensor: Tensor, start: int, block: Tensor | None) -> None:
+    """``block`` (from a :func:`block_cache`) into ``tensor`` from ``start`` on; nothing for
+    ``None`` (a part the seat does not see)."""
+    if block is not None:
+        tensor[start : start + len(block)] = block
 
 
 def one_hot(tensor: Tensor, field: Field, index: int | None, value: float = 1.0) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -31,6 +32,9 @@ class IdentityCache(Generic[K, V]):
         self._convert = convert
         self._size = size
         self._entries: dict[int, tuple[K, V]] = {}
+        self._order: deque[int] = deque()
+        """The entries' keys, the first added first: a dictionary's first key, once many
+        have been deleted before it, takes a scan of the deleted ones to find."""
         self._adding = threading.Lock()
 
     def __call__(self, value: K) -> V:
@@ -39,10 +43,12 @@ class IdentityCache(Generic[K, V]):
             return entry[1]
         converted = self._convert(value)
         with self._adding:
-            entries = self._entries
-            entries[id(value)] = (value, converted)
+            entries, key = self._entries, id(value)
+            if key not in entries:  # another thread may have added it meanwhile
+                self._order.append(key)
+            entries[key] = (value, converted)
             if len(entries) > self._size:
-                del entries[next(iter(entries))]
+                del entries[self._order.popleft()]
         return converted
 
 

@@ -20,17 +20,33 @@ its jokers / 5:
 - ``game_scores``, ``scores`` (P each): this game's and the series' / 109 (within [-1, 1]);
 - ``game_number`` (1): / 10, at most 1.
 
+``write_state`` reads from the state what the seat's observation would hold (its own hand
+and no other), no more, and writes it through the same code as ``write``: the same values,
+without building the observation.
+
 Actions: every set the deck can hold (629), take, decline, keep, discard, draw from the pile,
 draw display entry 0–5, and in the duel steal a value 1–12 from the imaginary player.
 """
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence
+from collections.abc import MutableSequence, Sequence
 from typing import cast
 
-from tapisvert.core.game import Observation
-from tapisvert.encoding import Encoding, Tensor, scaled, values_of
+from tapisvert.core.cache import IdentityCache
+from tapisvert.core.game import Observation, Seat, State
+from tapisvert.encoding import (
+    BLOCKS_KEPT,
+    Encoding,
+    Tensor,
+    block_cache,
+    per_seat,
+    put_block,
+    put_rotated,
+    scaled,
+    seat_places,
+    values_of,
+)
 from tapisvert.games.abluxxen.cards import (
     COPIES,
     DECK_COUNTS,
@@ -41,6 +57,7 @@ from tapisvert.games.abluxxen.cards import (
     JOKERS,
     KINDS,
     CardSet,
+    counts_of,
     legal_sets,
 )
 from tapisvert.games.abluxxen.rules import (
@@ -51,10 +68,12 @@ from tapisvert.games.abluxxen.rules import (
     DUMMY,
     DUMMY_STEAL_BASE,
     KEEP,
+    PHASE_END,
     PHASE_NAMES,
     TAKE,
     AbluxxenGame,
     AbluxxenObservation,
+    AbluxxenState,
     set_action,
 )
 
@@ -116,59 +135,142 @@ class AbluxxenEncoding(Encoding):
         self.game_scores = self.field("game_scores", players, "this game's scores / 109")
         self.scores = self.field("scores", players, "the series' totals / 109")
         self.game_number = self.field("game_number", 1, "game of the series / 10")
+        self._places = seat_places(players)
+        self._counts = block_cache(KINDS, _write_counts)
+        """A group's field, from its count vector (a state replaces one when it changes)."""
+        self._displays = block_cache(DISPLAY_SIZE * KINDS, _write_display)
+        self._seats_counts = block_cache(players * KINDS, per_seat(_write_counts, KINDS))
+        """A per-seat field of count vectors (the cards known in each hand), from seat 0 on."""
+        self._stacked = IdentityCache(_stack_summary, size=BLOCKS_KEPT)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(AbluxxenObservation, observation)
+        self._fill(
+            tensor,
+            seen.seat,
+            PHASES[seen.phase],
+            (seen.active, seen.current_player, seen.victim, seen.drawer),
+            counts_of(seen.hand),
+            seen.hand_sizes,
+            tuple(counts_of(known) for known in seen.known_in_hand),
+            seen.stacks,
+            seen.display,
+            seen.pile_size,
+            counts_of(seen.discard),
+            seen.in_play,
+            counts_of(seen.dummy),
+            seen.played,
+            (seen.draws_left, seen.refill_pending),
+            seen.pending_steals,
+            seen.game_scores,
+            seen.scores,
+            seen.game_number,
+        )
+
+    def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
+        """What ``state.observation(seat)`` holds, read from the state's own fields (the
+        cards as the count vectors it keeps): the seat's own hand, and of the others what
+        is public."""
+        state = cast(AbluxxenState, state)
+        hands, stacks = state._hands, state._stacks
+        hand_sizes = [sum(hand) for hand in hands]
+        stacked = self._stacked
+        game_scores = [
+            stacked(stack)[1] - held for stack, held in zip(stacks, hand_sizes, strict=True)
+        ]
+        scores = state._finished_totals()
+        if state._phase != PHASE_END:
+            scores = tuple(total + game for total, game in zip(scores, game_scores, strict=True))
+        self._fill(
+            tensor,
+            seat,
+            state._phase,
+            (state._active, state._player, state._victim, state._drawer),
+            None if seat is None else hands[seat],
+            hand_sizes,
+            state._known,
+            stacks,
+            state._display,
+            sum(state._pile),
+            state._discard,
+            state._in_play,
+            state._dummy,
+            state._played,
+            (state._draws_left, state._refill),
+            state._steals,
+            game_scores,
+            scores,
+            state._game_index + 1,
+        )
+
+    def _fill(
+        self,
+        tensor: Tensor,
+        seat: Seat | None,
+        phase: int,
+        seats: tuple[Seat, Seat, Seat | None, Seat | None],
+        hand: tuple[int, ...] | None,
+        hand_sizes: Sequence[int],
+        known: tuple[tuple[int, ...], ...],
+        stacks: tuple[tuple[CardSet, ...], ...],
+        display: tuple[tuple[int, ...], ...],
+        pile_size: int,
+        discard: tuple[int, ...],
+        in_play: Sequence[int],
+        dummy: tuple[int, ...],
+        played: CardSet | None,
+        draws: tuple[int, bool],
+        pending_steals: Sequence[Seat],
+        game_scores: Sequence[int],
+        scores: Sequence[int],
+        game_number: int,
+    ) -> None:
+        """Every field, from what an observation holds (seats absolute, groups of cards as
+        count vectors by kind, ``None`` for no hand), as ``write`` and ``write_state`` read
+        them: one way to write, whichever the source."""
+        tensor.fill(0.0)
         out = values_of(tensor)
         players = self.players
-        origin = seen.seat or 0
-        out[self.phase.start + PHASES[seen.phase]] = 1.0
-        for field, seat in (
-            (self.active, seen.active),
-            (self.to_act, seen.current_player),
-            (self.victim, seen.victim),
-            (self.drawer, seen.drawer),
+        places = self._places[seat or 0]
+        counts = self._counts
+        out[self.phase.start + phase] = 1.0
+        for field, other in zip(
+            (self.active, self.to_act, self.victim, self.drawer), seats, strict=True
         ):
-            if seat is not None and 0 <= seat < players:  # a seat, not chance nor the dummy
-                out[field.start + (seat - origin) % players] = 1.0
-        out[self.dummy_victim.start] = float(seen.victim == DUMMY)
-        for place, size in enumerate(self.by_seat(seen, seen.hand_sizes)):
-            out[self.hand_sizes.start + place] = scaled(size, MANY_CARDS)
-        groups = [
-            (self.hand.start, seen.hand),
-            *(
-                (self.known.start + place * KINDS, known)
-                for place, known in enumerate(self.by_seat(seen, seen.known_in_hand))
-            ),
-            *(
-                (self.display.start + index * KINDS, entry)
-                for index, entry in enumerate(seen.display)
-            ),
-            (self.discard.start, seen.discard),
-            (self.in_play.start, seen.in_play),
-            (self.dummy.start, seen.dummy),
-        ]
-        for start, cards in groups:
-            for card in cards:
-                out[start + card] += CARD_WEIGHT
-        for place, stack in enumerate(self.by_seat(seen, seen.stacks)):
-            if stack:
-                _put_set(out, self.top_sets.start + place * SET_SIZE, stack[-1])
-            cards_in_stack = sum(played.size for played in stack)
-            out[self.stack_cards.start + place] = scaled(cards_in_stack, MANY_CARDS)
-        out[self.pile.start] = seen.pile_size / DECK
-        if seen.played is not None:
-            _put_set(out, self.played.start, seen.played)
-        out[self.draws_left.start] = scaled(seen.draws_left, HAND_SIZE)
-        out[self.refill.start] = float(seen.refill_pending)
-        for thief in seen.pending_steals:
-            place = players if thief == DUMMY else (thief - origin) % players
+            if other is not None and 0 <= other < players:  # a seat, not chance nor the dummy
+                out[field.start + places[other]] = 1.0
+        out[self.dummy_victim.start] = float(seats[2] == DUMMY)
+        if hand is not None:  # which most of the seat's moves change: no block to cache
+            _write_counts(out[self.hand.start : self.hand.stop], hand)
+        hand_sizes_at = self.hand_sizes.start
+        game_scores_at, scores_at = self.game_scores.start, self.scores.start
+        top_sets, stack_cards = self.top_sets.start, self.stack_cards.start
+        for other, place in enumerate(places):
+            out[hand_sizes_at + place] = scaled(hand_sizes[other], MANY_CARDS)
+            top, cards_in_stack = self._stacked(stacks[other])
+            if top is not None:
+                _put_set(out, top_sets + place * SET_SIZE, top)
+            out[stack_cards + place] = scaled(cards_in_stack, MANY_CARDS)
+            out[game_scores_at + place] = scaled(game_scores[other], DECK)
+            out[scores_at + place] = scaled(scores[other], DECK)
+        origin = seat or 0
+        put_rotated(tensor, self.known.start, self._seats_counts(known), origin, players)
+        put_block(tensor, self.display.start, self._displays(display))
+        out[self.pile.start] = pile_size / DECK
+        put_block(tensor, self.discard.start, counts(discard))
+        in_play_at = self.in_play.start
+        for card in in_play:
+            out[in_play_at + card] += CARD_WEIGHT
+        if self.dummy.size:
+            put_block(tensor, self.dummy.start, counts(dummy))
+        if played is not None:
+            _put_set(out, self.played.start, played)
+        out[self.draws_left.start] = scaled(draws[0], HAND_SIZE)
+        out[self.refill.start] = float(draws[1])
+        for thief in pending_steals:
+            place = players if thief == DUMMY else places[thief]
             out[self.pending.start + place] = 1.0
-        for place, score in enumerate(self.by_seat(seen, seen.game_scores)):
-            out[self.game_scores.start + place] = scaled(score, DECK)
-        for place, score in enumerate(self.by_seat(seen, seen.scores)):
-            out[self.scores.start + place] = scaled(score, DECK)
-        out[self.game_number.start] = scaled(seen.game_number, 10)
+        out[self.game_number.start] = scaled(game_number, 10)
 
 
 def _put_set(out: MutableSequence[float], start: int, played: CardSet) -> None:
@@ -176,3 +278,22 @@ def _put_set(out: MutableSequence[float], start: int, played: CardSet) -> None:
     out[start + played.value - 1] = 1.0
     out[start + JOKER_SET_VALUE] = played.numbers / COPIES
     out[start + JOKER_SET_VALUE + 1] = played.jokers / JOKERS
+
+
+def _write_counts(out: MutableSequence[float], counts: tuple[int, ...]) -> None:
+    """A group of cards as a count vector by kind, 1/8 per card."""
+    for kind, count in enumerate(counts):
+        if count:
+            out[kind] = count * CARD_WEIGHT
+
+
+def _write_display(out: MutableSequence[float], display: tuple[tuple[int, ...], ...]) -> None:
+    """Each display entry's cards, 1/8 per card."""
+    for index, entry in enumerate(display):
+        for card in entry:
+            out[index * KINDS + card] += CARD_WEIGHT
+
+
+def _stack_summary(stack: tuple[CardSet, ...]) -> tuple[CardSet | None, int]:
+    """A stack's top set (``None``: empty) and how many cards it holds."""
+    return (stack[-1] if stack else None), sum(played.size for played in stack)

@@ -22,6 +22,11 @@ relative to the observer; a group of cards is 56 flags, one per card; a unit is 
 - ``last_card`` (56), ``last_winner`` (P), ``last_bids`` (P × 56): the last auction, revealed;
 - ``scores`` (P): / 100, within [-1, 1].
 
+``write_state`` reads from the state what the seat's observation would hold (its own hand,
+bid and draw pile, no other's), no more, and writes it through the same code as ``write``:
+the same values, without building the observation; so does ``write_legal``, which reads a
+bid's index from the hand of the seat to act.
+
 Actions: a bid is a subset of the hand, indexed by the positions of its cards in the sorted
 hand (index = the bitmask of positions − 1: 63 indices, a hand holding at most 6 cards);
 then every placement of a card or chit on a unit, and done (664 in all).
@@ -30,10 +35,23 @@ then every placement of a card or chit on a unit, and done (664 in all).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, MutableSequence, Sequence
 from typing import cast
 
-from tapisvert.core.game import Action, Observation
-from tapisvert.encoding import Encoding, Tensor, scaled, values_of
+from tapisvert.core.cache import IdentityCache
+from tapisvert.core.game import Action, Observation, Seat, State
+from tapisvert.encoding import (
+    BLOCKS_KEPT,
+    Encoding,
+    Tensor,
+    block_cache,
+    per_seat,
+    put_block,
+    put_rotated,
+    scaled,
+    seat_places,
+    values_of,
+)
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
     MECHANICS,
@@ -50,8 +68,11 @@ from tapisvert.games.fzzzt.rules import (
     MECHANIC_BASE,
     PHASE_NAMES,
     PLACE_BASE,
+    AuctionResult,
     FzzztGame,
     FzzztObservation,
+    FzzztState,
+    Units,
     bid_action,
     bid_cards,
     placement_symbols,
@@ -60,6 +81,7 @@ from tapisvert.games.fzzzt.rules import (
 BIDS = (1 << HAND_LIMIT) - 1
 SYMBOLS = len(SYMBOL_BITS)
 UNIT_SIZE = 1 + SYMBOLS
+UNITS_SIZE = len(UNITS) * UNIT_SIZE
 SLOT_SIZE = 2 + CARD_COUNT
 MANY_ROUNDS = 10
 MANY_CHITS = 4
@@ -110,15 +132,54 @@ class FzzztEncoding(Encoding):
         self.last_winner = self.field("last_winner", players, "its relative winner")
         self.last_bids = self.field("last_bids", players * cards, "its revealed bids")
         self.scores = self.field("scores", players, "scores / 100")
+        self._places = seat_places(players)
+        self._cards = block_cache(CARD_COUNT, _write_cards)
+        """A group of cards' field, from its tuple (a state replaces one when it changes)."""
+        every_seat = players * CARD_COUNT
+        self._seats_cards = block_cache(every_seat, per_seat(_write_cards, CARD_COUNT))
+        """A per-seat field of groups of cards (the discard piles), from seat 0 on."""
+        self._seats_bids = block_cache(every_seat, per_seat(_write_bid, CARD_COUNT))
+        self._seats_units = block_cache(players * UNITS_SIZE, per_seat(_write_units, UNITS_SIZE))
+        self._seats_chits = block_cache(players * SYMBOLS, per_seat(_write_chits, SYMBOLS))
+        self._belts = block_cache(BELT_SIZE * SLOT_SIZE, _write_belt)
+        self._bid_indices = IdentityCache(self._bids_of, size=BLOCKS_KEPT)
 
     @property
     def action_count(self) -> int:
         return BIDS + len(self.actions)
 
     def action_index(self, observation: Observation, action: Action) -> int:
+        return self._index_in(cast(FzzztObservation, observation).hand, action)
+
+    def action_at(self, observation: Observation, index: int) -> Action:
+        return self._action_in(cast(FzzztObservation, observation).hand, index)
+
+    def legal_indices(self, state: State, legal: Sequence[Action]) -> list[int]:
+        """The indices of ``legal``, a bid's read from the hand of the seat to act."""
+        hand = cast(FzzztState, state)._hands[state.current_player()]
+        # The table of bids where the seat bids (its legal actions are then bids) only.
+        bids = self._bid_indices(hand) if legal and legal[0] > BID_BASE else {}
+        return [
+            bids[action] if action in bids else self._index_in(hand, action) for action in legal
+        ]
+
+    def action_at_state(self, state: State, index: int) -> Action:
+        return self._action_in(cast(FzzztState, state)._hands[state.current_player()], index)
+
+    def _bids_of(self, hand: tuple[int, ...]) -> dict[Action, int]:
+        """The index of every bid ``hand`` allows (a hand is offered again and again), the
+        cards of each set of positions from those of a smaller set."""
+        cards = [1 << card for card in hand[:HAND_LIMIT]]
+        chosen = [0] * (1 << len(cards))
+        for positions in range(1, len(chosen)):
+            lowest = positions & -positions
+            chosen[positions] = chosen[positions ^ lowest] | cards[lowest.bit_length() - 1]
+        return {BID_BASE + chosen[positions]: positions - 1 for positions in range(1, len(chosen))}
+
+    def _index_in(self, hand: tuple[int, ...], action: Action) -> int:
+        """The compact index of ``action`` for a seat holding ``hand``."""
         if action < BID_BASE:
-            return BIDS + super().action_index(observation, action)
-        hand = cast(FzzztObservation, observation).hand
+            return BIDS + self.index_of(action)
         positions = 0
         for card in bid_cards(action):
             if card not in hand[:HAND_LIMIT]:
@@ -128,10 +189,10 @@ class FzzztEncoding(Encoding):
             raise ValueError("a bid holds at least one card")
         return positions - 1
 
-    def action_at(self, observation: Observation, index: int) -> Action:
+    def _action_in(self, hand: tuple[int, ...], index: int) -> Action:
+        """The action at compact ``index`` for a seat holding ``hand``."""
         if index >= BIDS:
-            return super().action_at(observation, index - BIDS)
-        hand = cast(FzzztObservation, observation).hand
+            return self.actions[index - BIDS]
         positions = index + 1
         if positions >> len(hand):
             raise ValueError(f"the bid {index} needs cards the hand does not hold")
@@ -139,75 +200,172 @@ class FzzztEncoding(Encoding):
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(FzzztObservation, observation)
+        self._fill(
+            tensor,
+            seen.seat,
+            (PHASES[seen.phase], seen.round, seen.auction, seen.conveyor_left),
+            (seen.chief, seen.current_player),
+            seen.mechanics,
+            (seen.hand, seen.bid, seen.draw_pile),
+            seen.hand_sizes,
+            seen.draw_sizes,
+            seen.bid_sizes,
+            seen.discards,
+            seen.known_held,
+            seen.owned,
+            seen.units,
+            seen.chits,
+            seen.placed_this_phase,
+            seen.belt,
+            seen.pending_draws,
+            seen.last_auction,
+            seen.scores,
+        )
+
+    def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
+        """What ``state.observation(seat)`` holds, read from the state's own fields: the
+        seat's own hand, bid and draw pile, and of the others what is public."""
+        state = cast(FzzztState, state)
+        hands, draws, bids = state._hands, state._draw, state._bids
+        held = [state._holdings(other) for other in range(self.players)]
+        self._fill(
+            tensor,
+            seat,
+            (
+                state._phase,
+                state._round,
+                state._auction,
+                len(state._pool) - state._belt.count(HIDDEN),
+            ),
+            (state._chief, state._player),
+            state._mechanic_of,
+            ((), (), ()) if seat is None else (hands[seat], bids[seat] or (), draws[seat]),
+            [len(hand) for hand in hands],
+            [len(draw) for draw in draws],
+            [None if bid is None else len(bid) for bid in bids],
+            state._discard,
+            state._known_held,
+            [holdings.owned for holdings in held],
+            state._units,
+            state._chits,
+            state._placed_now,
+            state._belt,
+            state._draws,
+            state._last,
+            [holdings.score for holdings in held],
+        )
+
+    def _fill(
+        self,
+        tensor: Tensor,
+        seat: Seat | None,
+        counters: tuple[int, int, int, int],
+        seats: tuple[Seat, Seat],
+        mechanics: Sequence[int | None],
+        own: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]],
+        hand_sizes: Sequence[int],
+        draw_sizes: Sequence[int],
+        bid_sizes: Sequence[int | None],
+        discards: tuple[tuple[int, ...], ...],
+        known_held: tuple[tuple[int, ...], ...],
+        owned: Sequence[tuple[int, ...]],
+        units: tuple[Units, ...],
+        chits: tuple[tuple[int, ...], ...],
+        placed: Sequence[int],
+        belt: tuple[int, ...],
+        pending_draws: Sequence[tuple[Seat, int]],
+        last: AuctionResult | None,
+        scores: Sequence[int],
+    ) -> None:
+        """Every field, from what an observation holds (seats absolute; the phase's index;
+        the round, the auction's slot and the cards left on the conveyor in ``counters``),
+        as ``write`` and ``write_state`` read them: one way to write, whichever the source."""
+        tensor.fill(0.0)
         out = values_of(tensor)
         players = self.players
-        origin = seen.seat or 0
-        cards = CARD_COUNT
-        out[self.phase.start + PHASES[seen.phase]] = 1.0
-        out[self.round.start] = scaled(seen.round, MANY_ROUNDS)
-        out[self.auction.start] = seen.auction / BELT_SIZE
-        for field, seat in ((self.chief, seen.chief), (self.to_act, seen.current_player)):
-            if 0 <= seat < players:  # a seat, not chance or the end
-                out[field.start + (seat - origin) % players] = 1.0
-        mechanics_at = self.mechanics.start
-        for place, mechanic in enumerate(self.by_seat(seen, seen.mechanics)):
+        places = self._places[seat or 0]
+        cards = self._cards
+        phase, round_number, auction, conveyor_left = counters
+        out[self.phase.start + phase] = 1.0
+        out[self.round.start] = scaled(round_number, MANY_ROUNDS)
+        out[self.auction.start] = auction / BELT_SIZE
+        for field, other in zip((self.chief, self.to_act), seats, strict=True):
+            if 0 <= other < players:  # a seat, not chance or the end
+                out[field.start + places[other]] = 1.0
+        for field, group in zip((self.hand, self.bid, self.draw_pile), own, strict=True):
+            start = field.start  # a few cards, which most moves change: no block to cache
+            for card in group:
+                out[start + card] = 1.0
+        mechanics_at, hand_sizes_at = self.mechanics.start, self.hand_sizes.start
+        draw_sizes_at, bid_made, bid_sizes_at = (
+            self.draw_sizes.start,
+            self.bid_made.start,
+            self.bid_sizes.start,
+        )
+        owned_at = self.owned.start
+        for other, place in enumerate(places):
+            mechanic = mechanics[other]
             if mechanic is not None:
                 out[mechanics_at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = 1.0
-        for field, held in (
-            (self.hand, seen.hand),
-            (self.bid, seen.bid),
-            (self.draw_pile, seen.draw_pile),
-        ):
-            for card in held:
-                out[field.start + card] += 1.0
-        for place, size in enumerate(self.by_seat(seen, seen.hand_sizes)):
-            out[self.hand_sizes.start + place] = scaled(size, HAND_LIMIT)
-        for place, size in enumerate(self.by_seat(seen, seen.draw_sizes)):
-            out[self.draw_sizes.start + place] = size / cards
-        for place, bid_size in enumerate(self.by_seat(seen, seen.bid_sizes)):
+            out[hand_sizes_at + place] = scaled(hand_sizes[other], HAND_LIMIT)
+            out[draw_sizes_at + place] = draw_sizes[other] / CARD_COUNT
+            bid_size = bid_sizes[other]
             if bid_size is not None:
-                out[self.bid_made.start + place] = 1.0
-                out[self.bid_sizes.start + place] = scaled(bid_size, HAND_LIMIT)
-        units_at = self.units.start
-        for place in range(players):
-            seat = (place + origin) % players
-            for field, held in (
-                (self.discards, seen.discards[seat]),
-                (self.known_held, seen.known_held[seat]),
-                (self.owned, seen.owned[seat]),
-            ):
-                start = field.start + place * cards
-                for card in held:
-                    out[start + card] += 1.0
-            chits = Counter(seen.chits[seat])
-            for symbol in range(SYMBOLS):
-                out[self.chits.start + place * SYMBOLS + symbol] = scaled(chits[symbol], MANY_CHITS)
-            for unit, items in seen.units[seat]:
-                at = units_at + (place * len(UNITS) + UNIT_INDEX[unit]) * UNIT_SIZE
-                out[at] = 1.0
-                supplies = [placement_symbols(item) for item in items]
-                for symbol, bit in enumerate(SYMBOL_BITS):
-                    supplied = sum(1 for each in supplies if each & bit)
-                    out[at + 1 + symbol] = scaled(supplied, HAND_LIMIT)
-        for unit in seen.placed_this_phase:
+                out[bid_made + place] = 1.0
+                out[bid_sizes_at + place] = scaled(bid_size, HAND_LIMIT)
+            put_block(tensor, owned_at + place * CARD_COUNT, cards(owned[other]))
+            out[self.scores.start + place] = scaled(scores[other], HIGH_SCORE)
+        origin = seat or 0
+        put_rotated(tensor, self.discards.start, self._seats_cards(discards), origin, players)
+        put_rotated(tensor, self.known_held.start, self._seats_cards(known_held), origin, players)
+        put_rotated(tensor, self.units.start, self._seats_units(units), origin, players)
+        put_rotated(tensor, self.chits.start, self._seats_chits(chits), origin, players)
+        for unit in placed:
             out[self.placed.start + UNIT_INDEX[unit]] = 1.0
-        for slot, card in enumerate(seen.belt):
-            at = self.belt.start + slot * SLOT_SIZE
-            out[at + (0 if card == HIDDEN else 1 if card == GONE else 2 + card)] = 1.0
+        put_block(tensor, self.belt.start, self._belts(belt))
         wanted = [0] * players
-        for seat, cards_wanted in seen.pending_draws:
-            wanted[seat] += cards_wanted
-        for place, count in enumerate(self.by_seat(seen, wanted)):
-            out[self.pending_draws.start + place] = scaled(count, HAND_LIMIT)
-        out[self.conveyor_left.start] = seen.conveyor_left / cards
-        last = seen.last_auction
+        for other, cards_wanted in pending_draws:
+            wanted[other] += cards_wanted
+        for other, place in enumerate(places):
+            out[self.pending_draws.start + place] = scaled(wanted[other], HAND_LIMIT)
+        out[self.conveyor_left.start] = conveyor_left / CARD_COUNT
         if last is not None:
             out[self.last_card.start + last.card] = 1.0
             if 0 <= last.winner < players:
-                out[self.last_winner.start + (last.winner - origin) % players] = 1.0
-            for place, bid in enumerate(self.by_seat(seen, last.bids)):
-                start = self.last_bids.start + place * cards
-                for card in bid or ():
-                    out[start + card] += 1.0
-        for place, score in enumerate(self.by_seat(seen, seen.scores)):
-            out[self.scores.start + place] = scaled(score, HIGH_SCORE)
+                out[self.last_winner.start + places[last.winner]] = 1.0
+            put_rotated(tensor, self.last_bids.start, self._seats_bids(last.bids), origin, players)
+
+
+def _write_cards(out: MutableSequence[float], cards: Iterable[int]) -> None:
+    """A group of cards, a flag per card."""
+    for card in cards:
+        out[card] = 1.0
+
+
+def _write_bid(out: MutableSequence[float], bid: tuple[int, ...] | None) -> None:
+    """A seat's bid revealed (``None``: it did not bid)."""
+    _write_cards(out, bid or ())
+
+
+def _write_units(out: MutableSequence[float], units: Units) -> None:
+    """A seat's units: each one held, and how many of its placements supply each symbol."""
+    for unit, items in units:
+        at = UNIT_INDEX[unit] * UNIT_SIZE
+        out[at] = 1.0
+        supplies = [placement_symbols(item) for item in items]
+        for symbol, bit in enumerate(SYMBOL_BITS):
+            supplied = sum(1 for each in supplies if each & bit)
+            out[at + 1 + symbol] = scaled(supplied, HAND_LIMIT)
+
+
+def _write_chits(out: MutableSequence[float], chits: Iterable[int]) -> None:
+    """A seat's symbol chits, counted by symbol."""
+    counted = Counter(chits)
+    for symbol in range(SYMBOLS):
+        out[symbol] = scaled(counted[symbol], MANY_CHITS)
+
+
+def _write_belt(out: MutableSequence[float], belt: Iterable[int]) -> None:
+    """Each belt slot: face down, gone, or its card."""
+    for slot, card in enumerate(belt):
+        out[slot * SLOT_SIZE + (0 if card == HIDDEN else 1 if card == GONE else 2 + card)] = 1.0

@@ -18,16 +18,30 @@ relative to the observer, a hand is its ten slots in deal order, a card one of 5
 - ``played`` (60): the cards of the deal's finished tricks;
 - ``scores`` (P): totals / 200, the most a game can lose (within [-1, 1]).
 
+``write_state`` reads from the state what the seat's observation would hold (the others'
+values, never the seat's own; its knowledge as the rules deduce it), no more, and writes it
+through the same code as ``write``: the same values, without building the observation.
+
 Actions: the bets (bet 0–10, with or without the safety bead) and the plays of a slot,
 whose ids are compact already (32 in all). The first player is chance, not a decision.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, MutableSequence, Sequence
 from typing import cast
 
-from tapisvert.core.game import Observation
-from tapisvert.encoding import Encoding, Tensor, scaled, values_of
+from tapisvert.core.cache import IdentityCache
+from tapisvert.core.game import Observation, Seat, State
+from tapisvert.encoding import (
+    Encoding,
+    Tensor,
+    block_cache,
+    put_block,
+    scaled,
+    seat_places,
+    values_of,
+)
 from tapisvert.games.luz.cards import (
     COLOUR_COUNT,
     DEALS,
@@ -35,6 +49,8 @@ from tapisvert.games.luz.cards import (
     HAND_SIZE,
     MAX_VALUE,
     SUCCESS_POINTS,
+    colour_of,
+    value_of,
 )
 from tapisvert.games.luz.rules import (
     ACTION_COUNT,
@@ -43,11 +59,22 @@ from tapisvert.games.luz.rules import (
     FIRST_BASE,
     MAX_BET,
     PHASE_NAMES,
+    PLAYED,
+    Knowledge,
     LuzGame,
     LuzObservation,
+    LuzPlay,
+    LuzState,
+    LuzTrick,
 )
 
 WORST_TOTAL = FAIL_POINTS_PER_TRICK * HAND_SIZE * DEALS
+COLOURS_PER_HAND = HAND_SIZE * COLOUR_COUNT
+VALUES_PER_HAND = HAND_SIZE * MAX_VALUE
+SLOT_COLOUR = (*map(colour_of, range(CARD_IDS)), PLAYED)
+"""A slot's colour, by its card; ``PLAYED`` (-1) reads the last entry: played."""
+SLOT_VALUE: tuple[int | None, ...] = (*map(value_of, range(CARD_IDS)), None)
+"""A slot's value, by its card; ``PLAYED`` (-1) reads the last entry: none."""
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
 
 
@@ -82,45 +109,122 @@ class LuzEncoding(Encoding):
         self.trick = self.field("trick", players * CARD_IDS, "the card each seat put on the trick")
         self.played = self.field("played", CARD_IDS, "cards of the deal's finished tricks")
         self.scores = self.field("scores", players, "totals / 200")
+        self._places = seat_places(players)
+        self._played_blocks = block_cache(CARD_IDS, _write_played)
+        self._finished = IdentityCache(self._finished_tricks, size=256)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(LuzObservation, observation)
+        self._fill(
+            tensor,
+            seen.seat or 0,
+            PHASES[seen.phase],
+            seen.deal_index,
+            (seen.first_player, seen.current_player, seen.leader),
+            seen.colours,
+            seen.values,
+            seen.knowledge,
+            seen.bets,
+            seen.trick,
+            seen.completed_tricks,
+            seen.scores,
+        )
+
+    def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
+        """What ``state.observation(seat)`` holds, read from the state's own fields: every
+        seat's colours, the values of the others' hands, the seat's own knowledge."""
+        state = cast(LuzState, state)
+        hands = state._hands
+        self._fill(
+            tensor,
+            seat or 0,
+            state._phase,
+            state._deal_index,
+            (state._first, state._player, state._leader),
+            [map(SLOT_COLOUR.__getitem__, hand) for hand in hands],
+            [
+                () if other == seat or seat is None else map(SLOT_VALUE.__getitem__, hand)
+                for other, hand in enumerate(hands)
+            ],
+            () if seat is None else state._knowledge(seat),
+            state._bets,
+            state._trick,
+            state._completed,
+            state._scores,
+        )
+
+    def _fill(
+        self,
+        tensor: Tensor,
+        origin: Seat,
+        phase: int,
+        deal_index: int,
+        seats: tuple[Seat, Seat, Seat],
+        colours: Sequence[Iterable[int]],
+        values: Sequence[Iterable[int | None]],
+        knowledge: Knowledge,
+        bets: Sequence[tuple[int, int] | None],
+        trick: Sequence[LuzPlay],
+        completed: tuple[LuzTrick, ...],
+        scores: Sequence[int],
+    ) -> None:
+        """Every field, from what an observation holds (seats absolute), as ``write`` and
+        ``write_state`` read them: one way to write, whichever the source.
+
+        The hands are written value by value: a move changes one, and a block kept per hand
+        would cost more to make than the values to write."""
+        tensor.fill(0.0)
         out = values_of(tensor)
         players = self.players
-        origin = seen.seat or 0
-        out[self.phase.start + PHASES[seen.phase]] = 1.0
-        out[self.deal.start + seen.deal_index] = 1.0
-        for field, seat in (
-            (self.first_player, seen.first_player),
-            (self.to_act, seen.current_player),
-            (self.leader, seen.leader),
-        ):
+        places = self._places[origin]
+        out[self.phase.start + phase] = 1.0
+        out[self.deal.start + deal_index] = 1.0
+        for field, seat in zip((self.first_player, self.to_act, self.leader), seats, strict=True):
             if 0 <= seat < players:  # a seat, not chance or the end
-                out[field.start + (seat - origin) % players] = 1.0
+                out[field.start + places[seat]] = 1.0
         colours_at, values_at = self.colours.start, self.values.start - 1
-        hands = zip(self.by_seat(seen, seen.colours), self.by_seat(seen, seen.values), strict=True)
-        for place, (colours, values) in enumerate(hands):
-            for slot, (colour, value) in enumerate(zip(colours, values, strict=True)):
-                at = place * HAND_SIZE + slot
-                if colour >= 0:
-                    out[colours_at + at * COLOUR_COUNT + colour] = 1.0
-                if value is not None:
-                    out[values_at + at * MAX_VALUE + value] = 1.0
-        knowledge_at = self.knowledge.start - 1
-        for slot, possible in enumerate(seen.knowledge):
+        for seat, place in enumerate(places):
+            at = colours_at + place * COLOURS_PER_HAND
+            for colour in colours[seat]:
+                if colour >= 0:  # not played
+                    out[at + colour] = 1.0
+                at += COLOUR_COUNT
+            at = values_at + place * VALUES_PER_HAND
+            for value in values[seat]:
+                if value is not None:  # seen
+                    out[at + value] = 1.0
+                at += MAX_VALUE
+        at = self.knowledge.start - 1
+        for possible in knowledge:
             for value in possible or ():
-                out[knowledge_at + slot * MAX_VALUE + value] = 1.0
-        for place, bet in enumerate(self.by_seat(seen, seen.bets)):
+                out[at + value] = 1.0
+            at += MAX_VALUE
+        bet_made, bets_at, safety = self.bet_made.start, self.bets.start, self.safety.start
+        for seat, bet in enumerate(bets):
             if bet is not None:
-                out[self.bet_made.start + place] = 1.0
-                out[self.bets.start + place] = bet[0] / MAX_BET
-                out[self.safety.start + place] = bet[1]
-        for place, taken in enumerate(self.by_seat(seen, seen.tricks_won)):
-            out[self.tricks_won.start + place] = taken / HAND_SIZE
-        for play in seen.trick:
-            out[self.trick.start + (play.seat - origin) % players * CARD_IDS + play.card] = 1.0
-        for trick in seen.completed_tricks:
-            for play in trick.plays:
-                out[self.played.start + play.card] = 1.0
-        for place, score in enumerate(self.by_seat(seen, seen.scores)):
-            out[self.scores.start + place] = scaled(score, WORST_TOTAL)
+                place = places[seat]
+                out[bet_made + place] = 1.0
+                out[bets_at + place] = bet[0] / MAX_BET
+                out[safety + place] = bet[1]
+        played, tricks_won = self._finished(completed)
+        tricks_at, scores_at = self.tricks_won.start, self.scores.start
+        for seat, place in enumerate(places):
+            out[tricks_at + place] = tricks_won[seat] / HAND_SIZE
+            out[scores_at + place] = scaled(scores[seat], WORST_TOTAL)
+        for play in trick:
+            out[self.trick.start + places[play.seat] * CARD_IDS + play.card] = 1.0
+        put_block(tensor, self.played.start, played)
+
+    def _finished_tricks(self, completed: tuple[LuzTrick, ...]) -> tuple[Tensor | None, list[int]]:
+        """The ``played`` field and the tricks each seat took of a deal's finished tricks,
+        computed once while they are the same."""
+        taken = [0] * self.players
+        for trick in completed:
+            taken[trick.winner] += 1
+        return (self._played_blocks(completed) if completed else None), taken
+
+
+def _write_played(out: MutableSequence[float], completed: tuple[LuzTrick, ...]) -> None:
+    for trick in completed:
+        for play in trick.plays:
+            out[play.card] = 1.0
