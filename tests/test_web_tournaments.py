@@ -72,6 +72,8 @@ def test_a_person_makes_a_tournament_registers_and_follows_it(server: Server, pa
     page.wait_for_selector("#tournament-list")
     assert "Winter Swiss" in page.inner_text("#tournament-list")
     screenshot(page, "tournaments")
+    page.click("#back")  # the lobby lists it too
+    page.wait_for_selector("#upcoming-tournaments >> text=Winter Swiss")
 
 
 def test_a_finished_tournament_shows_its_tables_standings_and_winner(

@@ -5,6 +5,7 @@ import { has, t, tn } from "./i18n.js";
 import { changed, myTurns, openTable, send, state } from "./store.js";
 import { ChatPanel } from "./chat.js";
 import { Presence } from "./community.js";
+import { UpcomingTournaments } from "./tournaments.js";
 import { Friends } from "./messages.js";
 
 export function Lobby() {
@@ -42,6 +43,7 @@ export function Lobby() {
       <div>
         <section class="panel"><strong>${t("web.people")}</strong> ${info ? info.people.join(", ") : ""}</section>
         <${Friends} />
+        <${UpcomingTournaments} />
         <${Presence} />
         <${ChatPanel} place=${{ room: state.room }} lines=${state.logs.room} title=${t("web.chat")} />
       </div>

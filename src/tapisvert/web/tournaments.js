@@ -28,6 +28,19 @@ export function TournamentsPage() {
   </section>`;
 }
 
+/** In the lobby: the tournaments to come and under way, each a link to its page. */
+export function UpcomingTournaments() {
+  const [list] = useFetched("/api/tournaments", 30000);
+  const live = (list ?? []).filter((row) => ["registering", "running"].includes(row.status));
+  return html`<section class="panel" id="upcoming-tournaments" aria-labelledby="upcoming-heading">
+    <h2 class="small" id="upcoming-heading"><a href="#tournaments">${t("web.tournaments")}</a></h2>
+    ${live.length ? html`<ul class="counts">${live.map((row) => html`<li key=${row.tournament}>
+      <a href=${`#tournament=${row.tournament}`}>${row.name}</a> — ${t(`${row.game}.name`)},
+      ${row.status === "registering" ? when(row.starts_at) : t("web.tournament_state.running")}</li>`)}</ul>`
+      : html`<p class="hint">${t("web.no_upcoming_tournaments")}</p>`}
+  </section>`;
+}
+
 /** The form of a new tournament: the game, its table size, the format and its rounds, when
  * it starts, and how a field that does not divide into tables is filled. */
 function NewTournament() {
