@@ -196,6 +196,7 @@ class Lobby:
         that a move they sent is answered here; the tables go next, once nothing more
         comes. The caller bounds the whole (``Settings.drain_seconds``) and stops the node."""
         self.cluster.draining = True
+        await self.tournament_runner.stop(let_go=True)
         self.connections.reconnect_all()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._clients_gone(), clients_seconds)

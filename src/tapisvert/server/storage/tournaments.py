@@ -171,6 +171,11 @@ class TournamentStore:
 
         return await self._writer.run(work)
 
+    async def let_go(self, node: str) -> None:
+        """Leave the tournaments ``node`` runs to whichever node looks next."""
+        mine = update(tournaments_table).where(tournaments_table.c.node == node)
+        await self._writer.run(lambda c: c.execute(mine.values(node=None, lease_expires=None)))
+
     async def advance(self, row: TournamentRow, node: str) -> bool:
         """Store the tournament's round, status and winner, if this node still holds it at
         the fence it read (another node that took it over changes nothing of it)."""

@@ -385,11 +385,16 @@ class TournamentRunner:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
 
-    async def stop(self) -> None:
+    async def stop(self, let_go: bool = False) -> None:
+        """Run no more steps; with ``let_go`` (a node stopping gently), leave the tournaments
+        to the other nodes at once rather than when the leases lapse."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+            self._task = None
+        if let_go:
+            await self.tournaments.storage.tournaments.let_go(self.node)
 
     async def _run(self) -> None:
         store = self.tournaments.storage.tournaments
