@@ -24,6 +24,7 @@ from tapisvert.core.options import OptionSpec as OptionSpec
 from tapisvert.core.options import parse_bool as parse_bool
 from tapisvert.core.options import parse_int_between as parse_int_between
 from tapisvert.core.options import parse_optional_int as parse_optional_int
+from tapisvert.core.options import parse_optional_int_between as parse_optional_int_between
 from tapisvert.core.options import parse_optional_seat as parse_optional_seat
 
 Action = int

@@ -70,3 +70,15 @@ def parse_int_between(low: int, high: int) -> Callable[[object], int]:
         return number
 
     return parse
+
+
+def parse_optional_int_between(low: int, high: int) -> Callable[[object], int | None]:
+    """As :func:`parse_int_between`, with ``None`` (``none``, empty) for the game's own value."""
+    parse_number = parse_int_between(low, high)
+
+    def parse(value: object) -> int | None:
+        if value is None or str(value).strip().lower() in {"", "none"}:
+            return None
+        return parse_number(value)
+
+    return parse
