@@ -145,7 +145,13 @@ class LuzGame(Game["LuzState"]):
             maximum=HAND_SIZE,
         ),
         OptionSpec(
-            "deals", DEALS, parse_int_between(1, DEALS), "luz.option.deals", "int", 1, DEALS
+            "deals",
+            DEALS,
+            parse_int_between(1, DEALS),
+            "luz.option.deals",
+            "int",
+            minimum=1,
+            maximum=DEALS,
         ),
         OptionSpec(
             "colours",
