@@ -11,6 +11,10 @@ spectator's for a public observer). A seat's observation holds everything it may
 its past included, so the two are the same. ``resample_from_infostate`` draws the hidden
 information with ``game.sample_state``, which is what OpenSpiel's IS-MCTS asks for.
 
+``register_small(variant)`` registers a game's small variant (``GamePlugin.small_variants``),
+which OpenSpiel's exact tools solve, and ``bot_policy`` turns a bot into a tabular policy over
+every information state of such a game (``benchmarks/exploitability.py``).
+
 >>> import pyspiel
 >>> from tapisvert.envs.openspiel import register
 >>> game = pyspiel.load_game(register("wizard", players=4, rounds="1,2"))
