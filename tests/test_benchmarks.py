@@ -308,3 +308,18 @@ def test_metrics_cost_runs_and_prints_its_figures() -> None:
     assert move.startswith("a move's metrics:") and float(move.split()[3]) > 0
     assert scrape.startswith("a scrape (250 tables):") and float(scrape.split()[4]) > 0
     assert cost.startswith("cost at capacity:")
+
+
+def test_exploitability_quick_run_prints_its_table() -> None:
+    """The smallest variant: CFR+'s NashConv under the uniform policy's, every bot's row."""
+    pytest.importorskip("pyspiel", reason="OpenSpiel (the open_spiel package) is not installed")
+    printed = run_benchmark("exploitability.py", "--quick")
+    lines = printed.strip().splitlines()
+    header = lines.index("benchmarks/exploitability.py --quick")
+    assert lines[header + 1].split()[:3] == ["variant", "policy", "NashConv"]
+    rows = {line.split()[1]: line.split() for line in lines[header + 2 :]}
+    assert set(rows) == {"random", "easy", "medium", "hard", "CFR+"}
+    nash_conv = {label: float(row[3] if label == "CFR+" else row[2]) for label, row in rows.items()}
+    assert all(value >= -1e-9 for value in nash_conv.values())
+    assert nash_conv["CFR+"] < nash_conv["random"]
+    assert "CFR+ NashConv by iteration (last values): 10:" in printed

@@ -217,11 +217,15 @@ def test_heuristic_beats_random_by_a_clear_margin() -> None:
 
 
 def test_every_option_describes_a_control_its_parser_accepts() -> None:
-    values = {"bool": [True, "false"], "seat": ["P1", "random"], "int": ["7", "none"]}
+    values = {"bool": [True, "false"], "seat": ["P1", "random"]}
     for name in tapisvert.game_names():
         cls = game_class(name)
         for spec in cls.option_specs:
-            for value in [spec.default, *spec.choices, *values.get(spec.kind, [])]:
+            numbers = [str(spec.minimum or 0), str(spec.maximum or 7)]
+            if spec.kind == "int" and spec.default is None:
+                numbers.append("none")
+            given = values.get(spec.kind, numbers if spec.kind == "int" else [])
+            for value in [spec.default, *spec.choices, *given]:
                 spec.parse(value)
             if spec.kind == "choice":
                 with pytest.raises(ValueError):
@@ -229,6 +233,9 @@ def test_every_option_describes_a_control_its_parser_accepts() -> None:
             if spec.minimum is not None:
                 with pytest.raises(OptionError):
                     load_game(name, players=cls.max_players, **{spec.name: spec.minimum - 1})
+            if spec.maximum is not None:
+                with pytest.raises(OptionError):
+                    load_game(name, players=cls.max_players, **{spec.name: spec.maximum + 1})
 
 
 def test_catalogues_have_the_same_keys_and_placeholders() -> None:

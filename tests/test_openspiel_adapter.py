@@ -68,7 +68,8 @@ def test_the_parameters_and_a_state_survive_serialisation(rounds: str) -> None:
     """A list of rounds is written with semicolons, a single round with one after it, so
     that the game string reads back as the same game, and a serialised state as itself."""
     game = pyspiel.load_game(register("wizard", players=4, rounds=rounds))
-    assert str(game).endswith({"1,2": "rounds=1;2)", "3": "rounds=3;)"}.get(rounds, f"={rounds})"))
+    parameters = str(game).removesuffix(")").split("(")[1].split(",")
+    assert {"1,2": "rounds=1;2", "3": "rounds=3;"}.get(rounds, f"rounds={rounds}") in parameters
     assert game.rules.options["rounds"] == rounds
     assert pyspiel.load_game(str(game)).rules.options == game.rules.options
     state = played(game, 25, random.Random(rounds))

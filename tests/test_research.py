@@ -20,7 +20,7 @@ from tapisvert.cli import main
 from tapisvert.cli.main import app
 from tapisvert.core.extras import MissingExtraError
 from tapisvert.core.records import load_record, parse_record, record_of
-from tapisvert.core.registry import game_class, game_names
+from tapisvert.core.registry import game_class, game_names, plugin
 from tapisvert.core.stats import grouped_mean_interval, mean_interval, t_quantile
 from tapisvert.core.wire import DataError
 from tapisvert.encoding import encoding_for
@@ -170,8 +170,17 @@ def test_an_observation_comes_back_from_what_the_server_sends(
     rng = random.Random(name)
     cls = game_class(name).observation_class
     checked = 0
-    for players in range(game_class(name).min_players, game_class(name).max_players + 1):
-        game = load_game(name, players, **options)
+    fewest = load_game(name, **options).players
+    games = [
+        load_game(name, count, **options)
+        for count in range(fewest, game_class(name).max_players + 1)
+    ]
+    if not options:
+        games += [
+            load_game(name, each.players, **each.options) for each in plugin(name).small_variants
+        ]
+    for game in games:
+        players = game.players
         states = random_playthrough(game.new_initial_state(rng.randrange(1 << 30)), rng)
         for state in [*rng.sample(states, min(len(states), 40)), states[-1]]:
             for seat in [None, *range(players)]:

@@ -47,17 +47,18 @@ def games() -> list[str]:
 
 
 def variants(name: str) -> list[Game[Any]]:
-    """The game with fewest and with most players, and with each of its yes-or-no options
-    switched from its default (where the fewest players allow it)."""
+    """The game with its default and with most players, with each of its yes-or-no options
+    switched from its default (where the default players allow it), and its small variants."""
     cls = game_class(name)
-    found = [cls(cls.min_players), cls(cls.max_players)]
+    found = [load_game(name), cls(cls.max_players)]
     for spec in cls.option_specs:
         if spec.kind == "bool":
             try:
-                found.append(cls(cls.min_players, **{spec.name: not spec.default}))
+                found.append(load_game(name, **{spec.name: not spec.default}))
             except OptionError:
                 continue
-    return found
+    small = registry.plugin(name).small_variants
+    return [*found, *(load_game(name, each.players, **each.options) for each in small)]
 
 
 def to_json_and_back(game: str, observation: Observation) -> Observation:

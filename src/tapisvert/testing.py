@@ -222,7 +222,7 @@ def check_plugin(
     seed: int = 0,
     options: Mapping[str, object] | None = None,
 ) -> None:
-    """Run the whole kit on the installed game ``name`` (its smallest player count unless
+    """Run the whole kit on the installed game ``name`` (its default player count unless
     ``players`` is given); raises :class:`ConformanceError` naming every check that failed."""
     game = load_game(name, players, **(options or {}))
     failures = [

@@ -22,7 +22,9 @@ from tapisvert.core.observation import Observation as Observation
 from tapisvert.core.options import OptionKind as OptionKind
 from tapisvert.core.options import OptionSpec as OptionSpec
 from tapisvert.core.options import parse_bool as parse_bool
+from tapisvert.core.options import parse_int_between as parse_int_between
 from tapisvert.core.options import parse_optional_int as parse_optional_int
+from tapisvert.core.options import parse_optional_int_between as parse_optional_int_between
 from tapisvert.core.options import parse_optional_seat as parse_optional_seat
 
 Action = int
@@ -61,6 +63,9 @@ class Game(ABC, Generic[S]):
     observation_class: ClassVar[type[Observation]]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    default_players: ClassVar[int | None] = None
+    """The player count when none is given; ``None``: ``min_players`` (a game whose fewest
+    players need an option off its default names a count its defaults allow)."""
     option_specs: ClassVar[Sequence[OptionSpec]] = ()
     sampler: ClassVar[str]
     """The module whose ``sample_state(game, observation, rng)`` draws what a seat cannot see;

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from tapisvert.core.notation import ascii_number
+
 OptionKind = Literal["bool", "seat", "int", "choice", "text"]
 """The control a form shows for an option: a switch, a seat (``None``: random), a number
 (``None``: none, unlimited), one of ``choices``, or a text (``choices`` then suggest)."""
@@ -56,3 +58,27 @@ def parse_optional_int(value: object) -> int | None:
     if number < 0:
         raise ValueError("expected a number from 0, or none")
     return number
+
+
+def parse_int_between(low: int, high: int) -> Callable[[object], int]:
+    """A parser for a whole number from ``low`` to ``high`` (an option that shrinks a game)."""
+
+    def parse(value: object) -> int:
+        number = value if isinstance(value, int) else ascii_number(str(value).strip())
+        if isinstance(number, bool) or number is None or not low <= number <= high:
+            raise ValueError(f"expected a whole number from {low} to {high}")
+        return number
+
+    return parse
+
+
+def parse_optional_int_between(low: int, high: int) -> Callable[[object], int | None]:
+    """As :func:`parse_int_between`, with ``None`` (``none``, empty) for the game's own value."""
+    parse_number = parse_int_between(low, high)
+
+    def parse(value: object) -> int | None:
+        if value is None or str(value).strip().lower() in {"", "none"}:
+            return None
+        return parse_number(value)
+
+    return parse

@@ -69,6 +69,19 @@ class SearchProfile:
 
 
 @dataclass(frozen=True)
+class SmallVariant:
+    """The game with options that shrink it until OpenSpiel's exact tools (tabular CFR, best
+    responses over every information state) solve it within minutes: the same rules, small."""
+
+    name: str
+    players: int
+    options: dict[str, object]
+    information_states: int
+    """How many information states the seats have, counted by enumerating the game tree
+    (``benchmarks/exploitability.py`` prints the count and the tests check it)."""
+
+
+@dataclass(frozen=True)
 class GamePlugin:
     """What a game package declares: everything the platform needs to offer the game.
 
@@ -80,7 +93,8 @@ class GamePlugin:
     own texts); ``encoding``, for a game that offers one, a ``module:Class`` whose class,
     built from a game, turns observations into tensors and actions into a compact index
     (see ``tapisvert.encoding``); ``compiled`` the modules worth compiling for speed
-    (``scripts/compile``; the game's rules, sampler and bots).
+    (``scripts/compile``; the game's rules, sampler and bots); ``small_variants`` the game
+    shrunk by its own options for exact analysis (``benchmarks/exploitability.py``).
     """
 
     game: type[Game[Any]]
@@ -93,6 +107,7 @@ class GamePlugin:
     texts: str | None = None
     encoding: str | None = None
     compiled: tuple[str, ...] = ()
+    small_variants: tuple[SmallVariant, ...] = ()
 
 
 _plugins: dict[str, GamePlugin] | None = None
@@ -152,6 +167,9 @@ def game_class(name: str) -> type[Game[Any]]:
 
 
 def load_game(name: str, players: int | None = None, **options: object) -> Game[Any]:
-    """An immutable game; ``players`` defaults to the game's smallest count."""
+    """An immutable game; ``players`` defaults to the game's ``default_players``, or else to
+    its smallest count."""
     cls = game_class(name)
-    return cls(cls.min_players if players is None else players, **options)
+    if players is None:
+        players = cls.min_players if cls.default_players is None else cls.default_players
+    return cls(players, **options)

@@ -11,6 +11,10 @@ spectator's for a public observer). A seat's observation holds everything it may
 its past included, so the two are the same. ``resample_from_infostate`` draws the hidden
 information with ``game.sample_state``, which is what OpenSpiel's IS-MCTS asks for.
 
+``register_small(variant)`` registers a game's small variant (``GamePlugin.small_variants``),
+which OpenSpiel's exact tools solve, and ``bot_policy`` turns a bot into a tabular policy over
+every information state of such a game (``benchmarks/exploitability.py``).
+
 >>> import pyspiel
 >>> from tapisvert.envs.openspiel import register
 >>> game = pyspiel.load_game(register("wizard", players=4, rounds="1,2"))
@@ -22,18 +26,21 @@ from __future__ import annotations
 
 import json
 import random
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from tapisvert.bots import make_bot
 from tapisvert.core.extras import needs
 from tapisvert.core.game import CHANCE, TERMINAL, Action, Game, Observation, Seat, State
-from tapisvert.core.registry import game_class, load_game
+from tapisvert.core.registry import SmallVariant, game_class, load_game, plugins
 from tapisvert.encoding import Encoding, encoding_for
 
 with needs("openspiel", "tapisvert.envs.openspiel"):
     import numpy
     import pyspiel
-    from open_spiel.python.algorithms import ismcts, mcts
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import get_all_states, ismcts, mcts
 
 UNBOUNDED_LENGTH = 2**31 - 1
 """OpenSpiel's ``max_game_length`` for a game whose rules bound no length (a C++ ``int``)."""
@@ -312,3 +319,77 @@ class IsmctsBot:
         root = OpenSpielState(self.game, self.game.rules.sample_state(observation, drawn))
         chosen = int(bot.step(root))
         return self.game.encoding.action_at(observation, chosen)
+
+
+def register_small(variant: SmallVariant) -> str:
+    """Register a game's small variant (``GamePlugin.small_variants``) and return its short
+    name: the game with the variant's players and options as its default parameters."""
+    name = next(name for name, each in plugins().items() if variant in each.small_variants)
+    return register(name, variant.players, **variant.options)
+
+
+def bot_choice(bot: Any, state: OpenSpielState, seed: int) -> int:
+    """The OpenSpiel action ``bot`` picks at ``state`` with a generator seeded by ``seed``,
+    given what a bot is always given: the seat's observation and the legal actions."""
+    engine = state.state
+    observation = engine.observation(engine.current_player())
+    action = bot.choose(observation, engine.legal_actions(), random.Random(seed))
+    return state.position.encoding.action_index(observation, action)
+
+
+def bot_policy(game: OpenSpielGame, name: str, samples: int) -> Any:
+    """Bot ``name`` as OpenSpiel's ``TabularPolicy`` over every information state: at the
+    state the table keeps for each, the frequencies of its choices with ``samples`` seeds
+    (a deterministic bot's are 0 and 1). A bot chooses from the observation, which is the
+    information state, so one state stands for all the others of its information state
+    (``same_choices`` checks it)."""
+    table = policy.TabularPolicy(game)
+    bot = make_bot(name, game.rules)
+    for index, state in enumerate(table.states):
+        legal = state.legal_actions()
+        row = table.action_probability_array[index]
+        row[:] = 0.0
+        if len(legal) == 1:
+            row[legal[0]] = 1.0
+            continue
+        for seed in range(samples):
+            row[bot_choice(bot, state, seed)] += 1.0 / samples
+    return table
+
+
+def shared_information_states(game: OpenSpielGame) -> list[list[OpenSpielState]]:
+    """The decision states of the whole game, grouped by the information state of the seat
+    to act, for the information states that several states share."""
+    groups: dict[tuple[int, str], list[OpenSpielState]] = defaultdict(list)
+    every = get_all_states.get_all_states(
+        game, depth_limit=-1, include_terminals=False, include_chance_states=False
+    )
+    for state in every.values():
+        player = state.current_player()
+        groups[player, state.information_state_string(player)].append(state)
+    return [states for states in groups.values() if len(states) > 1]
+
+
+def same_choices(
+    game: OpenSpielGame, name: str, groups: list[list[OpenSpielState]], limit: int
+) -> int:
+    """Check that bot ``name``, given the same seeds, chooses alike at the first and the last
+    state of each group (at most ``limit`` groups with a choice to make); the count checked.
+
+    Raises ``AssertionError`` naming the two states where it did not.
+    """
+    bot = make_bot(name, game.rules)
+    checked = 0
+    for states in groups:
+        if checked == limit:
+            break
+        first, last = states[0], states[-1]
+        if len(first.legal_actions()) < 2:
+            continue
+        for seed in range(2):
+            if bot_choice(bot, first, seed) != bot_choice(bot, last, seed):
+                raise AssertionError(
+                    f"{name} told apart two states of one information state: {first} / {last}"
+                )
+        checked += 1
+    return checked

@@ -1,6 +1,6 @@
 """Abluxxen / Linko! (Wolfgang Kramer, Michael Kiesling): play sets, steal the ones below."""
 
-from tapisvert.core.registry import GamePlugin, SearchProfile
+from tapisvert.core.registry import GamePlugin, SearchProfile, SmallVariant
 from tapisvert.games.abluxxen.bot import AbluxxenHeuristicBot
 from tapisvert.games.abluxxen.cards import CardSet, legal_sets, set_to_string
 from tapisvert.games.abluxxen.rules import (
@@ -30,6 +30,21 @@ PLUGIN = GamePlugin(
         method="halving",
         shortlist=strongest_sets,
         rollout_policy=heuristic_in_play_out,
+    ),
+    small_variants=(
+        SmallVariant(
+            "abluxxen-6-cards",
+            2,
+            {
+                "highest": 3,
+                "copies": 2,
+                "jokers": 0,
+                "hand_size": 2,
+                "display_size": 1,
+                "start_player": "P1",
+            },
+            information_states=1016,
+        ),
     ),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""

@@ -31,18 +31,20 @@ from tapisvert.core.game import (
     Seat,
     State,
     parse_bool,
+    parse_int_between,
     parse_optional_int,
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
 from tapisvert.core.tuples import added, replaced
 from tapisvert.games.abluxxen.cards import (
-    DECK_COUNTS,
+    COPIES,
     DISPLAY_SIZE,
     HAND_SIZE,
     HIGHEST,
     JOKER,
     JOKER_SET_VALUE,
+    JOKERS,
     KINDS,
     CardSet,
     can_steal,
@@ -115,7 +117,12 @@ def action_set(action: Action) -> CardSet:
 
 
 class AbluxxenGame(Game["AbluxxenState"]):
-    """Abluxxen for 2 to 5 players, with the duel against an imaginary third player."""
+    """Abluxxen for 2 to 5 players, with the duel against an imaginary third player.
+
+    ``highest``, ``copies``, ``jokers``, ``hand_size`` and ``display_size`` shrink the deck
+    and the deal: the same game made small enough for exact analysis (OpenSpiel's CFR and
+    best responses). The duel keeps the whole deck.
+    """
 
     name = "abluxxen"
     observation_class = AbluxxenObservation
@@ -138,6 +145,51 @@ class AbluxxenGame(Game["AbluxxenState"]):
             "int",
             minimum=1,
         ),
+        OptionSpec(
+            "highest",
+            HIGHEST,
+            parse_int_between(1, HIGHEST),
+            "abluxxen.option.highest",
+            "int",
+            minimum=1,
+            maximum=HIGHEST,
+        ),
+        OptionSpec(
+            "copies",
+            COPIES,
+            parse_int_between(1, COPIES),
+            "abluxxen.option.copies",
+            "int",
+            minimum=1,
+            maximum=COPIES,
+        ),
+        OptionSpec(
+            "jokers",
+            JOKERS,
+            parse_int_between(0, JOKERS),
+            "abluxxen.option.jokers",
+            "int",
+            minimum=0,
+            maximum=JOKERS,
+        ),
+        OptionSpec(
+            "hand_size",
+            HAND_SIZE,
+            parse_int_between(1, HAND_SIZE),
+            "abluxxen.option.hand_size",
+            "int",
+            minimum=1,
+            maximum=HAND_SIZE,
+        ),
+        OptionSpec(
+            "display_size",
+            DISPLAY_SIZE,
+            parse_int_between(1, DISPLAY_SIZE),
+            "abluxxen.option.display_size",
+            "int",
+            minimum=1,
+            maximum=DISPLAY_SIZE,
+        ),
     )
 
     def __init__(self, players: int, **options: object) -> None:
@@ -156,6 +208,23 @@ class AbluxxenGame(Game["AbluxxenState"]):
             None if self.series_target is not None else players if self.options["series"] else 1
         )
         """How many games are played; ``None``: until a total reaches ``series_target``."""
+        highest, copies = int(str(self.options["highest"])), int(str(self.options["copies"]))
+        jokers = int(str(self.options["jokers"]))
+        self.deck_counts: tuple[int, ...] = (
+            jokers,
+            *([copies] * highest),
+            *([0] * (HIGHEST - highest)),
+        )
+        self.hand_size = int(str(self.options["hand_size"]))
+        self.display_size = int(str(self.options["display_size"]))
+        whole = (highest, copies, jokers, self.hand_size, self.display_size)
+        if self.duel and whole != (HIGHEST, COPIES, JOKERS, HAND_SIZE, DISPLAY_SIZE):
+            raise OptionError("abluxxen.error.duel_whole_deck")
+        needed = self.hand_size * players + self.display_size
+        if needed > sum(self.deck_counts):
+            raise OptionError(
+                "abluxxen.error.deck_too_small", needed=needed, deck=sum(self.deck_counts)
+            )
 
     def new_initial_state(self, seed: int | None = None) -> AbluxxenState:
         return AbluxxenState(self, seed)
@@ -176,7 +245,7 @@ class AbluxxenState(State):
         """A full deck and empty tables, ready to deal a game that ``starter`` begins."""
         players = self._players
         none: tuple[int, ...] = (0,) * KINDS
-        self._pile = DECK_COUNTS
+        self._pile = self._game.deck_counts
         """Count vectors, by kind: the pile, each hand, what is known of each hand, …"""
         self._hands = (none,) * players
         self._known = (none,) * players
@@ -194,8 +263,8 @@ class AbluxxenState(State):
         if self._game.duel:
             self._hands = (added(none, JOKER, DUEL_JOKERS_EACH),) * players
             self._pile = added(self._pile, JOKER, -DUEL_JOKERS_EACH * players)
-        per_seat = HAND_SIZE - (DUEL_JOKERS_EACH if self._game.duel else 0)
-        self._deal_queue = (*range(players),) * per_seat + (-1,) * DISPLAY_SIZE
+        per_seat = self._game.hand_size - (DUEL_JOKERS_EACH if self._game.duel else 0)
+        self._deal_queue = (*range(players),) * per_seat + (-1,) * self._game.display_size
         self._starter = self._active = starter
         self._phase = PHASE_DEAL
         self._player = CHANCE
@@ -437,7 +506,8 @@ class AbluxxenState(State):
         if len(words) == 2 and words[0] == "set":
             return set_action(string_to_set(words[1]))
         place = ascii_number(words[2]) if len(words) == 3 else None
-        if words[:2] == ["draw", "display"] and place is not None and 1 <= place <= DISPLAY_SIZE:
+        shown = self._game.display_size
+        if words[:2] == ["draw", "display"] and place is not None and 1 <= place <= shown:
             return DRAW_DISPLAY_BASE + place - 1
         if len(words) == 3 and words[:2] == ["steal", "dummy"]:
             return DUMMY_STEAL_BASE + string_to_kind(words[2])
@@ -643,7 +713,7 @@ class AbluxxenState(State):
                 return
             self._drawer = None
         if self._refill:
-            if len(self._display) < DISPLAY_SIZE and sum(self._pile) > 0:
+            if len(self._display) < self._game.display_size and sum(self._pile) > 0:
                 self._phase, self._player = PHASE_REFILL, CHANCE
                 return
             self._refill = False

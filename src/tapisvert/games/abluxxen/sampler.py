@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from tapisvert.games.abluxxen.cards import DECK_COUNTS, KINDS, cards_of, counts_of
+from tapisvert.games.abluxxen.cards import KINDS, cards_of, counts_of
 from tapisvert.games.abluxxen.rules import PHASE_NAMES, AbluxxenObservation, AbluxxenState
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def sample_state(
 ) -> AbluxxenState:
     state = AbluxxenState(game)
     players = observation.players
-    unseen = list(DECK_COUNTS)
+    unseen = list(game.deck_counts)
     public = [
         *observation.hand,
         *(card for played in observation.stacks for s in played for card in s.cards()),

@@ -1,6 +1,6 @@
 """Luz (Taiki Shinzawa): a trick-taking game where you see every hand but your own."""
 
-from tapisvert.core.registry import GamePlugin, SearchProfile
+from tapisvert.core.registry import GamePlugin, SearchProfile, SmallVariant
 from tapisvert.games.luz.bot import LuzHeuristicBot
 from tapisvert.games.luz.cards import (
     SUCCESS_POINTS,
@@ -23,6 +23,20 @@ PLUGIN = GamePlugin(
         f"{__name__}.{module}" for module in ("cards", "knowledge", "rules", "sampler", "bot")
     ),
     search=SearchProfile(medium=25, hard=400, redeterminize=True),
+    small_variants=(
+        SmallVariant(
+            "luz-4-cards",
+            3,
+            {
+                "colours": 2,
+                "colour_values": 2,
+                "hand_size": 1,
+                "deals": 1,
+                "first_player": "P1",
+            },
+            information_states=4260,
+        ),
+    ),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 

@@ -53,10 +53,11 @@ def card(colour: int, value: int) -> int:
     return colour * MAX_VALUE + value - 1
 
 
-def deck(players: int) -> list[int]:
-    """The play deck for ``players``, in canonical order."""
-    values = VALUES_BY_PLAYERS[players]
-    return [card(colour, value) for colour in range(COLOUR_COUNT) for value in range(1, values + 1)]
+def deck(players: int, values: int | None = None, colours: int = COLOUR_COUNT) -> list[int]:
+    """The play deck for ``players``, in canonical order: the values 1 to ``values`` of the
+    first ``colours`` colours (``None``: as many values as the rules give that many players)."""
+    values = VALUES_BY_PLAYERS[players] if values is None else values
+    return [card(colour, value) for colour in range(colours) for value in range(1, values + 1)]
 
 
 def card_to_string(card_id: int) -> str:

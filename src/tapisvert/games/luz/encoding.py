@@ -87,7 +87,7 @@ class LuzEncoding(Encoding):
             range(BET_BASE, ACTION_COUNT),
             chance_actions=FIRST_BASE + game.players,
             # Per deal: every bet and every card of every hand.
-            longest_game=DEALS * game.players * (HAND_SIZE + 1),
+            longest_game=game.deals * game.players * (game.hand_size + 1),
             score_bounds=(-WORST_TOTAL, sum(map(max, SUCCESS_POINTS[0], SUCCESS_POINTS[1]))),
         )
         players = self.players

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.chance import draw
-from tapisvert.core.errors import IllegalActionError
+from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import (
     CHANCE,
     TERMINAL,
@@ -22,7 +22,9 @@ from tapisvert.core.game import (
     Seat,
     State,
     parse_bool,
+    parse_int_between,
     parse_optional_int,
+    parse_optional_int_between,
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
@@ -33,7 +35,9 @@ from tapisvert.games.luz.cards import (
     DEALS,
     FAIL_POINTS_PER_TRICK,
     HAND_SIZE,
+    MAX_VALUE,
     SUCCESS_POINTS,
+    YELLOW,
     card_to_string,
     colour_name,
     colour_of,
@@ -106,7 +110,12 @@ _unseen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = Iden
 
 
 class LuzGame(Game["LuzState"]):
-    """Luz for 3 to 5 players: you see everyone's cards but your own."""
+    """Luz for 3 to 5 players: you see everyone's cards but your own.
+
+    ``hand_size``, ``deals``, ``colours`` and ``colour_values`` shrink it (fewer cards, fewer
+    deals, a smaller deck, always with yellow, the trump): the
+    same game made small enough for exact analysis (OpenSpiel's CFR and best responses).
+    """
 
     name = "luz"
     observation_class = LuzObservation
@@ -126,6 +135,42 @@ class LuzGame(Game["LuzState"]):
             "int",
             minimum=0,
         ),
+        OptionSpec(
+            "hand_size",
+            HAND_SIZE,
+            parse_int_between(1, HAND_SIZE),
+            "luz.option.hand_size",
+            "int",
+            minimum=1,
+            maximum=HAND_SIZE,
+        ),
+        OptionSpec(
+            "deals",
+            DEALS,
+            parse_int_between(1, DEALS),
+            "luz.option.deals",
+            "int",
+            minimum=1,
+            maximum=DEALS,
+        ),
+        OptionSpec(
+            "colours",
+            COLOUR_COUNT,
+            parse_int_between(YELLOW + 1, COLOUR_COUNT),
+            "luz.option.colours",
+            "int",
+            minimum=YELLOW + 1,
+            maximum=COLOUR_COUNT,
+        ),
+        OptionSpec(
+            "colour_values",
+            None,
+            parse_optional_int_between(1, MAX_VALUE),
+            "luz.option.colour_values",
+            "int",
+            minimum=1,
+            maximum=MAX_VALUE,
+        ),
     )
 
     @classmethod
@@ -143,7 +188,19 @@ class LuzGame(Game["LuzState"]):
         self.rotates = bool(self.options["first_player_rotates"])
         supply = self.options["bet_bead_supply"]
         self.bet_bead_supply: int | None = None if supply is None else int(str(supply))
-        self.deck: tuple[int, ...] = tuple(deck(players))
+        values = self.options["colour_values"]
+        colour_values = None if values is None else int(str(values))
+        colours = int(str(self.options["colours"]))
+        self.deck: tuple[int, ...] = tuple(deck(players, colour_values, colours))
+        self.hand_size = int(str(self.options["hand_size"]))
+        self.deals = int(str(self.options["deals"]))
+        if self.hand_size * players > len(self.deck):
+            raise OptionError(
+                "luz.error.deck_too_small",
+                players=players,
+                cards=self.hand_size,
+                deck=len(self.deck),
+            )
 
     def new_initial_state(self, seed: int | None = None) -> LuzState:
         return LuzState(self, seed)
@@ -229,9 +286,9 @@ class LuzState(State):
     def _bet_limit(self) -> int:
         supply = self._game.bet_bead_supply
         if supply is None:
-            return MAX_BET
+            return self._game.hand_size
         placed = sum(bet for bet, _ in (pair for pair in self._bets if pair is not None))
-        return max(0, min(MAX_BET, supply - placed))
+        return max(0, min(self._game.hand_size, supply - placed))
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self._phase == PHASE_FIRST:
@@ -269,7 +326,7 @@ class LuzState(State):
                 self._start_deal(action - FIRST_BASE)
                 self._history = (self._history, action)
                 continue
-            count = HAND_SIZE * self._players - sum(len(cards) for cards in self._dealt)
+            count = self._game.hand_size * self._players - sum(len(cards) for cards in self._dealt)
             drawn = draw(self._remaining, count, generator)
             for card_id in drawn:
                 self._deal(card_id)
@@ -280,7 +337,7 @@ class LuzState(State):
         dealt_so_far = sum(len(cards) for cards in self._dealt)
         seat = (self._first + dealt_so_far) % self._players
         self._dealt = replaced(self._dealt, seat, (*self._dealt[seat], card_id))
-        if dealt_so_far + 1 == HAND_SIZE * self._players:
+        if dealt_so_far + 1 == self._game.hand_size * self._players:
             self._hands = tuple(tuple(sorted(cards)) for cards in self._dealt)
             self._known = (None,) * self._players
             self._stale = (0,) * self._players
@@ -289,9 +346,9 @@ class LuzState(State):
 
     def _bet(self, action: Action) -> None:
         code = action - BET_BASE
-        if not 0 <= code < 2 * (MAX_BET + 1):
-            raise IllegalActionError("luz.error.bet_range")
         bet, safety = divmod(code, 2)
+        if not (0 <= code < 2 * (MAX_BET + 1) and bet <= self._game.hand_size):
+            raise IllegalActionError("luz.error.bet_range", cards=self._game.hand_size)
         if bet > self._bet_limit():
             raise IllegalActionError("luz.error.bead_supply", left=self._bet_limit())
         player = self._player
@@ -307,7 +364,7 @@ class LuzState(State):
         player = self._player
         slot = action - PLAY_BASE
         hand = self._hands[player]
-        if not (0 <= slot < HAND_SIZE and hand[slot] != PLAYED):
+        if not (0 <= slot < len(hand) and hand[slot] != PLAYED):
             raise IllegalActionError("luz.error.no_card_there", position=slot)
         allowed = self._playable_slots(player)
         if slot not in allowed:
@@ -329,7 +386,7 @@ class LuzState(State):
         winner = self._trick_winner()
         self._completed = (*self._completed, LuzTrick(self._leader, self._trick, winner))
         self._trick = ()
-        if len(self._completed) == HAND_SIZE:
+        if len(self._completed) == self._game.hand_size:
             self._end_deal()
         else:
             self._leader = winner
@@ -357,7 +414,7 @@ class LuzState(State):
             DealSummary(self._deal_index + 1, self._first, bets, tricks, points, self._completed),
         )
         self._deal_index += 1
-        if self._deal_index == DEALS:
+        if self._deal_index == self._game.deals:
             self._phase = PHASE_END
             self._player = TERMINAL
             self._completed = ()
@@ -501,12 +558,12 @@ class LuzState(State):
         if phase == PHASE_BET:
             safety = 1 if argument.endswith("+") else 0
             number = ascii_number(argument.removesuffix("+"))
-            if number is None or number > MAX_BET:
-                raise IllegalActionError("luz.error.bet_range")
+            if number is None or number > self._game.hand_size:
+                raise IllegalActionError("luz.error.bet_range", cards=self._game.hand_size)
             return bet_action(number, safety)
         if phase == PHASE_PLAY:
             position = ascii_number(argument)
-            if position is None or position >= HAND_SIZE:
+            if position is None or position >= self._game.hand_size:
                 raise IllegalActionError("luz.error.no_card_there", position=argument)
             return PLAY_BASE + position
         seat = ascii_number(argument.upper().removeprefix("P"))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from tapisvert.core.game import Seat
 from tapisvert.core.matching import matching_size
-from tapisvert.games.luz.cards import HAND_SIZE, card, colour_of
+from tapisvert.games.luz.cards import card, colour_of
 from tapisvert.games.luz.knowledge import Gap, hand_gaps, sample_hand
 from tapisvert.games.luz.rules import (
     PLAYED,
@@ -48,7 +48,7 @@ def sample_state(game: LuzGame, observation: LuzObservation, rng: random.Random)
     revealed: list[dict[int, int]] = [{} for _ in range(players)]
     for play in plays:
         revealed[play.seat][play.slot] = play.card
-    hands: list[list[int]] = [[PLAYED] * HAND_SIZE for _ in range(players)]
+    hands: list[list[int]] = [[PLAYED] * game.hand_size for _ in range(players)]
     unknown = set(game.deck) - {play.card for play in plays}
     hidden_seats = list(range(players)) if observation.seat is None else [observation.seat]
     for seat in range(players):
@@ -64,7 +64,7 @@ def sample_state(game: LuzGame, observation: LuzObservation, rng: random.Random)
             observation.colours[seat][slot]
             if slot not in revealed[seat]
             else colour_of(revealed[seat][slot])
-            for slot in range(HAND_SIZE)
+            for slot in range(game.hand_size)
         ]
         gaps.extend((seat, gap) for gap in hand_gaps(colours, revealed[seat], unknown))
     if len(hidden_seats) == 1:
@@ -77,7 +77,7 @@ def sample_state(game: LuzGame, observation: LuzObservation, rng: random.Random)
             for slot, drawn in zip(gap.slots, sorted(chosen), strict=True):
                 hands[seat][slot] = drawn
 
-    for index in range(HAND_SIZE * players):
+    for index in range(game.hand_size * players):
         seat = (observation.first_player + index) % players
         state.apply_action(hands[seat][index // players])
     bettors = [(observation.first_player + offset) % players for offset in range(players)]

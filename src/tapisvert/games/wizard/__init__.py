@@ -1,6 +1,6 @@
 """Wizard (Ken Fisher, 1984): bid exactly the tricks you will take."""
 
-from tapisvert.core.registry import GamePlugin, SearchProfile
+from tapisvert.core.registry import GamePlugin, SearchProfile, SmallVariant
 from tapisvert.games.wizard.bot import WizardHeuristicBot
 from tapisvert.games.wizard.cards import (
     JESTER,
@@ -29,6 +29,20 @@ PLUGIN = GamePlugin(
     encoding="tapisvert.games.wizard.encoding:WizardEncoding",
     compiled=tuple(f"{__name__}.{module}" for module in ("cards", "rules", "sampler", "bot")),
     search=SearchProfile(medium=30, hard=1000),
+    small_variants=(
+        SmallVariant(
+            "wizard-6-cards",
+            2,
+            {"suit_values": 1, "specials": 1, "rounds": "1", "first_dealer": "P1"},
+            information_states=1040,
+        ),
+        SmallVariant(
+            "wizard-10-cards",
+            2,
+            {"suit_values": 2, "specials": 1, "rounds": "1", "first_dealer": "P1"},
+            information_states=4572,
+        ),
+    ),
 )
 """What the ``tapisvert.games`` entry point names: all the platform needs to offer the game."""
 

@@ -108,6 +108,15 @@ def jester_count(hand: int) -> int:
 FULL_DECK_CARDS: Final[tuple[int, ...]] = tuple(cards_in(FULL_DECK))
 
 
+def reduced_deck(values: int, specials: int) -> int:
+    """The deck whose suits hold the values 1 to ``values``, with ``specials`` Wizards and as
+    many Jesters: the whole deck at 13 and 4, a smaller game for exact analysis below."""
+    suit = (1 << values) - 1
+    return sum(suit << (VALUES * index) for index in range(SUITS)) + specials * (
+        WIZARD_UNIT + JESTER_UNIT
+    )
+
+
 def card_count(hand: int) -> int:
     return (hand & (1 << SUIT_CARDS) - 1).bit_count() + wizard_count(hand) + jester_count(hand)
 

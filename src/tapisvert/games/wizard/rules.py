@@ -22,16 +22,16 @@ from tapisvert.core.game import (
     Seat,
     State,
     parse_bool,
+    parse_int_between,
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
 from tapisvert.core.tricks import tricks_taken
 from tapisvert.games.wizard.cards import (
     CARD_UNIT,
+    COPIES_OF_SPECIALS,
     DECK_SIZE,
     FOLLOW_OPEN,
-    FULL_DECK,
-    FULL_DECK_CARDS,
     JESTER,
     KINDS,
     NEXT_FOLLOW,
@@ -50,6 +50,7 @@ from tapisvert.games.wizard.cards import (
     cards_in,
     holds,
     kinds_in,
+    reduced_deck,
     round_score,
     string_to_card,
     string_to_suit,
@@ -117,13 +118,19 @@ def dealer_action(seat: Seat) -> Action:
 
 
 class WizardGame(Game["WizardState"]):
-    """Wizard for 3 to 6 players, with the variants of the spec as options (all off)."""
+    """Wizard for 3 to 6 players, with the variants of the spec as options (all off).
+
+    ``suit_values`` and ``specials`` shrink the deck, and with a small enough deck two may
+    play: the same game made small enough for exact analysis (OpenSpiel's CFR and best
+    responses), not a variant of the published rules.
+    """
 
     name = "wizard"
     observation_class = WizardObservation
     sampler = "tapisvert.games.wizard.sampler"
-    min_players = 3
+    min_players = 2
     max_players = 6
+    default_players = 3
     option_specs = (
         OptionSpec("canadian", False, parse_bool, "wizard.option.canadian", "bool"),
         OptionSpec("hidden_bids", False, parse_bool, "wizard.option.hidden_bids", "bool"),
@@ -131,6 +138,24 @@ class WizardGame(Game["WizardState"]):
             "rounds", "all", parse_rounds, "wizard.option.rounds", "text", ("all", *SHORT_GAMES)
         ),
         OptionSpec("first_dealer", None, parse_optional_seat, "wizard.option.first_dealer", "seat"),
+        OptionSpec(
+            "suit_values",
+            VALUES,
+            parse_int_between(1, VALUES),
+            "wizard.option.suit_values",
+            "int",
+            minimum=1,
+            maximum=VALUES,
+        ),
+        OptionSpec(
+            "specials",
+            COPIES_OF_SPECIALS,
+            parse_int_between(0, COPIES_OF_SPECIALS),
+            "wizard.option.specials",
+            "int",
+            minimum=0,
+            maximum=COPIES_OF_SPECIALS,
+        ),
     )
 
     def __init__(self, players: int, **options: object) -> None:
@@ -139,7 +164,18 @@ class WizardGame(Game["WizardState"]):
         self.hidden_bids = bool(self.options["hidden_bids"])
         if self.canadian and self.hidden_bids:
             raise OptionError("wizard.error.canadian_hidden")
-        last_round = DECK_SIZE // players
+        self.deck = reduced_deck(
+            int(str(self.options["suit_values"])), int(str(self.options["specials"]))
+        )
+        self.deck_size = card_count(self.deck)
+        self.deck_cards: tuple[int, ...] = tuple(cards_in(self.deck))
+        last_round = self.deck_size // players
+        if last_round > MAX_BID:
+            raise OptionError(
+                "wizard.error.deck_too_big", players=players, most=MAX_BID * players + players - 1
+            )
+        if last_round == 0:
+            raise OptionError("wizard.error.deck_too_small", players=players)
         rounds = str(self.options["rounds"])
         if rounds == "all":
             self.round_numbers: tuple[int, ...] = tuple(range(1, last_round + 1))
@@ -176,7 +212,7 @@ class WizardState(State):
         players = self._players
         self._dealer = dealer
         self._cards = self._game.round_numbers[self._round_index]
-        self._deck = FULL_DECK
+        self._deck = self._game.deck
         self._dealt = 0
         self._hands = [0] * players
         self._trump_card = -1
@@ -344,8 +380,8 @@ class WizardState(State):
                 self._history = (self._history, action)
                 continue
             to_deal = self._cards * self._players - self._dealt if phase == PHASE_DEAL else 0
-            turned = 1 if to_deal + self._dealt < DECK_SIZE else 0
-            deck = FULL_DECK_CARDS if self._deck == FULL_DECK else cards_in(self._deck)
+            turned = 1 if to_deal + self._dealt < self._game.deck_size else 0
+            deck = self._game.deck_cards if self._deck == self._game.deck else cards_in(self._deck)
             drawn = draw(deck, to_deal + turned, generator)
             if to_deal:
                 self._deal_many(drawn[:to_deal])
@@ -495,7 +531,7 @@ class WizardState(State):
 
     def _after_deal(self) -> None:
         if self._dealt == self._cards * self._players:
-            if self._dealt < DECK_SIZE:
+            if self._dealt < self._game.deck_size:
                 self._phase = PHASE_TURN
             else:
                 self._set_trump(NO_TRUMP)

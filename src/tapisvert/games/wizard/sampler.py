@@ -18,7 +18,6 @@ from tapisvert.core.chance import draw
 from tapisvert.core.game import Seat
 from tapisvert.games.wizard.cards import (
     FOLLOW_OPEN,
-    FULL_DECK,
     NEXT_FOLLOW,
     NO_TRUMP,
     STRENGTH,
@@ -82,7 +81,7 @@ def sample_state(
             played[(trick.leader + position) % players].append(card)
 
     seen = [*observation.hand, *(card for cards in played.values() for card in cards)]
-    unseen = FULL_DECK - hand_of(seen)
+    unseen = game.deck - hand_of(seen)
     if observation.trump_card is not None:
         unseen -= hand_of([observation.trump_card])
     capacity = {seat: observation.hand_sizes[seat] for seat in range(players) if seat != viewer}
