@@ -13,7 +13,7 @@ server find it here, and none of them names a game.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -173,3 +173,17 @@ def load_game(name: str, players: int | None = None, **options: object) -> Game[
     if players is None:
         players = cls.min_players if cls.default_players is None else cls.default_players
     return cls(players, **options)
+
+
+def fewest_players(game: str, options: Mapping[str, object] | None = None) -> int:
+    """The fewest players the game takes with its default options: what a table's form
+    offers (a smaller count may need options that shrink the game, such as two-player
+    Wizard's smaller deck, which the form's options set before the count is tried)."""
+    cls = game_class(game)
+    for players in range(cls.min_players, cls.max_players):
+        try:
+            load_game(game, players, **(options or {}))
+        except OptionError:
+            continue
+        return players
+    return cls.max_players

@@ -8,7 +8,7 @@ from typing import Any
 
 from tapisvert.bots.base import LEVELS
 from tapisvert.core.records import Record, record_of_actions
-from tapisvert.core.registry import game_class, game_names, load_game
+from tapisvert.core.registry import fewest_players, game_class, game_names, load_game
 from tapisvert.server.cluster import Cluster
 from tapisvert.server.errors import ServerError
 from tapisvert.server.presence import Presence
@@ -90,7 +90,7 @@ def games() -> list[dict[str, Any]]:
         described_games.append(
             {
                 "name": name,
-                "min_players": cls.min_players,
+                "min_players": fewest_players(name),
                 "max_players": cls.max_players,
                 "options": [
                     {

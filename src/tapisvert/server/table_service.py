@@ -16,7 +16,7 @@ from typing import Any
 
 from tapisvert.bots import make_bot
 from tapisvert.core.errors import OptionError
-from tapisvert.core.registry import game_class, game_names, load_game
+from tapisvert.core.registry import fewest_players, game_class, game_names, load_game
 from tapisvert.server.connection import Connection
 from tapisvert.server.connections import Connections
 from tapisvert.server.errors import ServerError
@@ -94,7 +94,7 @@ class TableService:
         if game not in game_names():
             raise ServerError("no_such_game", game=game, games=", ".join(game_names()))
         spec = game_class(game)
-        players = max(spec.min_players, min(QUICK_PLAYERS, spec.max_players))
+        players = max(fewest_players(game), min(QUICK_PLAYERS, spec.max_players))
         try:
             make_bot(level, load_game(game, players))  # before a table is opened for it
         except OptionError as error:

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from tapisvert.bots import make_bot
 from tapisvert.core.errors import OptionError
-from tapisvert.core.registry import game_class, game_names, load_game
+from tapisvert.core.registry import fewest_players, game_names, load_game
 from tapisvert.server.errors import ServerError
 from tapisvert.server.presence import Presence
 from tapisvert.server.rooms import no_such_room
@@ -288,13 +288,13 @@ def _check(spec: NewTournament, presence: Presence) -> None:
     now = time.time()
     if not now <= spec.registration_ends <= spec.starts_at:
         raise ServerError("bad_tournament_times")
-    if spec.fill == "smaller" and spec.table_size - 1 < game_class(spec.game).min_players:
+    if spec.fill == "smaller" and spec.table_size - 1 < fewest_players(spec.game, spec.options):
         raise ServerError("bad_tournament_fill", game=spec.game)
 
 
 def _seating(row: TournamentRow, progress: Progress, players: list[int]) -> Round:
     """The tables of the next round (``FieldError`` when the players cannot fill one)."""
-    smallest = game_class(row.game).min_players
+    smallest = fewest_players(row.game, row.options)
     fill: Fill = "bots" if row.fill == "bots" else "smaller"
     if fill == "bots" and len(players) < 2:
         raise FieldError("a tournament needs two players")
@@ -333,7 +333,7 @@ def _schedule(row: TournamentRow, progress: Progress, players: list[int]) -> lis
         if player is not None
     ]
     field = sorted(seated if first else players)
-    return round_robin(field, row.table_size, game_class(row.game).min_players)
+    return round_robin(field, row.table_size, fewest_players(row.game, row.options))
 
 
 def _by_round(tables: list[RoundTable]) -> list[list[RoundTable]]:
