@@ -143,6 +143,8 @@ class Client:
         while not self._done():
             try:
                 async with websockets.connect(self.socket_url, max_size=None) as link:
+                    for seated in self._tables.values():  # a move sent before a drop may
+                        seated.answered = -1  # not have come: the next view asks again
                     await link.send(
                         json.dumps({"type": "hello", "version": 1, "token": self.token})
                     )
@@ -209,7 +211,10 @@ class Client:
 
     def _seated(self, table_id: int) -> Seated:
         """The game of a table (public: anybody may know it), and what chooses there."""
-        info = request_json("GET", f"{self.server}/api/tables/{table_id}")
+        try:
+            info = request_json("GET", f"{self.server}/api/tables/{table_id}")
+        except ClientError as error:  # the server is busy or stopping: connect again
+            raise OSError(error.message.render()) from None
         game = load_game(info["game"], info["players"], **info["options"])
         player = self.player
         if isinstance(player, Deciding):

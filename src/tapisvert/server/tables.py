@@ -162,9 +162,11 @@ class GameTable:
         return None
 
     def attended(self) -> bool:
-        """Someone is at the table: a seated person who is connected, or a spectator."""
+        """Someone is at the table: a seated person who is connected, or a spectator (a bot
+        account invited there keeps no table open by itself)."""
         return bool(self.spectators) or any(
-            seat.kind == "human" and self.host.is_online(seat.user_id) for seat in self.seats
+            seat.kind == "human" and seat.owner is None and self.host.is_online(seat.user_id)
+            for seat in self.seats
         )
 
     def people(self) -> tuple[list[tuple[int, str]], list[str]]:

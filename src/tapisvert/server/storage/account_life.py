@@ -21,6 +21,7 @@ from tapisvert.server.storage.schema import (
     roles_table,
     sessions_table,
     tables_table,
+    tournament_players_table,
     users_table,
 )
 from tapisvert.server.storage.tables import seats_may_name
@@ -54,6 +55,12 @@ class AccountLifeStore:
                     export_name=False,
                     export_unrated=False,
                 )
+            )
+            gone = tournament_players_table.c.withdrawn_at.is_(None)  # out of the rounds to come
+            connection.execute(
+                update(tournament_players_table)
+                .where(tournament_players_table.c.user_id == user_id, gone)
+                .values(withdrawn_at=time.time())
             )
             for table in (sessions_table, ratings_table, password_resets_table, roles_table):
                 connection.execute(delete(table).where(table.c.user_id == user_id))

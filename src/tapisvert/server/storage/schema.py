@@ -151,6 +151,7 @@ tournament_tables_table = Table(
     Column("round", Integer, nullable=False),
     Column("table_id", Integer, primary_key=True),
     Column("absent", Text, nullable=False),
+    Column("seating", Text, nullable=False),
 )
 ratings_table = Table(
     "ratings",

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, and_, insert, or_, select, update
+from sqlalchemy import Connection, and_, func, insert, or_, select, update
 
 from tapisvert.server.storage.schema import (
     tournament_players_table,
@@ -19,6 +19,8 @@ from tapisvert.server.storage.schema import (
 from tapisvert.server.storage.writer import Writer
 
 LIVE = ("registering", "running")
+PLANNED_PER_TOURNAMENT = 1_000_000
+"""Room for the planned tables' numbers (below zero) of one tournament: rounds × 1,000."""
 
 
 @dataclass
@@ -56,8 +58,15 @@ class Entrant:
 class RoundTable:
     round: int
     table_id: int
+    """The table's number; below zero, a table of the round planned and not opened yet."""
+    seating: tuple[int | None, ...] = ()
+    """Who sits where: an account's id, ``None`` for a bot."""
     absent: frozenset[int] = field(default_factory=frozenset)
     """Who was away when the round began: a bot played for them, and they lost."""
+
+    @property
+    def opened(self) -> bool:
+        return self.table_id > 0
 
 
 class TournamentStore:
@@ -89,6 +98,14 @@ class TournamentStore:
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return sorted((_row(row._mapping) for row in rows), key=lambda row: row.starts_at)
+
+    async def live_by(self, creator_id: int) -> int:
+        """How many tournaments to come or under way the account made."""
+        query = select(func.count()).where(
+            tournaments_table.c.creator_id == creator_id, tournaments_table.c.status.in_(LIVE)
+        )
+        count: int | None = await self._writer.run(lambda c: c.execute(query).scalar())
+        return count or 0
 
     async def won_by(self, user_id: int) -> list[TournamentRow]:
         """The tournaments the account won, the latest first."""
@@ -192,14 +209,44 @@ class TournamentStore:
         result = await self._writer.run(lambda c: c.execute(changed))
         return bool(result.rowcount)
 
-    async def add_table(self, tournament_id: int, table: RoundTable) -> None:
-        values = {
-            "tournament_id": tournament_id,
-            "round": table.round,
-            "table_id": table.table_id,
-            "absent": json.dumps(sorted(table.absent)),
-        }
-        await self._writer.run(lambda c: c.execute(insert(tournament_tables_table).values(values)))
+    async def plan_round(
+        self, row: TournamentRow, node: str, seatings: list[tuple[int | None, ...]]
+    ) -> bool:
+        """Store the tournament's new round with its tables to open, in one transaction, if
+        this node still holds it at the fence it read (see ``advance``)."""
+        held = and_(
+            tournaments_table.c.id == row.id,
+            tournaments_table.c.fence == row.fence,
+            tournaments_table.c.node == node,
+        )
+        values = {"round": row.round, "rounds": row.rounds, "status": row.status}
+
+        def work(connection: Connection) -> bool:
+            if not connection.execute(
+                update(tournaments_table).where(held).values(values)
+            ).rowcount:
+                return False
+            for index, seating in enumerate(seatings):
+                planned = {
+                    "tournament_id": row.id,
+                    "round": row.round,
+                    "table_id": -(row.id * PLANNED_PER_TOURNAMENT + row.round * 1000 + index + 1),
+                    "absent": "[]",
+                    "seating": json.dumps(list(seating)),
+                }
+                connection.execute(insert(tournament_tables_table).values(planned))
+            return True
+
+        return await self._writer.run(work)
+
+    async def opened(self, planned: RoundTable, table_id: int, absent: frozenset[int]) -> None:
+        """A planned table of a round is open now, as ``table_id``."""
+        changed = (
+            update(tournament_tables_table)
+            .where(tournament_tables_table.c.table_id == planned.table_id)
+            .values(table_id=table_id, absent=json.dumps(sorted(absent)))
+        )
+        await self._writer.run(lambda c: c.execute(changed))
 
     async def tables(self, tournament_id: int) -> list[RoundTable]:
         """The tables of every round so far, by round."""
@@ -210,7 +257,13 @@ class TournamentStore:
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [
-            RoundTable(row.round, row.table_id, frozenset(json.loads(row.absent))) for row in rows
+            RoundTable(
+                row.round,
+                row.table_id,
+                tuple(json.loads(row.seating)),
+                frozenset(json.loads(row.absent)),
+            )
+            for row in rows
         ]
 
 

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import random
 import time
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ from tapisvert.core.errors import OptionError
 from tapisvert.core.registry import fewest_players, game_names, load_game
 from tapisvert.server.errors import ServerError
 from tapisvert.server.presence import Presence
+from tapisvert.server.records import MAX_TABLE_ID
 from tapisvert.server.rooms import no_such_room
 from tapisvert.server.seats import Seat, bot_name
 from tapisvert.server.settings import Settings
@@ -44,6 +46,13 @@ from tapisvert.server.users import User
 Format = Literal["swiss", "knockout", "round_robin"]
 FORMATS: tuple[Format, ...] = ("swiss", "knockout", "round_robin")
 MAX_ROUNDS = 20
+AHEAD_DAYS = 90
+"""How far ahead a tournament may start."""
+TOURNAMENT_CLOCK = 60.0
+"""Seconds a move, at a tournament's tables when its creator gives no clock: nobody holds a
+round up for ever."""
+LIVE_PER_CREATOR = 3
+"""Tournaments to come or under way that one account may have made."""
 ROUND_ROBIN_FIELD = 12
 """The largest field a round robin takes: every pair meets, so rounds grow with the field."""
 OVER = ("finished", "closed")
@@ -99,12 +108,14 @@ class Tournaments:
         if self.settings.tournaments_by_moderators and not moderator:
             raise ServerError("tournament_moderators", status=403)
         _check(spec, self.presence)
+        if await self.storage.tournaments.live_by(user.id) >= LIVE_PER_CREATOR and not moderator:
+            raise ServerError("too_many_tournaments", status=429, most=LIVE_PER_CREATOR)
         row = TournamentRow(
-            name=spec.name,
+            name=spec.name.strip(),
             room=spec.room,
             game=spec.game,
             options=spec.options,
-            clock=spec.clock,
+            clock=TOURNAMENT_CLOCK if spec.clock is None else spec.clock,
             format=spec.format,
             table_size=spec.table_size,
             rounds=spec.rounds,
@@ -120,7 +131,7 @@ class Tournaments:
 
     async def register(self, user: User, tournament_id: int) -> None:
         row = await self._row(tournament_id)
-        if user.guest:
+        if user.guest or user.owner_id is not None:
             raise ServerError("tournament_accounts", status=403)
         if row.status != "registering" or time.time() > row.registration_ends:
             raise ServerError("registration_closed", status=409, tournament=row.id)
@@ -163,6 +174,8 @@ class Tournaments:
         return Progress(row, entrants, tables, seated, ranked, _eliminated(row, games))
 
     async def _row(self, tournament_id: int) -> TournamentRow:
+        if not 1 <= tournament_id <= MAX_TABLE_ID:  # beyond the database's integers: none
+            raise ServerError("no_such_tournament", status=404, tournament=tournament_id)
         row = await self.storage.tournaments.load(tournament_id)
         if row is None:
             raise ServerError("no_such_tournament", status=404, tournament=tournament_id)
@@ -172,19 +185,16 @@ class Tournaments:
         self, tables: list[RoundTable]
     ) -> tuple[dict[int, tuple[int | None, ...]], list[Finished]]:
         """Who sits at each table of the tournament, and its games that are over."""
-        seated: dict[int, tuple[int | None, ...]] = {}
+        seated = {table.table_id: table.seating for table in tables}
         games = []
         for table in tables:
-            stored = await self.storage.tables.load(table.table_id)
-            if stored is None:
-                continue
-            seated[table.table_id] = tuple(seat.get("user_id") for seat in stored.seats)
-            if stored.status != "finished":
+            stored = await self.storage.tables.load(table.table_id) if table.opened else None
+            if stored is None or stored.status != "finished":
                 continue
             results = await self.storage.ratings.results(table.table_id)
             players = tuple(  # a bot's seat is a player of its own, whom nobody else meets
                 player or -(table.table_id * 100 + index + 1)
-                for index, player in enumerate(seated[table.table_id])
+                for index, player in enumerate(table.seating)
             )
             games.append(
                 Finished(
@@ -199,21 +209,34 @@ class Tournaments:
     # -- the runner's -----------------------------------------------------------------
 
     async def step(self, row: TournamentRow, node: str) -> None:
-        """Do what is due: start the first round once it is time, the next one once every
-        table of the last is over, or end the tournament."""
+        """Do what is due: start the first round once it is time; open the tables of the
+        round still to open; start the next round once every table of the last is over, or
+        end the tournament."""
         if row.status == "registering":
             if time.time() >= row.starts_at:
                 await self._next_round(row, node)
             return
-        progress = await self.progress(row.id)
-        current = [table for table in progress.tables if table.round == row.round]
-        for table in current:
+        current = [
+            table
+            for table in await self.storage.tournaments.tables(row.id)
+            if table.round == row.round
+        ]
+        planned = [table for table in current if not table.opened]
+        if planned:  # a round stored and not opened whole: its node stopped half-way
+            await self._open_tables(row, planned)
+            return
+        for table in current:  # the current round's tables alone: a cheap look, each second
             stored = await self.storage.tables.load(table.table_id)
             if stored is None or stored.status not in OVER:
                 return
-        if _last_round(row, progress, current):
-            row.status = "finished"
-            row.winner_id = progress.standings[0].player if progress.standings else None
+        progress = await self.progress(row.id)
+        if _last_round(row, progress, current) or len(_still_in(progress)) < 2:
+            in_it = set(_still_in(progress))
+            winner = next(
+                (standing.player for standing in progress.standings if standing.player in in_it),
+                None,
+            )
+            row.status, row.winner_id = "finished", winner
             if await self.storage.tournaments.advance(row, node):
                 _log.info("tournament %d is over", row.id)
             return
@@ -221,51 +244,57 @@ class Tournaments:
 
     async def _next_round(self, row: TournamentRow, node: str) -> None:
         progress = await self.progress(row.id)
-        playing = [
-            entrant
-            for entrant in progress.entrants
-            if entrant.withdrawn_at is None and entrant.user_id not in progress.eliminated
-        ]
+        playing = _still_in(progress)
         try:
-            tables = _seating(row, progress, [entrant.user_id for entrant in playing])
+            tables = _seating(row, progress, playing)
         except FieldError:
             row.status = "cancelled"
             await self.storage.tournaments.advance(row, node)
             _log.info("tournament %d is cancelled: too few players", row.id)
             return
-        if row.format == "round_robin":
-            row.rounds = len(
-                _schedule(
-                    row,
-                    progress,
-                    [player for table in tables for player in table if player is not None],
-                )
-            )
+        if row.format == "round_robin" and row.round == 0:  # its rounds: as its field needs
+            row.rounds = len(_schedule(row, progress, playing))
         row.status, row.round = "running", row.round + 1
-        if not await self.storage.tournaments.advance(row, node):
+        if not await self.storage.tournaments.plan_round(row, node, tables):
             return  # another node runs it now
-        names = {entrant.user_id: entrant.name for entrant in progress.entrants}
-        for seating in tables:
-            await self._open_round_table(row, seating, names)
+        planned = [
+            table
+            for table in await self.storage.tournaments.tables(row.id)
+            if table.round == row.round
+        ]
+        await self._open_tables(row, planned)
         _log.info("tournament %d: round %d begins at %d tables", row.id, row.round, len(tables))
 
-    async def _open_round_table(
-        self, row: TournamentRow, seating: tuple[int | None, ...], names: dict[int, str]
-    ) -> None:
-        seats: list[Seat] = []
-        absent = set()
-        for player in seating:
-            if player is None:
-                seats.append(Seat("bot", name=bot_name(seats, row.bot_level), level=row.bot_level))
-                continue
-            away = not self.presence.is_online(player)
-            if away:
-                absent.add(player)
-            seats.append(Seat("human", player, names[player], replaced=away))
-        table = await self.tables.open_started(row.room, row.game, row.options, row.clock, seats)
-        await self.storage.tournaments.add_table(
-            row.id, RoundTable(row.round, table.id, frozenset(absent))
-        )
+    async def _open_tables(self, row: TournamentRow, planned: list[RoundTable]) -> None:
+        """Open the planned tables of a round, each marked open as soon as it is (a node
+        that stops half-way leaves the rest to whichever node runs the tournament next)."""
+        entrants = await self.storage.tournaments.entrants(row.id)
+        names = {entrant.user_id: entrant.name for entrant in entrants}
+        for table in planned:
+            seats: list[Seat] = []
+            absent = set()
+            for player in table.seating:
+                if player is None:
+                    name = bot_name(seats, row.bot_level)
+                    seats.append(Seat("bot", name=name, level=row.bot_level))
+                    continue
+                away = not self.presence.is_online(player)
+                if away:
+                    absent.add(player)
+                seats.append(Seat("human", player, names.get(player, "?"), replaced=away))
+            opened = await self.tables.open_started(
+                row.room, row.game, row.options, row.clock, seats
+            )
+            await self.storage.tournaments.opened(table, opened.id, frozenset(absent))
+
+
+def _still_in(progress: Progress) -> list[int]:
+    """The players who go on: not gone, not knocked out."""
+    return [
+        entrant.user_id
+        for entrant in progress.entrants
+        if entrant.withdrawn_at is None and entrant.user_id not in progress.eliminated
+    ]
 
 
 def _check(spec: NewTournament, presence: Presence) -> None:
@@ -285,9 +314,13 @@ def _check(spec: NewTournament, presence: Presence) -> None:
         raise ServerError("bad_tournament_rounds", most=MAX_ROUNDS)
     if spec.format == "knockout" and not 1 <= spec.advance < spec.table_size:
         raise ServerError("bad_tournament_advance", size=spec.table_size)
+    name = spec.name.strip()
+    if not name or any(unicodedata.category(character)[0] == "C" for character in name):
+        raise ServerError("bad_tournament_name")
     now = time.time()
-    if not now <= spec.registration_ends <= spec.starts_at:
-        raise ServerError("bad_tournament_times")
+    latest = now + AHEAD_DAYS * 24 * 3600
+    if not now <= spec.registration_ends <= spec.starts_at <= latest:
+        raise ServerError("bad_tournament_times", days=AHEAD_DAYS)
     if spec.fill == "smaller" and spec.table_size - 1 < fewest_players(spec.game, spec.options):
         raise ServerError("bad_tournament_fill", game=spec.game)
 
@@ -344,13 +377,16 @@ def _by_round(tables: list[RoundTable]) -> list[list[RoundTable]]:
 
 
 def _eliminated(row: TournamentRow, games: list[Finished]) -> set[int]:
-    """Knock-out: who did not go on from a round's table (the best ``advance`` go on; the
-    absent last, then by place, then by score)."""
+    """Knock-out: who did not go on from a round's table. The best ``advance`` players of
+    each table go on (bots do not count: they take no place that goes on), and at least one
+    player of a table of two or more goes out, so that every round brings the final nearer."""
     out: set[int] = set()
     if row.format != "knockout":
         return out
     for game in games:
-        out.update(_final_order(game)[row.advance :])
+        people = [player for player in _final_order(game) if player > 0]
+        keep = max(1, min(row.advance, len(people) - 1))
+        out.update(people[keep:])
     return out
 
 
@@ -365,6 +401,8 @@ def _final_order(game: Finished) -> list[int]:
 
 
 def _last_round(row: TournamentRow, progress: Progress, current: list[RoundTable]) -> bool:
+    if row.round >= MAX_ROUNDS:
+        return True
     if row.format == "knockout":
         return len(current) <= 1
     if row.format == "round_robin":

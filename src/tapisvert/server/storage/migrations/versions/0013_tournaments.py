@@ -47,6 +47,7 @@ def upgrade() -> None:
         sa.Column("round", sa.Integer, nullable=False),
         sa.Column("table_id", sa.Integer, primary_key=True),
         sa.Column("absent", sa.Text, nullable=False),
+        sa.Column("seating", sa.Text, nullable=False),
     )
 
 
