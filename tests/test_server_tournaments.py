@@ -253,6 +253,17 @@ def test_what_a_tournament_refuses(server: Server) -> None:
         starts_at=time.time() + 60,
     )
     assert knock.status_code == 400
+    for name, start in (("   ", 60), ("far", 91 * 24 * 3600), ("line\nbreak", 60)):
+        refused = server.call(
+            creator,
+            "POST",
+            "/api/tournaments",
+            name=name,
+            game="wizard",
+            table_size=4,
+            starts_at=time.time() + start,
+        )
+        assert refused.status_code == 400, (name, refused.text)
     tournament_id = tournament(server, creator, 60)
     assert (
         server.call(guest, "POST", f"/api/tournaments/{tournament_id}/register").status_code == 403
