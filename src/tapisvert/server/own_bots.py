@@ -38,9 +38,10 @@ class BotSeats:
         self.storage = storage
         self.settings = settings
 
-    async def owner_of(self, user: User) -> str | None:
+    async def owner_of(self, user: User, table_id: int | None = None) -> str | None:
         """The name of the person who owns ``user``, a bot account that may sit at one more
-        table (refused past its owner's limit); ``None`` for a person."""
+        table (refused past its owner's limit, unless it sits at ``table_id`` already: it
+        comes back to its seat); ``None`` for a person."""
         if user.owner_id is None:
             return None
         owner = await self.storage.accounts.load(user.owner_id)
@@ -48,7 +49,10 @@ class BotSeats:
             raise ServerError("no_such_bot_account", status=404, name=user.name)
         seated = 0
         for bot in await self.storage.accounts.owned_bots(owner.id):
-            seated += len(await self.storage.tables.seated(bot.id, LIVE))
+            tables = await self.storage.tables.seated(bot.id, LIVE)
+            if bot.id == user.id and any(table.id == table_id for table in tables):
+                return owner.name
+            seated += len(tables)
         limit = self.settings.bot_tables_per_owner
         if seated >= limit:
             raise ServerError("bot_tables_limit", status=429, owner=owner.name, limit=limit)

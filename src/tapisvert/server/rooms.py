@@ -176,6 +176,7 @@ def described(
                 level=seat.get("level"),
                 present=present and (seat.get("kind") == "bot" or is_online(seat.get("user_id"))),
                 replaced=seat.get("replaced", False),
+                owner=seat.get("owner"),
             )
             for seat in row.seats
         ],

@@ -201,7 +201,10 @@ class TableService:
             raise ServerError("not_over", status=409)
         async with self._rematching:
             if table.rematch is None:
-                seats = [replace(seat, replaced=False) for seat in table.seats]
+                seats = [  # a bot account sits again only if invited again, while connected
+                    Seat() if seat.owner is not None else replace(seat, replaced=False)
+                    for seat in table.seats
+                ]
                 with self._opening_table(user, table.room):
                     rematch = await self._open_table(
                         table.room,
@@ -227,7 +230,7 @@ class TableService:
         return table.rematch
 
     async def join(self, user: User, table_id: int, seat: int | None) -> int:
-        owner = await self.bot_seats.owner_of(user)
+        owner = await self.bot_seats.owner_of(user, table_id)
         index: int = await self.cluster.on_table(table_id, "join", user, seat=seat, owner=owner)
         await self.connections.follow_all(user.id, table_id, index)
         return index

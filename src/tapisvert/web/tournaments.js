@@ -53,7 +53,7 @@ function NewTournament() {
     try {
       const made = await api("/api/tournaments", {
         name: form.name.trim(), game, table_size: Number(form.size), format: form.format,
-        rounds: Number(form.rounds), advance: Number(form.advance), fill: form.fill,
+        rounds: Number(form.rounds), advance: Math.min(Number(form.advance), Math.max(1, form.size - 1)), fill: form.fill,
         bot_level: form.level, starts_at: new Date(form.start).getTime() / 1000,
       });
       location.hash = `tournament=${made.tournament}`;
@@ -72,8 +72,11 @@ function NewTournament() {
       <label>${t("web.tournament_format")} <select id="tournament-format" value=${form.format} onChange=${set("format")}>
         ${FORMATS.map((each) => html`<option value=${each}>${t(`web.format.${each}`)}</option>`)}</select></label>
       ${form.format === "knockout"
-        ? html`<label>${t("web.advance")} <input id="tournament-advance" type="number" min="1" value=${form.advance} onInput=${set("advance")} /></label>`
-        : html`<label>${t("web.rounds")} <input id="tournament-rounds" type="number" min="1" max="20" value=${form.rounds} onInput=${set("rounds")} /></label>`}
+        ? html`<label>${t("web.advance")} <input id="tournament-advance" type="number" min="1" max=${Math.max(1, form.size - 1)}
+            value=${Math.min(form.advance, Math.max(1, form.size - 1))} onInput=${set("advance")} /></label>`
+        : form.format === "swiss"
+          ? html`<label>${t("web.rounds")} <input id="tournament-rounds" type="number" min="1" max="20" value=${form.rounds} onInput=${set("rounds")} /></label>`
+          : null}
       <label>${t("web.tournament_starts")} <input id="tournament-start" type="datetime-local" value=${form.start} onInput=${set("start")} required /></label>
     </div>
     <div class="row">
