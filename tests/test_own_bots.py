@@ -170,6 +170,13 @@ def test_what_owners_and_inviters_are_refused(tmp_path: Path) -> None:
         assert offline.status_code == 409 and "not connected" in offline.json()["message"]
         unknown = server.call(other, "POST", f"/api/tables/{first}/invite", name="other")
         assert unknown.status_code == 404  # a person, not a bot account
+        for invites, status in (("nobody", 403), ("friends", 403), ("anyone", 409)):
+            allowed = server.call(owner, "PUT", "/api/bots/solo/invites", invites=invites)
+            assert allowed.status_code == 204, allowed.text
+            asked = server.call(other, "POST", f"/api/tables/{first}/invite", name="solo")
+            assert asked.status_code == status, (invites, asked.text)  # 409: not connected
+        wrong = server.call(owner, "PUT", "/api/bots/solo/invites", invites="everyone")
+        assert wrong.status_code == 400 and "anyone, friends, nobody" in wrong.json()["message"]
         holder = raw_websocket(server.port, token)
         try:
             asyncio.run(connected(server, "solo"))

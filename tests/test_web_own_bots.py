@@ -103,6 +103,12 @@ def test_the_bots_of_ones_profile_fit_a_phone(server: Server, phone: Page) -> No
     register(phone, server, "phone-owner")
     make_bot_and_token(phone, server, "phone-owner", "pocketbot")
     assert no_horizontal_overflow(phone) == 0
+    phone.select_option("[data-bot='pocketbot'] .bot-invites", "friends")
+    phone.wait_for_function(
+        "fetch('/api/bots', {headers: {Authorization: 'Bearer ' + localStorage.getItem('token')}})"
+        ".then(r => r.json()).then(bots => bots[0].invites === 'friends')",
+        polling=200,
+    )
     phone.click("[data-bot='pocketbot'] .revoke-token")
     phone.wait_for_selector("text=The tokens of pocketbot are revoked")
     screenshot(phone, "own-bots-phone")

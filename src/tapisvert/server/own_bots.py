@@ -26,6 +26,7 @@ from tapisvert.server.storage.rows import UserRow
 from tapisvert.server.users import User
 
 LIVE = ("open", "playing")
+INVITES = ("anyone", "friends", "nobody")
 RESERVED = frozenset({*LEVELS, *ALIASES, HEURISTIC})
 """Names a bot account may not take: the built-in bots' levels, which ``/bot add`` reads
 first."""
@@ -122,6 +123,12 @@ class OwnBots:
         bot = await self.storage.accounts.named(name) if len(name) <= 32 else None
         if bot is None or bot.owner_id is None:
             raise ServerError("no_such_bot_account", status=404, name=name[:32])
+        if bot.invites == "nobody" or (
+            bot.invites == "friends"
+            and bot.owner_id != user.id
+            and not await self._friends(bot.owner_id, user.id)
+        ):
+            raise ServerError("bot_not_invited", status=403, name=bot.name)
         if not self.presence.is_online(bot.id):
             raise ServerError("bot_offline", status=409, name=bot.name)
         owner = await self.seats.owner_of(User(bot.id, bot.name, False, owner_id=bot.owner_id))
@@ -130,6 +137,17 @@ class OwnBots:
         )
         await self.connections.follow_all(bot.id, table_id, index)
         return index
+
+    async def allow(self, owner: User, name: str, invites: str) -> None:
+        """Who may invite the bot account: ``anyone``, the owner's ``friends`` (and the
+        owner), or ``nobody`` (it sits down only by itself)."""
+        if invites not in INVITES:
+            raise ServerError("bad_invites", invites=invites[:16], choices=", ".join(INVITES))
+        await self.storage.accounts.set_invites((await self._owned(owner, name)).id, invites)
+
+    async def _friends(self, owner_id: int, user_id: int) -> bool:
+        relations = await self.storage.social.relations(owner_id)
+        return any(friend_id == user_id for friend_id, _ in relations.friends)
 
     async def is_bot_account(self, name: str) -> bool:
         bot = await self.storage.accounts.named(name) if len(name) <= 32 else None

@@ -201,6 +201,15 @@ export function Profile({ name, Actions = null }) {
 /** One's bot accounts: a new one, a new token for each (shown once), its tokens revoked. */
 function OwnBots({ bots }) {
   const [names, setNames] = useState(bots);
+  const [mine] = useFetched("/api/bots");
+  const [invites, setInvites] = useState({});
+  const invitesOf = (bot) => invites[bot] ?? mine?.find((each) => each.name === bot)?.invites ?? "anyone";
+  const allow = async (bot, value) => {
+    try {
+      await api(`/api/bots/${encodeURIComponent(bot)}/invites`, { invites: value }, "PUT");
+      setInvites({ ...invites, [bot]: value });
+    } catch (error) { tell(error.message); }
+  };
   const [name, setName] = useState("");
   const [token, setToken] = useState(null);
   const made = async (event) => {
@@ -228,6 +237,8 @@ function OwnBots({ bots }) {
       <${PlayerLink} name=${bot} />
       <button type="button" class="new-token" onClick=${() => renew(bot)}>${t("web.new_token")}</button>
       <button type="button" class="revoke-token" onClick=${() => revoke(bot)}>${t("web.revoke_token")}</button>
+      <label>${t("web.bot_invites")} <select class="bot-invites" value=${invitesOf(bot)} onChange=${(event) => allow(bot, event.target.value)}>
+        ${["anyone", "friends", "nobody"].map((each) => html`<option value=${each}>${t(`web.invites.${each}`)}</option>`)}</select></label>
     </li>`)}</ul>
     ${token ? html`<p class="token" id="bot-token"><label>${t("web.token_once", { name: token.name })}
       <input readonly value=${token.token} onFocus=${(event) => event.target.select()} /></label></p>` : null}

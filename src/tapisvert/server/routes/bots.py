@@ -20,6 +20,12 @@ class NewBot(BaseModel):
 class BotAccount(BaseModel):
     name: str
     owner: str
+    invites: str = "anyone"
+    """Who may invite it: ``anyone``, the owner's ``friends``, or ``nobody``."""
+
+
+class Invites(BaseModel):
+    invites: Annotated[str, Field(max_length=16)]
 
 
 class BotToken(BaseModel):
@@ -41,7 +47,16 @@ async def create_bot(body: NewBot, user: Me, lobby: TheLobby) -> BotAccount:
 
 @router.get("/api/bots")
 async def my_bots(user: Me, lobby: TheLobby) -> list[BotAccount]:
-    return [BotAccount(name=bot.name, owner=user.name) for bot in await lobby.own_bots.mine(user)]
+    return [
+        BotAccount(name=bot.name, owner=user.name, invites=bot.invites)
+        for bot in await lobby.own_bots.mine(user)
+    ]
+
+
+@router.put("/api/bots/{name}/invites", status_code=204)
+async def set_invites(name: str, body: Invites, user: Me, lobby: TheLobby) -> None:
+    """Who may invite the bot account to a table."""
+    await lobby.own_bots.allow(user, name, body.invites)
 
 
 @router.post("/api/bots/{name}/token")

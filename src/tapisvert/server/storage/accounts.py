@@ -63,6 +63,10 @@ class AccountStore:
         rows = await self._writer.run(lambda c: c.execute(query.order_by(users_table.c.name)).all())
         return [_user_row(row) for row in rows]
 
+    async def set_invites(self, user_id: int, invites: str) -> None:
+        changed = update(users_table).where(users_table.c.id == user_id).values(invites=invites)
+        await self._writer.run(lambda c: c.execute(changed))
+
     async def set_password(self, user_id: int, password_hash: str, keep: str) -> None:
         """Change the password and close every session of ``user_id`` but ``keep``, in one
         transaction."""
@@ -137,5 +141,11 @@ def _one_user(connection: Connection, condition: Any) -> UserRow | None:
 
 def _user_row(row: Any) -> UserRow:
     return UserRow(
-        row.id, row.name, row.password_hash, bool(row.guest), bool(row.bot), row.owner_id
+        row.id,
+        row.name,
+        row.password_hash,
+        bool(row.guest),
+        bool(row.bot),
+        row.owner_id,
+        row.invites,
     )

@@ -17,6 +17,9 @@ class UserRow:
     bot: bool = False
     owner_id: int | None = None
     """The account that owns this bot account (``None``: a person, or a built-in bot)."""
+    invites: str = "anyone"
+    """Who may invite this bot account to a table: ``anyone``, ``friends`` of its owner, or
+    ``nobody`` (it sits down only by itself)."""
 
 
 @dataclass

@@ -44,6 +44,7 @@ users_table = Table(
     Column("bot", Boolean, nullable=False, server_default=false()),
     Column("deleted_at", Float, nullable=True),
     Column("owner_id", Integer, nullable=True, index=True),  # a bot account's owner
+    Column("invites", String(8), nullable=False, server_default="anyone"),  # who seats it
     Column("export_name", Boolean, nullable=False, server_default=false()),
     Column("export_unrated", Boolean, nullable=False, server_default=false()),
 )
