@@ -22,6 +22,7 @@ from test_server_nodes import postgres, two_nodes  # noqa: F401  (fixtures)
 from server_support import (
     Player,
     Server,
+    admin_command,
     raw_websocket,
     serving,
     until,
@@ -307,3 +308,17 @@ def test_the_client_reads_a_bot_or_a_function_by_name() -> None:
     with pytest.raises(ClientError, match="cannot be reached"):
         request_json("GET", "http://127.0.0.1:9/api/tables/1")
     assert isinstance(deciding(lambda observation, legal: legal[0]), Deciding)
+
+
+def test_a_banned_owner_takes_their_bots_out_with_them(server: Server) -> None:
+    owner = account(server, "rascal")
+    token = bot_of(server, owner, "sidekick")
+    moderator = account(server, "keeper")
+    granted = admin_command(server, "grant", "keeper", "moderator")
+    assert granted.returncode == 0, granted.stderr
+    banned = server.call(
+        moderator, "POST", "/api/chat", text="/ban rascal forever spam", room="main"
+    )
+    assert banned.status_code == 200, banned.text
+    refused = server.call(token, "GET", "/api/bots")
+    assert refused.status_code == 403 and refused.json()["code"] == "banned"

@@ -66,13 +66,18 @@ def bot_token(
     try:
         session = request_json("POST", f"{base}/api/login", {"name": owner, "password": password})
         owner_token = session["token"]
-        if create:
-            request_json("POST", f"{base}/api/bots", {"name": name}, owner_token)
-        if revoke:
-            request_json("DELETE", f"{base}/api/bots/{bot}/token", None, owner_token)
-            console.print(translate("cli.bot_revoked", language, name=name))
-            return
-        made = request_json("POST", f"{base}/api/bots/{bot}/token", None, owner_token)
+        try:
+            if create:
+                request_json("POST", f"{base}/api/bots", {"name": name}, owner_token)
+            if revoke:
+                request_json("DELETE", f"{base}/api/bots/{bot}/token", None, owner_token)
+            else:
+                made = request_json("POST", f"{base}/api/bots/{bot}/token", None, owner_token)
+        finally:  # the session this command opened ends with it
+            request_json("POST", f"{base}/api/logout", None, owner_token)
     except ClientError as error:
         raise fail(error, language) from None
-    print(made["token"])
+    if revoke:
+        console.print(translate("cli.bot_revoked", language, name=name))
+    else:
+        print(made["token"])

@@ -222,5 +222,7 @@ class Accounts:
         if row is None:
             raise ServerError("bad_token", status=401)
         self.sanctions.refuse_banned(row.id, address if row.guest else None)
+        if row.owner_id is not None:  # a banned person's bots are kept out with them
+            self.sanctions.refuse_banned(row.owner_id, None)
         self.presence.names[row.id] = row.name
         return User(row.id, row.name, row.guest, named[1], owner_id=row.owner_id)
