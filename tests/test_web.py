@@ -100,6 +100,12 @@ def test_typing_choosing_and_focus_survive_thirty_moves_of_bots(server: Server, 
     assert page.locator("[data-option='versus_scoring']").is_checked()
     assert page.input_value("#room-chat") == "anyone for Fzzzt?"
     assert page.evaluate("document.activeElement.id") == "room-chat"
+    # the options that shrink a game for analysis wait folded away from those people play
+    page.select_option("#new-game", "wizard")
+    assert not page.locator("[data-option='suit_values']").is_visible()
+    assert page.locator("[data-option='first_dealer']").is_visible()
+    page.click("#shrinking-options summary")
+    assert page.locator("[data-option='suit_values']").is_visible()
 
 
 def test_a_person_plays_wizard_and_sees_each_trick_and_its_winner(

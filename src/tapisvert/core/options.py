@@ -29,6 +29,9 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    shrinks: bool = False
+    """An option that shrinks the game for analysis (a smaller deck, fewer deals): forms
+    keep it apart from the variants people play."""
 
 
 def parse_bool(value: object) -> bool:

@@ -101,6 +101,7 @@ def games() -> list[dict[str, Any]]:
                         "choices": list(spec.choices),
                         "min": spec.minimum,
                         "max": spec.maximum,
+                        "shrinks": spec.shrinks,
                     }
                     for spec in cls.option_specs
                 ],

@@ -130,6 +130,10 @@ function NewTable() {
   };
   const counts = [];
   for (let count = spec.min_players; count <= spec.max_players; count++) counts.push(count);
+  const control = (option) => html`<${OptionControl} key=${`${game}.${option.name}`} game=${game}
+    option=${option} players=${players} value=${options[option.name]}
+    onChange=${(value) => setOptions((now) => { const next = { ...now };
+      if (value === undefined) delete next[option.name]; else next[option.name] = value; return next; })} />`;
   return html`
     <form class="panel" id="new-table" onSubmit=${create}>
       <h2 class="small">${t("web.new_table")}</h2>
@@ -143,10 +147,10 @@ function NewTable() {
       </div>
       <p class="blurb" id="new-game-blurb">${t(`${game}.board.blurb`)}</p>
       <fieldset class="options"><legend>${t("web.options")}</legend>
-        ${spec.options.map((option) => html`<${OptionControl} key=${`${game}.${option.name}`} game=${game}
-          option=${option} players=${players} value=${options[option.name]}
-          onChange=${(value) => setOptions((now) => { const next = { ...now };
-            if (value === undefined) delete next[option.name]; else next[option.name] = value; return next; })} />`)}
+        ${spec.options.filter((option) => !option.shrinks).map(control)}
+        ${spec.options.some((option) => option.shrinks) ? html`<details class="shrinking" id="shrinking-options">
+          <summary>${t("web.shrinking_options")}</summary>
+          ${spec.options.filter((option) => option.shrinks).map(control)}</details>` : null}
       </fieldset>
       <label class="option check" for="new-rated"><input type="checkbox" id="new-rated" checked=${rated}
         onChange=${(event) => setRated(event.target.checked)} /> <span>${t("web.rated_option")}</span></label>

@@ -153,6 +153,7 @@ class AbluxxenGame(Game["AbluxxenState"]):
             "int",
             minimum=1,
             maximum=HIGHEST,
+            shrinks=True,
         ),
         OptionSpec(
             "copies",
@@ -162,6 +163,7 @@ class AbluxxenGame(Game["AbluxxenState"]):
             "int",
             minimum=1,
             maximum=COPIES,
+            shrinks=True,
         ),
         OptionSpec(
             "jokers",
@@ -171,6 +173,7 @@ class AbluxxenGame(Game["AbluxxenState"]):
             "int",
             minimum=0,
             maximum=JOKERS,
+            shrinks=True,
         ),
         OptionSpec(
             "hand_size",
@@ -180,6 +183,7 @@ class AbluxxenGame(Game["AbluxxenState"]):
             "int",
             minimum=1,
             maximum=HAND_SIZE,
+            shrinks=True,
         ),
         OptionSpec(
             "display_size",
@@ -189,6 +193,7 @@ class AbluxxenGame(Game["AbluxxenState"]):
             "int",
             minimum=1,
             maximum=DISPLAY_SIZE,
+            shrinks=True,
         ),
     )
 

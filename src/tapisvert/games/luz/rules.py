@@ -143,6 +143,7 @@ class LuzGame(Game["LuzState"]):
             "int",
             minimum=1,
             maximum=HAND_SIZE,
+            shrinks=True,
         ),
         OptionSpec(
             "deals",
@@ -152,6 +153,7 @@ class LuzGame(Game["LuzState"]):
             "int",
             minimum=1,
             maximum=DEALS,
+            shrinks=True,
         ),
         OptionSpec(
             "colours",
@@ -161,6 +163,7 @@ class LuzGame(Game["LuzState"]):
             "int",
             minimum=YELLOW + 1,
             maximum=COLOUR_COUNT,
+            shrinks=True,
         ),
         OptionSpec(
             "colour_values",
@@ -170,6 +173,7 @@ class LuzGame(Game["LuzState"]):
             "int",
             minimum=1,
             maximum=MAX_VALUE,
+            shrinks=True,
         ),
     )
 

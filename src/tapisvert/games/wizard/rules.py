@@ -146,6 +146,7 @@ class WizardGame(Game["WizardState"]):
             "int",
             minimum=1,
             maximum=VALUES,
+            shrinks=True,
         ),
         OptionSpec(
             "specials",
@@ -155,6 +156,7 @@ class WizardGame(Game["WizardState"]):
             "int",
             minimum=0,
             maximum=COPIES_OF_SPECIALS,
+            shrinks=True,
         ),
     )
 
