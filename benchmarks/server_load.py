@@ -53,11 +53,22 @@ moves a second (with ``--think 0``, the capacity) and of the server's CPU per mo
 off. On a machine shared with other work the server gets more or less of a core from one run
 to the next, and moves a second follow; the CPU a move costs does not.
 
+With ``--interleave ROUNDS`` the games do not run one after the other, minutes apart (the
+machine's speed drifts within minutes, and their ratios with it): a server is started for each
+game (Wizard, Luz, Abluxxen, Fzzzt!; with ``--engines pure,compiled`` one on each engine, the
+pure one told ``TAPISVERT_ENGINE=pure``), each with its tables and clients set up and warmed,
+all at once; then each in turn plays for ``--window`` seconds while the others' clients hold
+their moves (their servers idle), for ``ROUNDS`` rounds. Each side's moves a second are printed
+window by window, and each game's ratio to Wizard on the same engine (and the compiled
+engine's to the pure one, game by game) as the median of the rounds' ratios, with their range.
+The bots think 0 s by default there: the figures are capacities.
+
 At the end of the last window of moves the client kills the node(s) with SIGKILL, and the
 database is read back: every move acknowledged until then must be in the log (the
 ``persisted`` column).
 
-Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``
+Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``, or
+``… --tables 100 --interleave 5 --window 3 [--engines pure,compiled]``
 """
 
 from __future__ import annotations
