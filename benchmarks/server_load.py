@@ -146,7 +146,8 @@ class Tally:
     window: int | None = None
     """The moves' measured window open now, numbered; ``None`` between windows."""
     paused: bool = False
-    """The clients hold their moves (the peer's pings are being measured)."""
+    """The clients hold their moves (the peer's pings, or with ``--interleave`` another
+    side's, are being measured)."""
     stopped: bool = False
     """The last window has closed: the clients send no more moves."""
     held: list[tuple[SeatClient, dict[str, Any]]] = field(default_factory=list)
@@ -961,7 +962,9 @@ def print_turns(sides: list[Side], window: float) -> None:
     )
     for side in sides:
         rates = " ".join(f"{window['per_second']:.0f}" for window in side.windows)
-        to_pure = spread(ratios(side, pure[side.game])) if side.engine == "compiled" else "–"
+        to_pure = (
+            spread(ratios(side, pure[side.game])) if both and side.engine == "compiled" else "–"
+        )
         print(
             f"{side.game:<9} {side.engine or 'serve':<8} {rates:<34}"
             f" {median(side, 'per_second'):>7.0f} {1000 * median(side, 'p50'):>7.1f}"
@@ -988,6 +991,14 @@ def interleaved(parser: argparse.ArgumentParser, arguments: argparse.Namespace) 
         raise SystemExit(f"the compiled engine cannot be measured: its build is {missing}")
     if len(arguments.tables) != 1:
         parser.error("--interleave measures one count of tables (--tables N)")
+    if any(
+        (arguments.bus, arguments.relays, arguments.nodes > 1, arguments.metrics,
+         arguments.server_bots, arguments.database_url)
+    ):  # fmt: skip
+        parser.error(
+            "--interleave measures one node on a SQLite file per side, with client bots alone:"
+            " without --bus, --relays, --nodes, --metrics, --server-bots or --database-url"
+        )
     games = [game for game in TURNS if "all" in arguments.game or game in arguments.game]
     print(f"command: {shlex.join(['benchmarks/server_load.py', *sys.argv[1:]])}")
     print(
