@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tapisvert.compiled import BUILD as COMPILED_BUILD
-from tapisvert.compiled import build_state, engine_in_use
+from tapisvert.compiled import ENGINE_VARIABLE, build_state, engine_in_use
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("pure", "compiled")
@@ -41,7 +41,7 @@ def run_engine(script: str, kind: str, *arguments: str) -> Any:
     """What ``script --engine kind`` prints as JSON, run with that engine on the path."""
     printed = subprocess.run(
         [sys.executable, script, *arguments, "--engine", kind],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(_engine_path(kind))},
+        env=engine_environment(kind),
         capture_output=True,
         text=True,
         check=True,
@@ -85,11 +85,20 @@ def _engine_process(script: str, kind: str) -> subprocess.Popen[str]:
     """``script --engine kind``, run with that engine on the path, talking through pipes."""
     return subprocess.Popen(
         [sys.executable, script, "--engine", kind],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(_engine_path(kind))},
+        env=engine_environment(kind),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
+
+
+def engine_environment(kind: str) -> dict[str, str]:
+    """The environment of a process on ``kind``: the path set so, and for the pure engine
+    ``TAPISVERT_ENGINE=pure``, which keeps a command (``tapisvert serve``) from starting again
+    on the compiled one."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(_engine_path(kind))}
+    environment.pop(ENGINE_VARIABLE, None)
+    return {**environment, ENGINE_VARIABLE: "pure"} if kind == "pure" else environment
 
 
 def _engine_path(kind: str) -> list[str]:

@@ -53,11 +53,22 @@ moves a second (with ``--think 0``, the capacity) and of the server's CPU per mo
 off. On a machine shared with other work the server gets more or less of a core from one run
 to the next, and moves a second follow; the CPU a move costs does not.
 
+With ``--interleave ROUNDS`` the games do not run one after the other, minutes apart (the
+machine's speed drifts within minutes, and their ratios with it): a server is started for each
+game (Wizard, Luz, Abluxxen, Fzzzt!; with ``--engines pure,compiled`` one on each engine, the
+pure one told ``TAPISVERT_ENGINE=pure``), each with its tables and clients set up and warmed,
+all at once; then each in turn plays for ``--window`` seconds while the others' clients hold
+their moves (their servers idle), for ``ROUNDS`` rounds. Each side's moves a second are printed
+window by window, and each game's ratio to Wizard on the same engine (and the compiled
+engine's to the pure one, game by game) as the median of the rounds' ratios, with their range.
+The bots think 0 s by default there: the figures are capacities.
+
 At the end of the last window of moves the client kills the node(s) with SIGKILL, and the
 database is read back: every move acknowledged until then must be in the log (the
 ``persisted`` column).
 
-Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``
+Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``, or
+``… --tables 100 --interleave 5 --window 3 [--engines pure,compiled]``
 """
 
 from __future__ import annotations
@@ -71,14 +82,17 @@ import json
 import os
 import random
 import re
+import shlex
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,7 +104,10 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from engines import KINDS, engine_environment, engines_to_measure  # noqa: E402
+from tapisvert.compiled import ENGINE_VARIABLE  # noqa: E402
 from tapisvert.core.registry import game_names  # noqa: E402
+from tapisvert.i18n import default_language, translate  # noqa: E402
 from tapisvert.server.redis_bus import PREFIX_VARIABLE  # noqa: E402
 from tapisvert.server.rooms import rooms  # noqa: E402
 from tapisvert.server.settings import Settings  # noqa: E402
@@ -117,6 +134,9 @@ PEER_RATE = 1_000_000.0
 """Messages a second a socket may send, raised for the benchmark from the server's default:
 the peer's pings go as fast as the server answers (over 1,000 a second on one socket on a
 quiet machine), and the rate limit must not be what is measured."""
+TURNS = ("wizard", "luz", "abluxxen", "fzzzt")
+"""The order the games take their turns in with ``--interleave``: the first is the reference
+of the ratios."""
 SCRAPE_SECONDS = 1.0
 """How often ``--metrics`` scrapes each node's metrics (Prometheus's default is a minute)."""
 
@@ -126,7 +146,8 @@ class Tally:
     window: int | None = None
     """The moves' measured window open now, numbered; ``None`` between windows."""
     paused: bool = False
-    """The clients hold their moves (the peer's pings are being measured)."""
+    """The clients hold their moves (the peer's pings, or with ``--interleave`` another
+    side's, are being measured)."""
     stopped: bool = False
     """The last window has closed: the clients send no more moves."""
     held: list[tuple[SeatClient, dict[str, Any]]] = field(default_factory=list)
@@ -280,8 +301,20 @@ async def host_tables(seats: list[SeatClient], game: str, server_bots: str, room
         assert ended == table, f"table {ended} ended, but this group plays at {table}"
 
 
-async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
-    """The client process: set up the tables, play, and report what it measured."""
+@dataclass
+class Load:
+    """A client process's tables: their sockets, the seats that play them, and the tasks."""
+
+    session: aiohttp.ClientSession
+    links: list[Any]
+    seats: list[SeatClient]
+    tasks: list[asyncio.Task[None]]
+    pids: list[int]
+    """The server processes."""
+
+
+async def start_load(arguments: argparse.Namespace, tally: Tally) -> Load:
+    """Open the sockets, and set up the tables that the seats start playing."""
     ports = [int(port) for port in arguments.ports.split(",")]
     per_table = 1 if arguments.server_bots else 4
     count = per_table * arguments.tables
@@ -295,7 +328,6 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
                     name = f"m{index}"
                     tokens.append((index, await guest(http, name, index // per_table)))
     tokens.sort()
-    tally = Tally()
     # aiohttp's client reads and writes frames in C: the load takes less of the machine.
     session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     socket_ports = [int(port) for port in arguments.socket_ports.split(",")]
@@ -322,6 +354,31 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
         for first in range(0, len(seats), per_table)
     ]
     pids = [int(pid) for pid in arguments.server_pids.split(",")]
+    return Load(session, links, seats, tasks, pids)
+
+
+async def end_load(load: Load, tally: Tally, think: float) -> None:
+    """Kill the server(s) (what was acknowledged must be in the log: no goodbye), then stop
+    playing and close the sockets."""
+    tally.stopped = True
+    for pid in load.pids:
+        os.kill(pid, signal.SIGKILL)
+    await asyncio.sleep(2 * think)
+    for task in load.tasks:
+        if task.done() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+        task.cancel()
+    await asyncio.gather(*load.tasks, return_exceptions=True)
+    for link in load.links:
+        await link.close()
+    await load.session.close()
+
+
+async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
+    """The client process: set up the tables, play, and report what it measured."""
+    tally = Tally()
+    load = await start_load(arguments, tally)
+    seats, pids = load.seats, load.pids
     await asyncio.sleep(arguments.warmup)
     if arguments.server_bots:  # a busy machine may take longer than the warm-up
         await asyncio.wait_for(tally.bots_played.wait(), BOTS_START_SECONDS)
@@ -339,21 +396,10 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
             total + after - before
             for total, before, after in zip(cpu, cpu_before, cpu_after, strict=True)
         ]
-    tally.stopped = True
-    for pid in pids:  # what was acknowledged must be in the log: no goodbye
-        os.kill(pid, signal.SIGKILL)
+    await end_load(load, tally, arguments.think)
     hub_cpu, loop_cpu, relay_cpu, workers_cpu, redis_cpu, client_cpu = (
         seconds / arguments.seconds for seconds in cpu
     )
-    await asyncio.sleep(2 * arguments.think)
-    for task in tasks:
-        if task.done() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    for link in links:
-        await link.close()
-    await session.close()
     latencies = sorted(tally.latencies)
     return {
         "moves": len(latencies),
@@ -373,15 +419,27 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-async def peer(seats: list[SeatClient], tally: Tally, pings: list[float], seconds: float) -> None:
-    """The peer, for ``seconds``, between two windows of moves: the clients hold their moves,
-    the moves in flight are answered (a second at most), then every socket pings, and pings
-    again as soon as the answer comes; then the held moves are played, each after a thinking
-    time of its own."""
+async def hold(seats: list[SeatClient], tally: Tally) -> None:
+    """The clients hold their moves, and the moves in flight are answered (a second at most)."""
     tally.paused = True
     settled = time.perf_counter() + 1.0
     while any(seat.sent for seat in seats) and time.perf_counter() < settled:
         await asyncio.sleep(0.01)
+
+
+def resume(tally: Tally) -> None:
+    """The held moves are played, each after a thinking time of its own."""
+    tally.paused = False
+    for seat, move in tally.held:
+        seat.play_later(move)
+    tally.held.clear()
+
+
+async def peer(seats: list[SeatClient], tally: Tally, pings: list[float], seconds: float) -> None:
+    """The peer, for ``seconds``, between two windows of moves: the clients hold their moves
+    (see ``hold``), then every socket pings, and pings again as soon as the answer comes; then
+    the held moves are played."""
+    await hold(seats, tally)
     pinging = [asyncio.create_task(seat.pings(pings)) for seat in seats]
     await asyncio.sleep(seconds)
     for task in pinging:
@@ -389,10 +447,43 @@ async def peer(seats: list[SeatClient], tally: Tally, pings: list[float], second
             raise task.exception()  # type: ignore[misc]
         task.cancel()
     await asyncio.gather(*pinging, return_exceptions=True)
-    tally.paused = False
-    for seat, move in tally.held:
-        seat.play_later(move)
-    tally.held.clear()
+    resume(tally)
+
+
+async def run_turns(arguments: argparse.Namespace) -> dict[str, Any]:
+    """The client process of ``--interleave``: set up the tables, play the warm-up, hold the
+    moves and say ``ready``; then for each line read (a number of seconds) play that long and
+    print what was measured as a line of JSON, holding the moves again after; at the end of
+    the input, kill the server and report the acknowledged moves."""
+    tally = Tally()
+    load = await start_load(arguments, tally)
+    await asyncio.sleep(arguments.warmup)
+    await hold(load.seats, tally)
+    print("ready", flush=True)
+    loop = asyncio.get_running_loop()
+    number = 0
+    while line := await loop.run_in_executor(None, sys.stdin.readline):
+        seconds = float(line)
+        first = len(tally.latencies)
+        tally.window = number
+        cpu_before = used(load.pids[0])
+        resume(tally)
+        await asyncio.sleep(seconds)
+        tally.window = None
+        cpu = used(load.pids[0]) - cpu_before
+        await hold(load.seats, tally)
+        latencies = sorted(tally.latencies[first:])
+        moves = len(latencies) / seconds
+        window = {
+            "per_second": moves,
+            "p50": quantile(latencies, 0.50),
+            "p99": quantile(latencies, 0.99),
+            "us_per_move": 1e6 * cpu / seconds / moves if moves else float("nan"),
+        }
+        print(json.dumps(window), flush=True)
+        number += 1
+    await end_load(load, tally, arguments.think)
+    return {"acked": tally.acked}
 
 
 def used(process: int, thread: int | None = None) -> float:
@@ -441,8 +532,9 @@ def quantile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def client_process(servers: list[Server], tables: int, arguments: argparse.Namespace) -> Any:
-    """Run the clients in a process of their own; their report comes back in a file."""
+def client_command(servers: list[Server], tables: int, arguments: argparse.Namespace) -> list[str]:
+    """The command of the clients' process for ``tables`` of ``arguments.game`` on ``servers``;
+    it writes its report to ``clients.json`` beside the first server's log."""
     pids = [server.process.pid for server in servers if server.process is not None]
     report = servers[0].log.with_name("clients.json")
     command = [
@@ -454,7 +546,15 @@ def client_process(servers: list[Server], tables: int, arguments: argparse.Names
         "--tables", str(tables), "--seconds", str(arguments.seconds),
         "--warmup", str(arguments.warmup), "--game", arguments.game,
         "--think", str(arguments.think), "--server-bots", arguments.server_bots,
+        "--interleave", str(arguments.interleave),
     ]  # fmt: skip
+    return command
+
+
+def client_process(servers: list[Server], tables: int, arguments: argparse.Namespace) -> Any:
+    """Run the clients in a process of their own; their report comes back in a file."""
+    report = servers[0].log.with_name("clients.json")
+    command = client_command(servers, tables, arguments)
     output = subprocess.run(command, capture_output=True, text=True, check=False)
     if output.returncode != 0:
         raise RuntimeError(output.stderr[-3000:] + servers[0].log.read_text()[-3000:])
@@ -550,8 +650,26 @@ def main() -> None:
     parser.add_argument(
         "--think",
         type=float,
-        default=0.14,
-        help="mean seconds a client bot thinks before each move (0: as fast as possible)",
+        help="mean seconds a client bot thinks before each move (0: as fast as possible);"
+        " default: 0.14, and 0 with --interleave",
+    )
+    parser.add_argument(
+        "--interleave",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="start every game's server (on each of --engines) at once, then measure them in"
+        " turns of --window seconds, the others holding still, for ROUNDS rounds (--tables: one"
+        " count)",
+    )
+    parser.add_argument(
+        "--window", type=float, default=3.0, help="seconds of each turn with --interleave"
+    )
+    parser.add_argument(
+        "--engines",
+        default="",
+        help="with --interleave, a server per game on each of these engines (pure,compiled);"
+        " default: one, on the engine `serve` picks by itself",
     )
     parser.add_argument(
         "--relays",
@@ -597,6 +715,8 @@ def main() -> None:
     parser.add_argument("--server-pids", default="", help=argparse.SUPPRESS)
     parser.add_argument("--report", default="", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if arguments.think is None:
+        arguments.think = 0.0 if arguments.interleave else 0.14
     if arguments.client:
         import uvloop  # installed with uvicorn[standard]
 
@@ -604,7 +724,11 @@ def main() -> None:
         gc.disable()  # the load's own pauses would count as latency; it lives a minute
         arguments.tables = arguments.tables[0]
         arguments.game = arguments.game[0]
-        Path(arguments.report).write_text(json.dumps(asyncio.run(run_clients(arguments))))
+        clients = run_turns if arguments.interleave else run_clients
+        Path(arguments.report).write_text(json.dumps(asyncio.run(clients(arguments))))
+        return
+    if arguments.interleave:
+        interleaved(parser, arguments)
         return
 
     games = GAMES if "all" in arguments.game else tuple(arguments.game)
@@ -708,6 +832,182 @@ def main() -> None:
         if arguments.metrics and len(measured[False]) == len(measured[True]) == 2:
             print_metrics_cost(measured[False], measured[True])
             measured = {False: [], True: []}
+
+
+@dataclass
+class Side:
+    """One side of ``--interleave``: a game's server on an engine, and its clients' process."""
+
+    game: str
+    engine: str
+    """``pure`` or ``compiled``, or empty for the engine ``serve`` picks by itself."""
+    server: Server
+    clients: subprocess.Popen[str] | None = None
+    windows: list[dict[str, float]] = field(default_factory=list)
+    """What each of its windows measured."""
+    persisted: bool = False
+
+    def answer(self) -> str:
+        """The clients' next line: ``ready``, or a window's figures."""
+        assert self.clients is not None and self.clients.stdout is not None
+        line = self.clients.stdout.readline()
+        if not line:
+            log = self.server.log.read_text()[-3000:]
+            raise RuntimeError(f"the clients of {self.game} stopped: {self.clients.wait()}\n{log}")
+        return line
+
+    def measure(self, seconds: float) -> None:
+        """Let the clients play for ``seconds``, the other sides holding still."""
+        assert self.clients is not None and self.clients.stdin is not None
+        self.clients.stdin.write(f"{seconds}\n")
+        self.clients.stdin.flush()
+        self.windows.append(json.loads(self.answer()))
+
+
+def engine_said(server: Server) -> str:
+    """The server's log line that says which engine it runs: the one after its address."""
+    lines = server.log.read_text().splitlines()
+    address = next(index for index, line in enumerate(lines) if server.url in line)
+    return lines[address + 1].strip()
+
+
+def interleave(arguments: argparse.Namespace, games: list[str], engines: list[str]) -> None:
+    """Start a server and its clients for each game (on each engine), warmed, then measure them
+    in turns of ``--window`` seconds, the others holding still, for ``--interleave`` rounds."""
+    language = default_language()
+    expected = {
+        "pure": translate("cli.engine_pure_asked", language, variable=ENGINE_VARIABLE),
+        "compiled": translate("cli.engine_compiled", language),
+    }
+    sides: list[Side] = []
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            for game, engine in itertools.product(games, engines):
+                path = Path(folder) / f"{game}-{engine or 'serve'}"
+                path.mkdir()
+                environment = engine_environment(engine) if engine else dict(os.environ)
+                # one notice a line in the log, however long (Rich wraps at COLUMNS)
+                environment["COLUMNS"] = "1000"
+                server = Server(sqlite_url(path), path / "node.log", environment, rate=PEER_RATE)
+                sides.append(Side(game, engine, server))
+            with ThreadPoolExecutor(len(sides)) as starting:  # they start while others import
+                list(starting.map(lambda side: side.server.start(), sides))
+            for side in sides:
+                said = engine_said(side.server)
+                print(f"{side.game} server ({side.engine or 'the engine serve picks'}): {said}")
+                if side.engine and said != expected[side.engine]:
+                    raise SystemExit(f"{side.game}'s server does not run the {side.engine} engine")
+            for side in sides:  # all warmed up together: no turn is measured before all are ready
+                arguments.game = side.game
+                side.clients = subprocess.Popen(
+                    client_command([side.server], arguments.tables[0], arguments),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+            for side in sides:
+                if side.answer().strip() != "ready":
+                    raise RuntimeError(f"the clients of {side.game} did not get ready")
+            for _ in range(arguments.interleave):
+                for side in sides:
+                    side.measure(arguments.window)
+            for side in sides:
+                assert side.clients is not None and side.clients.stdin is not None
+                side.clients.stdin.close()
+                if side.clients.wait() != 0:
+                    raise RuntimeError(f"the clients of {side.game} failed")
+                report = json.loads(side.server.log.with_name("clients.json").read_text())
+                acked = {tuple(move) for move in report["acked"]}
+                side.persisted = acked <= logged_moves(side.server.database_url)
+        finally:
+            for side in sides:
+                if side.clients is not None and side.clients.poll() is None:
+                    side.clients.kill()
+                    side.clients.wait()
+                side.server.stop()
+    print_turns(sides, arguments.window)
+    if not all(side.persisted for side in sides):
+        raise SystemExit("an acknowledged move is missing from the database")
+
+
+def spread(values: list[float]) -> str:
+    """The median of ``values``, and their range."""
+    return f"{statistics.median(values):.2f} [{min(values):.2f}–{max(values):.2f}]"
+
+
+def print_turns(sides: list[Side], window: float) -> None:
+    """Each side's moves a second window by window, and its ratios to the first game's side on
+    the same engine (and, on the compiled engine, to the same game's pure side), round by round:
+    their median over the rounds, and their range."""
+    first = {side.engine: side for side in reversed(sides)}
+    pure = {side.game: side for side in sides if side.engine == "pure"}
+
+    def ratios(side: Side, other: Side) -> list[float]:
+        return [
+            mine["per_second"] / theirs["per_second"]
+            for mine, theirs in zip(side.windows, other.windows, strict=True)
+        ]
+
+    reference = sides[0].game
+    both = len(first) > 1 and "pure" in first
+    print(
+        f"moves/s in windows of {window:g} s, taking turns; ratios: the median of the rounds'"
+        f" [min–max]"
+    )
+    print(
+        f"{'game':<9} {'engine':<8} {'moves/s by window':<34} {'median':>7} {'p50 ms':>7}"
+        f" {'p99 ms':>7} {'µs/move':>7} {f'/{reference}':>18}"
+        + (f" {'compiled/pure':>18}" if both else "")
+        + f" {'persisted':>9}"
+    )
+    for side in sides:
+        rates = " ".join(f"{window['per_second']:.0f}" for window in side.windows)
+        to_pure = (
+            spread(ratios(side, pure[side.game])) if both and side.engine == "compiled" else "–"
+        )
+        print(
+            f"{side.game:<9} {side.engine or 'serve':<8} {rates:<34}"
+            f" {median(side, 'per_second'):>7.0f} {1000 * median(side, 'p50'):>7.1f}"
+            f" {1000 * median(side, 'p99'):>7.1f} {median(side, 'us_per_move'):>7.0f}"
+            f" {spread(ratios(side, first[side.engine])):>18}"
+            + (f" {to_pure:>18}" if both else "")
+            + f" {'all' if side.persisted else 'NO':>9}",
+            flush=True,
+        )
+
+
+def median(side: Side, figure: str) -> float:
+    """The median over a side's windows of one of their figures."""
+    return statistics.median(window[figure] for window in side.windows)
+
+
+def interleaved(parser: argparse.ArgumentParser, arguments: argparse.Namespace) -> None:
+    """``--interleave``: check its arguments, say what is measured, and measure."""
+    engines = [kind for kind in arguments.engines.split(",") if kind] or [""]
+    if any(kind not in (*KINDS, "") for kind in engines):
+        parser.error(f"--engines takes {','.join(KINDS)}, or one of them")
+    missing = engines_to_measure()[1]
+    if "compiled" in engines and missing is not None:
+        raise SystemExit(f"the compiled engine cannot be measured: its build is {missing}")
+    if len(arguments.tables) != 1:
+        parser.error("--interleave measures one count of tables (--tables N)")
+    if any(
+        (arguments.bus, arguments.relays, arguments.nodes > 1, arguments.metrics,
+         arguments.server_bots, arguments.database_url)
+    ):  # fmt: skip
+        parser.error(
+            "--interleave measures one node on a SQLite file per side, with client bots alone:"
+            " without --bus, --relays, --nodes, --metrics, --server-bots or --database-url"
+        )
+    games = [game for game in TURNS if "all" in arguments.game or game in arguments.game]
+    print(f"command: {shlex.join(['benchmarks/server_load.py', *sys.argv[1:]])}")
+    print(
+        f"{arguments.tables[0]} tables of each game, bots thinking {arguments.think:g} s on"
+        f" average; {arguments.interleave} rounds of a {arguments.window:g} s window for each"
+        f" game in turn ({', '.join(games)}), after a warm-up of {arguments.warmup:g} s each;"
+        f" the per-socket rate limit is raised to {PEER_RATE:,.0f} messages a second"
+    )
+    interleave(arguments, games, engines)
 
 
 def print_metrics_cost(off: list[dict[str, Any]], on: list[dict[str, Any]]) -> None:

@@ -60,8 +60,16 @@ in parallel on a machine that is busy with more (its imports are most of it)."""
 class Server:
     """``tapisvert serve`` in its own process, on a free port, with the given database."""
 
-    def __init__(self, database_url: str, log: Path, **settings: float | str) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        log: Path,
+        environment: dict[str, str] | None = None,
+        **settings: float | str,
+    ) -> None:
         self.database_url = database_url
+        self.environment = environment
+        """The process's environment (default: this one's)."""
         self.port = free_port()
         self.log = log
         self.settings = {"bot-delay": 0.0, "absence-grace": 30.0, **settings}
@@ -93,7 +101,7 @@ class Server:
         for name, value in self.settings.items():
             command += [f"--{name}", str(value)]
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=log)
+            self.process = subprocess.Popen(command, stdout=log, stderr=log, env=self.environment)
         deadline = time.monotonic() + STARTING_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -323,3 +323,30 @@ def test_exploitability_quick_run_prints_its_table() -> None:
     assert all(value >= -1e-9 for value in nash_conv.values())
     assert nash_conv["CFR+"] < nash_conv["random"]
     assert "CFR+ NashConv by iteration (last values): 10:" in printed
+
+
+def test_server_load_interleaves_the_games_and_gives_their_ratios_to_wizard() -> None:
+    printed = run_benchmark(
+        "server_load.py",
+        *("--game", "fzzzt", "wizard", "--tables", "4"),
+        *("--interleave", "2", "--window", "1", "--warmup", "1"),
+    )
+    lines = printed.strip().splitlines()
+    assert lines[0] == (
+        "command: benchmarks/server_load.py --game fzzzt wizard --tables 4 --interleave 2"
+        " --window 1 --warmup 1"
+    )
+    assert "2 rounds of a 1 s window for each game in turn (wizard, fzzzt)" in printed
+    for game in ("wizard", "fzzzt"):  # which engine each server says it runs
+        assert any(line.startswith(f"{game} server (") and "engine" in line for line in lines)
+    header, *rows = lines[-3:]
+    assert header.split()[:2] == ["game", "engine"] and "median" in header and "/wizard" in header
+    assert [row.split()[0] for row in rows] == ["wizard", "fzzzt"]
+    for row in rows:
+        _, _, *windows, median, p50, p99, cost, ratio, spread, persisted = row.split()
+        assert len(windows) == 2 and all(float(moves) > 0 for moves in windows)
+        assert min(map(float, windows)) <= float(median) <= max(map(float, windows))
+        assert float(p50) <= float(p99) and float(cost) > 0 and persisted == "all"
+        low, high = re.fullmatch(r"\[(\S+)–(\S+)\]", spread).groups()  # type: ignore[union-attr]
+        assert float(low) <= float(ratio) <= float(high)
+    assert rows[0].split()[-3:-1] == ["1.00", "[1.00–1.00]"]  # Wizard against itself

@@ -12,7 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from tapisvert.compiled import build_state, newer_source
+import pytest
+
+from tapisvert.compiled import ENGINE_VARIABLE, build_state, newer_source
 from tapisvert.core.registry import plugins
 from tapisvert.i18n import translate
 
@@ -66,3 +68,21 @@ def test_serve_and_the_arena_run_the_compiled_engine_where_its_build_is_up_to_da
     assert arena.returncode == 0, arena.stderr
     compiled = expected_engine_words() == translate("cli.engine_compiled", "en")
     assert json.loads(arena.stdout)["engine"] == ("compiled" if compiled else "pure")
+
+
+def test_serve_and_the_arena_stay_pure_where_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``TAPISVERT_ENGINE=pure``: no start again on the compiled build, up to date or not."""
+    monkeypatch.setenv(ENGINE_VARIABLE, "pure")
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # the compiled run puts the build there
+    with serving(tmp_path, **{"log-format": "text"}):
+        pass
+    said = " ".join((tmp_path / "server.log").read_text().split())
+    assert translate("cli.engine_pure_asked", "en", variable=ENGINE_VARIABLE) in said
+    arena = run_cli(
+        *("arena", "wizard", "--bots", "random,random,random", "--games", "1"),
+        *("--workers", "1", "--option", "rounds=1", "--json", "--plots", str(tmp_path)),
+    )
+    assert arena.returncode == 0, arena.stderr
+    assert json.loads(arena.stdout)["engine"] == "pure"

@@ -5,7 +5,8 @@ tree of links to the sources with the compiled modules beside them, and a ``.bui
 once every module is built; ``PYTHONPATH=build/compiled`` runs it. The commands that run the
 engine for long (``serve``, ``bot-worker``, ``arena``), run as a process, start again on it by
 themselves (:func:`run_on_compiled_engine`, from ``cli.entry``), but only on a build newer
-than every source it compiled: a stale build would run yesterday's rules.
+than every source it compiled: a stale build would run yesterday's rules. ``TAPISVERT_ENGINE=pure``
+keeps them on the pure-Python sources (to measure one engine beside the other).
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ SOURCES = Path(__file__).resolve().parent
 """The package's own folder (``src/tapisvert`` in a clone)."""
 BUILD = SOURCES.parent.parent / "build" / "compiled"
 """Where ``scripts/compile`` builds, in a clone."""
+ENGINE_VARIABLE = "TAPISVERT_ENGINE"
+"""Set to ``pure``, the commands do not start again on the compiled engine."""
+
+
+def pure_asked() -> bool:
+    """Whether the environment asks this command to stay on the pure-Python engine."""
+    return os.environ.get(ENGINE_VARIABLE) == "pure"
 
 
 def engine_in_use() -> str:
@@ -54,9 +62,10 @@ def newer_source() -> str | None:
 def run_on_compiled_engine() -> None:
     """Start this command again on the compiled engine, with the same arguments, where this
     process runs the pure one and an up-to-date build is there; else go on as it is. A process
-    that has the build on its path already goes on whatever it imported (no second start)."""
+    that has the build on its path already goes on whatever it imported (no second start), and
+    one told ``TAPISVERT_ENGINE=pure`` stays pure."""
     path = os.environ.get("PYTHONPATH", "")
-    if engine_in_use() == "compiled" or str(BUILD) in path.split(os.pathsep):
+    if engine_in_use() == "compiled" or str(BUILD) in path.split(os.pathsep) or pure_asked():
         return
     if build_state() is not None:
         return
@@ -70,6 +79,8 @@ def engine_words() -> tuple[str, dict[str, str]]:
     """The catalogue key and arguments that say which engine this process runs, and why."""
     if engine_in_use() == "compiled":
         return "cli.engine_compiled", {}
+    if pure_asked():
+        return "cli.engine_pure_asked", {"variable": ENGINE_VARIABLE}
     if not (BUILD / ".built").exists():
         return "cli.engine_not_built", {}
     newer = newer_source()

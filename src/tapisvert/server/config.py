@@ -31,10 +31,11 @@ from tapisvert.server.logs import LogFormat, LogLevel
 from tapisvert.server.settings import Settings
 
 ENV_PREFIX = "TAPISVERT_"
-OTHER_VARIABLES = frozenset({"LANG", "SEARCH_SCALE", "SQLITE_SYNC", "BUS_PREFIX"})
+OTHER_VARIABLES = frozenset({"LANG", "SEARCH_SCALE", "SQLITE_SYNC", "BUS_PREFIX", "ENGINE"})
 """``TAPISVERT_…`` variables that are no setting of these commands, read where they are
-used: the language of the texts, the bots' search budgets, how SQLite syncs its file, and
-the prefix of the bus's keys (which the relays and bot workers read too)."""
+used: the language of the texts, the bots' search budgets, how SQLite syncs its file, the
+prefix of the bus's keys (which the relays and bot workers read too), and the engine asked
+for (``TAPISVERT_ENGINE=pure``: see ``tapisvert.compiled``)."""
 TEST_PREFIX = "TEST_"
 """Variables of the test suite (``TAPISVERT_TEST_POSTGRES``…), which no command reads."""
 MIN_SECRET_KEY = 32
