@@ -134,9 +134,10 @@ PEER_RATE = 1_000_000.0
 """Messages a second a socket may send, raised for the benchmark from the server's default:
 the peer's pings go as fast as the server answers (over 1,000 a second on one socket on a
 quiet machine), and the rate limit must not be what is measured."""
-TURNS = ("wizard", "luz", "abluxxen", "fzzzt")
-"""The order the games take their turns in with ``--interleave``: the first is the reference
-of the ratios."""
+REFERENCE = "wizard"
+"""The game every other is measured against with ``--interleave``."""
+TURNS = (REFERENCE, *(game for game in GAMES if game != REFERENCE))
+"""The order the games take their turns in with ``--interleave``: the reference first."""
 SCRAPE_SECONDS = 1.0
 """How often ``--metrics`` scrapes each node's metrics (Prometheus's default is a minute)."""
 

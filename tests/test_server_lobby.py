@@ -163,7 +163,8 @@ def test_games_describe_the_controls_of_their_options_and_their_card_faces(
     for game in games.values():
         assert game["min_players"] <= game["max_players"]
         for option in game["options"]:
-            assert set(option) == {"name", "kind", "label", "default", "choices", "min", "max"}
+            keys = {"name", "kind", "label", "default", "choices", "min", "max", "shrinks"}
+            assert set(option) == keys
             assert option["kind"] in {"bool", "seat", "int", "choice", "text"}
             assert option["label"] in english and option["label"] in french
             if option["kind"] == "choice":
@@ -177,8 +178,10 @@ def test_games_describe_the_controls_of_their_options_and_their_card_faces(
     assert rounds["choices"] == ["all", "first5", "first7", "special6"]
     assert options["wizard", "canadian"] | {"label": ""} == {
         "name": "canadian", "kind": "bool", "label": "", "default": False,
-        "choices": [], "min": None, "max": None,
+        "choices": [], "min": None, "max": None, "shrinks": False,
     }  # fmt: skip
+    assert options["wizard", "suit_values"]["shrinks"]  # folded apart in the forms
+    assert games["wizard"]["min_players"] == 3  # two need the small deck's options
     assert options["wizard", "first_dealer"]["kind"] == "seat"
     assert options["luz", "bet_bead_supply"]["kind"] == "int"
     assert options["luz", "bet_bead_supply"]["min"] == 0
