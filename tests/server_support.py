@@ -52,6 +52,8 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+PASSWORD = "secret-enough"
+"""The password of the accounts the tests register."""
 STARTING_SECONDS = 120
 """How long a server may take to answer: a few seconds alone, far longer when the tests run
 in parallel on a machine that is busy with more (its imports are most of it)."""
@@ -145,6 +147,14 @@ class Server:
 
     def guest(self, name: str) -> str:
         response = self.http.post(f"{self.url}/api/guest", json={"name": name})
+        response.raise_for_status()
+        return str(response.json()["token"])
+
+    def register(self, name: str) -> str:
+        """A new account's token (its password: ``PASSWORD``)."""
+        response = self.http.post(
+            f"{self.url}/api/register", json={"name": name, "password": PASSWORD}
+        )
         response.raise_for_status()
         return str(response.json()["token"])
 

@@ -20,6 +20,7 @@ from tapisvert.core.game import Observation
 from test_server_nodes import postgres, two_nodes  # noqa: F401  (fixtures)
 
 from server_support import (
+    PASSWORD,
     Player,
     Server,
     admin_command,
@@ -29,7 +30,6 @@ from server_support import (
 )
 
 SHORT = {"rounds": "2", "first_dealer": "P1"}
-PASSWORD = "secret-enough"
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +37,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     settings = {"bot-delay": 0.0, "rate": 300.0, "leaderboard-min-games": 1}
     with serving(tmp_path_factory.mktemp("own_bots"), **settings) as running:
         yield running
-
-
-def account(server: Server, name: str) -> str:
-    made = server.http.post(f"{server.url}/api/register", json={"name": name, "password": PASSWORD})
-    made.raise_for_status()
-    return str(made.json()["token"])
 
 
 def bot_of(server: Server, owner: str, name: str) -> str:
@@ -78,9 +72,9 @@ def test_a_bot_of_ones_own_plays_a_rated_game_against_a_person(server: Server) -
     """A person invites a connected bot account as they would add a built-in bot; the client
     plays its seat with a tapisvert bot to the end; the game is rated for both, the bot is
     marked with its owner at the table, on its profile and on the bots' leaderboard."""
-    owner = account(server, "maker")
+    owner = server.register("maker")
     token = bot_of(server, owner, "robo")
-    ana = account(server, "anabel")
+    ana = server.register("anabel")
     table = open_table(server, ana)
     client = Client(server.url, token, "easy", games=1)
 
@@ -120,7 +114,7 @@ def test_a_bot_of_ones_own_plays_a_rated_game_against_a_person(server: Server) -
 def test_a_function_of_ones_own_plays_and_a_revoked_token_cuts_it_off(server: Server) -> None:
     """A plain function from the observation and the legal moves chooses; it sees its
     seat's observation; once the owner revokes the token, the client is refused and stops."""
-    owner = account(server, "coder")
+    owner = server.register("coder")
     token = bot_of(server, owner, "lambda")
     seen: list[Observation] = []
 
@@ -128,7 +122,7 @@ def test_a_function_of_ones_own_plays_and_a_revoked_token_cuts_it_off(server: Se
         seen.append(observation)
         return legal[0]
 
-    ana = account(server, "anna")
+    ana = server.register("anna")
     table = open_table(server, ana, bots=1)
     client = Client(server.url, token, deciding(first_legal))
 
@@ -158,13 +152,13 @@ def test_what_owners_and_inviters_are_refused(tmp_path: Path) -> None:
         guest = server.guest("visitor")
         refused = server.call(guest, "POST", "/api/bots", name="mine")
         assert refused.status_code == 403 and "register first" in refused.json()["message"]
-        owner = account(server, "owner")
+        owner = server.register("owner")
         token = bot_of(server, owner, "solo")
         second = server.call(owner, "POST", "/api/bots", name="duo")
         assert second.status_code == 409 and "1 bot accounts" in second.json()["message"]
         level = server.call(owner, "POST", "/api/bots", name="Hard")
         assert level.status_code == 409
-        other = account(server, "other")
+        other = server.register("other")
         assert server.call(other, "POST", "/api/bots/solo/token").status_code == 404
         first, last = open_table(server, other), open_table(server, owner)
         offline = server.call(other, "POST", f"/api/tables/{first}/invite", name="solo")
@@ -198,9 +192,9 @@ def test_what_owners_and_inviters_are_refused(tmp_path: Path) -> None:
 def test_a_bot_account_that_stops_answering_is_replaced_for_the_game(server: Server) -> None:
     """Connected but silent, its clock runs out: a built-in bot plays its seat to the end,
     and the bot account cannot take the seat back in that game."""
-    owner = account(server, "sleepy")
+    owner = server.register("sleepy")
     token = bot_of(server, owner, "dozer")
-    ana = account(server, "anouk")
+    ana = server.register("anouk")
     table = open_table(server, ana, bots=1, clock=1.0)
     holder = raw_websocket(server.port, token)  # greeted, then reads and answers nothing
     try:
@@ -220,7 +214,7 @@ def test_a_bot_account_that_stops_answering_is_replaced_for_the_game(server: Ser
 def test_connect_and_bot_token_from_the_command_line(server: Server, tmp_path: Path) -> None:
     """``tapisvert bot-token --create`` makes the account and prints its token, and
     ``tapisvert connect`` plays with it; a wrong password is refused with the server's words."""
-    account(server, "operator")
+    server.register("operator")
     environment = {**os.environ, "TAPISVERT_PASSWORD": PASSWORD, "TAPISVERT_LANG": "en"}
     command = [sys.executable, "-m", "tapisvert", "bot-token", "clibot", "--owner", "operator"]
     made = subprocess.run(
@@ -240,7 +234,7 @@ def test_connect_and_bot_token_from_the_command_line(server: Server, tmp_path: P
         timeout=60,
     )
     assert wrong.returncode == 2 and "the server refuses" in wrong.stderr
-    ana = account(server, "anton")
+    ana = server.register("anton")
     table = open_table(server, ana, bots=1)
     connecting = subprocess.Popen(
         [sys.executable, "-m", "tapisvert", "connect", "--server", server.url, "--games", "1"],
@@ -262,7 +256,7 @@ def test_connect_and_bot_token_from_the_command_line(server: Server, tmp_path: P
 
 
 def test_an_account_deleted_takes_its_bots_with_it(server: Server) -> None:
-    owner = account(server, "leaving")
+    owner = server.register("leaving")
     token = bot_of(server, owner, "orphan")
     deleted = server.call(owner, "POST", "/api/account/delete", password=PASSWORD)
     assert deleted.status_code == 204, deleted.text
@@ -277,9 +271,9 @@ def test_a_bot_connected_to_one_node_plays_at_a_table_of_the_other(
     """The bot's program is connected to the second node; a person on the first invites it
     to a table the first serves; it plays there to the end through the bus."""
     first, second = two_nodes
-    owner = account(first, "nodeowner")
+    owner = first.register("nodeowner")
     token = bot_of(first, owner, "nodebot")
-    ana = account(first, "annika")
+    ana = first.register("annika")
     table = open_table(first, ana)
     client = Client(second.url, token, "random", games=1)
 
@@ -311,9 +305,9 @@ def test_the_client_reads_a_bot_or_a_function_by_name() -> None:
 
 
 def test_a_banned_owner_takes_their_bots_out_with_them(server: Server) -> None:
-    owner = account(server, "rascal")
+    owner = server.register("rascal")
     token = bot_of(server, owner, "sidekick")
-    moderator = account(server, "keeper")
+    moderator = server.register("keeper")
     granted = admin_command(server, "grant", "keeper", "moderator")
     assert granted.returncode == 0, granted.stderr
     banned = server.call(

@@ -33,14 +33,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def account(server: Server, name: str) -> str:
-    response = server.http.post(
-        f"{server.url}/api/register", json={"name": name, "password": "secret-enough"}
-    )
-    response.raise_for_status()
-    return str(response.json()["token"])
-
-
 def table_with_bots(
     server: Server, token: str, levels: tuple[str, ...] = ("random", "easy"), **body: Any
 ) -> int:
@@ -71,7 +63,7 @@ def profile(server: Server, name: str) -> dict[str, Any]:
 def test_a_rated_game_moves_each_account_and_the_table_shows_the_changes(
     server: Server,
 ) -> None:
-    ana = account(server, "rated-ana")
+    ana = server.register("rated-ana")
     bot_games = {row["game"]: row["games"] for row in profile(server, "bot random")["ratings"]}
     table = table_with_bots(server, ana)
     info = play_out(server, ana, table)
@@ -122,7 +114,7 @@ def test_guests_and_unrated_tables_change_no_rating(server: Server) -> None:
     assert seen["week"] == 1  # played, though not rated
     assert seen["history"][0]["rating_after"] is None and seen["games"][0]["played"] == 1
 
-    bob = account(server, "unrated-bob")
+    bob = server.register("unrated-bob")
     hard_before = profile(server, "bot hard")["ratings"]
     table = table_with_bots(server, bob, ("medium", "hard"), rated=False)
     assert httpx.get(f"{server.url}/api/tables/{table}").json()["rated"] is False
@@ -137,7 +129,7 @@ def test_guests_and_unrated_tables_change_no_rating(server: Server) -> None:
 
 
 def test_two_bots_of_one_level_rate_its_account_once(server: Server) -> None:
-    eve = account(server, "twin-eve")
+    eve = server.register("twin-eve")
     games_before = {row["game"]: row["games"] for row in profile(server, "bot easy")["ratings"]}
     table = table_with_bots(server, eve, ("easy", "easy"))
     info = play_out(server, eve, table, seed=4)
@@ -148,7 +140,7 @@ def test_two_bots_of_one_level_rate_its_account_once(server: Server) -> None:
 
 def test_a_person_a_bot_played_for_counts_last(server: Server) -> None:
     """They left at the start: the stand-in played all their moves, whatever it scored."""
-    gil = account(server, "leaver-gil")
+    gil = server.register("leaver-gil")
     table = table_with_bots(server, gil, ("random", "random"))
     server.call(gil, "POST", f"/api/tables/{table}/leave").raise_for_status()
     deadline = time.monotonic() + 30
@@ -161,7 +153,7 @@ def test_a_person_a_bot_played_for_counts_last(server: Server) -> None:
 
 
 def test_leaderboards_list_accounts_with_enough_games(server: Server) -> None:
-    ida = account(server, "board-ida")
+    ida = server.register("board-ida")
     for seed in range(2):
         table = table_with_bots(server, ida, ("random", "medium"))
         play_out(server, ida, table, seed=10 + seed)
@@ -184,11 +176,11 @@ def test_leaderboards_list_accounts_with_enough_games(server: Server) -> None:
 
 
 def test_presence_tells_who_is_online_and_where(server: Server) -> None:
-    joe = account(server, "present-joe")
+    joe = server.register("present-joe")
     created = server.call(joe, "POST", "/api/tables", game="luz", players=3).json()
     table = created["table"]
 
-    kim = account(server, "present-kim")
+    kim = server.register("present-kim")
 
     async def scenario() -> list[dict[str, Any]]:
         async with (
@@ -277,7 +269,7 @@ def test_a_game_that_cannot_be_rated_does_not_end(tmp_path: Path) -> None:
     and the game is not left finished and unrated. Once the database takes it, it ends."""
     database = tmp_path / "tapisvert.sqlite3"
     with serving(tmp_path, **{"bot-delay": 0.0}) as server:
-        kim = account(server, "refused-kim")
+        kim = server.register("refused-kim")
         table = table_with_bots(server, kim)
         seat = Seat(server, kim, table)
 
@@ -314,7 +306,7 @@ def test_a_server_killed_as_a_game_ends_rates_it_exactly_once(tmp_path: Path) ->
     database = tmp_path / "tapisvert.sqlite3"
     server = Server(sqlite_url(tmp_path), tmp_path / "server.log", **{"bot-delay": 0.0}).start()
     try:
-        lou = account(server, "killed-lou")
+        lou = server.register("killed-lou")
         table = table_with_bots(server, lou)
         seat = Seat(server, lou, table)
 
@@ -361,7 +353,7 @@ def test_a_server_killed_as_a_game_ends_rates_it_exactly_once(tmp_path: Path) ->
 def test_ratings_follow_from_the_results_in_order(server: Server) -> None:
     """Every rated result starts from the rating the account's previous one left, and the
     rating stored is the last: no game was rated twice or skipped."""
-    max_ = account(server, "chain-max")
+    max_ = server.register("chain-max")
     for seed in range(2):
         play_out(server, max_, table_with_bots(server, max_, ("hard", "random")), seed=20 + seed)
     database = Path(server.database_url.removeprefix("sqlite:///"))

@@ -25,14 +25,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def account(server: Server, name: str) -> str:
-    response = server.http.post(
-        f"{server.url}/api/register", json={"name": name, "password": "secret-enough"}
-    )
-    response.raise_for_status()
-    return str(response.json()["token"])
-
-
 class Link:
     """One person's WebSocket, keeping what it received."""
 
@@ -96,7 +88,7 @@ def said(line: tuple[str, str]) -> Callable[[Frame], bool]:
 def test_ignore_hides_chat_lines_and_blocks_messages_invitations_and_requests(
     server: Server,
 ) -> None:
-    ana, bob, cy = (account(server, name) for name in ("ig-ana", "ig-bob", "ig-cy"))
+    ana, bob, cy = (server.register(name) for name in ("ig-ana", "ig-bob", "ig-cy"))
     table = server.call(bob, "POST", "/api/tables", game="wizard", players=3).json()["table"]
 
     async def scenario() -> None:
@@ -155,7 +147,7 @@ def test_ignore_hides_chat_lines_and_blocks_messages_invitations_and_requests(
 
 
 def test_friends_see_each_other_and_messages_wait_for_the_offline(server: Server) -> None:
-    ana, bob = account(server, "fr-ana"), account(server, "fr-bob")
+    ana, bob = server.register("fr-ana"), server.register("fr-bob")
     gus = server.guest("fr-gus")
     table = server.call(bob, "POST", "/api/tables", game="wizard", players=3).json()["table"]
 
@@ -210,7 +202,7 @@ def test_friends_see_each_other_and_messages_wait_for_the_offline(server: Server
 
 
 def test_limits_refuse_floods_of_messages_and_friend_requests(server: Server) -> None:
-    ana, bob = account(server, "fl-ana"), account(server, "fl-bob")
+    ana, bob = server.register("fl-ana"), server.register("fl-bob")
     for _ in range(20):
         assert server.call(ana, "POST", "/api/messages", to="fl-bob", text="x").status_code == 200
     flood = server.call(ana, "POST", "/api/messages", to="fl-bob", text="x")
@@ -246,7 +238,7 @@ def two_nodes(
 
 def test_a_message_sent_on_one_node_reaches_a_friend_on_another(two_nodes: list[Server]) -> None:
     first, second = two_nodes
-    ana, bob, cy = account(first, "nd-ana"), account(second, "nd-bob"), account(first, "nd-cy")
+    ana, bob, cy = first.register("nd-ana"), second.register("nd-bob"), first.register("nd-cy")
     first.call(ana, "POST", "/api/friends", name="nd-bob").raise_for_status()
     second.call(bob, "POST", "/api/friends", name="nd-ana").raise_for_status()
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,7 @@ from test_server_nodes import postgres, two_nodes  # noqa: F401  (fixtures)
 from server_support import Server, engine_for, serving, until
 
 ONE_ROUND = {"rounds": "1"}
-PASSWORD = "secret-enough"
 SETTINGS = {"bot-delay": 0.0, "rate": 1000.0}
-
-
-def account(server: Server, name: str) -> str:
-    made = server.http.post(f"{server.url}/api/register", json={"name": name, "password": PASSWORD})
-    made.raise_for_status()
-    return str(made.json()["token"])
 
 
 def tournament(server: Server, token: str, seconds: float, **settings: Any) -> int:
@@ -52,7 +46,7 @@ def page(server: Server, tournament_id: int) -> dict[str, Any]:
 
 def field(server: Server, prefix: str, count: int) -> list[str]:
     """Accounts made before the tournament (a password's hash takes a while)."""
-    return [account(server, f"{prefix}{number}") for number in range(count)]
+    return [server.register(f"{prefix}{number}") for number in range(count)]
 
 
 def enter(server: Server, tokens: list[str], tournament_id: int) -> None:
@@ -61,20 +55,33 @@ def enter(server: Server, tokens: list[str], tournament_id: int) -> None:
         assert joined.status_code == 204, joined.text
 
 
-async def play_it_out(server: Server, tokens: list[str], make: Callable[[], int]) -> int:
-    """Every player's program connected first; then ``make`` makes the tournament (and
-    registers them), which is played until it is over; its number."""
+@asynccontextmanager
+async def programs(server: Server, tokens: list[str]) -> AsyncIterator[list[Client]]:
+    """Every player's program playing at ``server``, stopped on leaving."""
     clients = [
         Client(server.url, token, "random", seed=index) for index, token in enumerate(tokens)
     ]
     running = [asyncio.create_task(client.run()) for client in clients]
-    await until(lambda: all(client.played.connections for client in clients), 60)
-    await asyncio.sleep(0.5)  # greeted: online from now on
-    tournament_id = await asyncio.to_thread(make)
+    try:
+        yield clients
+    finally:
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+
+
+async def over(server: Server, tournament_id: int) -> None:
     await until(lambda: page(server, tournament_id)["status"] in ("finished", "cancelled"), 300)
-    for task in running:
-        task.cancel()
-    await asyncio.gather(*running, return_exceptions=True)
+
+
+async def play_it_out(server: Server, tokens: list[str], make: Callable[[], int]) -> int:
+    """Every player's program connected first; then ``make`` makes the tournament (and
+    registers them), which is played until it is over; its number."""
+    async with programs(server, tokens) as clients:
+        await until(lambda: all(client.played.connections for client in clients), 60)
+        await asyncio.sleep(0.5)  # greeted: online from now on
+        tournament_id = await asyncio.to_thread(make)
+        await over(server, tournament_id)
     return tournament_id
 
 
@@ -120,7 +127,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 @pytest.mark.slow
 def test_a_swiss_of_twelve_at_tables_of_four_over_three_rounds(server: Server) -> None:
-    creator = account(server, "organiser")
+    creator = server.register("organiser")
     tokens = field(server, "swiss", 12)
     make = made(server, creator, tokens, format="swiss", rounds=3)
     tournament_id = asyncio.run(play_it_out(server, tokens, make))
@@ -151,7 +158,7 @@ def test_a_swiss_of_twelve_at_tables_of_four_over_three_rounds(server: Server) -
 
 @pytest.mark.slow
 def test_a_knockout_keeps_the_best_two_of_each_table_until_the_final(server: Server) -> None:
-    creator = account(server, "knocker")
+    creator = server.register("knocker")
     tokens = field(server, "ko", 8)
     make = made(server, creator, tokens, format="knockout", advance=2)
     tournament_id = asyncio.run(play_it_out(server, tokens, make))
@@ -183,24 +190,17 @@ def test_a_knockout_keeps_the_best_two_of_each_table_until_the_final(server: Ser
 @pytest.mark.slow
 def test_a_tournament_goes_on_after_a_restart_in_the_middle_of_a_round(tmp_path: Path) -> None:
     with serving(tmp_path, **SETTINGS) as server:
-        creator = account(server, "steady")
+        creator = server.register("steady")
         tokens = field(server, "rs", 4)
         tournament_id = tournament(server, creator, 8, format="swiss", rounds=2)
         enter(server, tokens, tournament_id)
 
         async def run() -> None:
-            clients = [
-                Client(server.url, token, "random", seed=index)
-                for index, token in enumerate(tokens)
-            ]
-            running = [asyncio.create_task(client.run()) for client in clients]
-            await until(lambda: page(server, tournament_id)["round"] == 1, 60)
-            await asyncio.to_thread(server.stop)
-            await asyncio.to_thread(server.start)
-            await until(lambda: page(server, tournament_id)["status"] == "finished", 300)
-            for task in running:
-                task.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
+            async with programs(server, tokens):
+                await until(lambda: page(server, tournament_id)["round"] == 1, 60)
+                await asyncio.to_thread(server.stop)
+                await asyncio.to_thread(server.start)
+                await over(server, tournament_id)
 
         asyncio.run(run())
         done = page(server, tournament_id)
@@ -220,7 +220,7 @@ def test_what_a_tournament_refuses(server: Server) -> None:
         starts_at=time.time() + 60,
     )
     assert refused.status_code == 403 and "register first" in refused.json()["message"]
-    creator = account(server, "maker")
+    creator = server.register("maker")
     past = server.call(
         creator,
         "POST",
@@ -274,7 +274,7 @@ def test_what_a_tournament_refuses(server: Server) -> None:
 
 
 def test_chat_commands_list_join_and_leave_tournaments(server: Server) -> None:
-    creator = account(server, "chatter")
+    creator = server.register("chatter")
     tournament_id = tournament(server, creator, 600)
 
     def said(text: str) -> str:
@@ -315,7 +315,7 @@ def test_a_tournament_goes_on_after_the_node_running_it_is_killed(
     killed (kill -9) once the first round is under way; the other takes the tournament and
     the round's tables over, and plays the tournament to its end."""
     first, _ = two_nodes
-    creator = account(first, "durable")
+    creator = first.register("durable")
     tokens = field(first, "nk", 4)
     tournament_id = tournament(first, creator, 8, format="swiss", rounds=2)
     enter(first, tokens, tournament_id)
@@ -327,16 +327,10 @@ def test_a_tournament_goes_on_after_the_node_running_it_is_killed(
     other = next(node for node in two_nodes if node is not running)
 
     async def run() -> None:
-        clients = [
-            Client(other.url, token, "random", seed=index) for index, token in enumerate(tokens)
-        ]
-        playing = [asyncio.create_task(client.run()) for client in clients]
-        await until(lambda: len(page(other, tournament_id)["tables"]) == 1, 60)
-        running.kill()
-        await until(lambda: page(other, tournament_id)["status"] == "finished", 300)
-        for task in playing:
-            task.cancel()
-        await asyncio.gather(*playing, return_exceptions=True)
+        async with programs(other, tokens):
+            await until(lambda: len(page(other, tournament_id)["tables"]) == 1, 60)
+            running.kill()
+            await over(other, tournament_id)
 
     asyncio.run(run())
     done = page(other, tournament_id)
@@ -347,7 +341,7 @@ def test_a_tournament_goes_on_after_the_node_running_it_is_killed(
 
 @pytest.mark.slow
 def test_a_round_robin_seats_every_two_players_together(server: Server) -> None:
-    creator = account(server, "circler")
+    creator = server.register("circler")
     tokens = field(server, "rr", 6)
     make = made(server, creator, tokens, format="round_robin", table_size=3)
     tournament_id = asyncio.run(play_it_out(server, tokens, make))

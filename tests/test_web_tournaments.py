@@ -36,17 +36,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-def accounts(server: Server, names: list[str]) -> list[str]:
-    tokens = []
-    for name in names:
-        made = server.http.post(
-            f"{server.url}/api/register", json={"name": name, "password": "secret-enough"}
-        )
-        made.raise_for_status()
-        tokens.append(str(made.json()["token"]))
-    return tokens
-
-
 def test_a_person_makes_a_tournament_registers_and_follows_it(server: Server, page: Page) -> None:
     register(page, server, "organiser")
     page.click("#tournaments-link")
@@ -80,7 +69,7 @@ def test_a_finished_tournament_shows_its_tables_standings_and_winner(
     server: Server, page: Page, phone: Page
 ) -> None:
     names = [f"cup{number}" for number in range(6)]
-    tokens = accounts(server, names)
+    tokens = [server.register(name) for name in names]
     body = {
         "name": "Sunday cup",
         "game": "wizard",

@@ -120,7 +120,7 @@ class OwnBots:
     async def invite(self, user: User, table_id: int, name: str, seat: int | None) -> int:
         """Seat the bot account ``name`` at the open table where ``user`` sits: it must be
         connected, to play when its turn comes."""
-        bot = await self.storage.accounts.named(name) if len(name) <= 32 else None
+        bot = await self._named(name)
         if bot is None or bot.owner_id is None:
             raise ServerError("no_such_bot_account", status=404, name=name[:32])
         if bot.invites == "nobody" or (
@@ -150,14 +150,18 @@ class OwnBots:
         return any(friend_id == user_id for friend_id, _ in relations.friends)
 
     async def is_bot_account(self, name: str) -> bool:
-        bot = await self.storage.accounts.named(name) if len(name) <= 32 else None
+        bot = await self._named(name)
         return bot is not None and bot.owner_id is not None
 
     async def _owned(self, owner: User, name: str) -> UserRow:
-        bot = await self.storage.accounts.named(name) if len(name) <= 32 else None
+        bot = await self._named(name)
         if bot is None or bot.owner_id != owner.id:
             raise ServerError("not_your_bot", status=404, name=name[:32])
         return bot
+
+    async def _named(self, name: str) -> UserRow | None:
+        """The account of that name (no name is longer than 32 characters)."""
+        return await self.storage.accounts.named(name) if len(name) <= 32 else None
 
     async def _end_sessions(self, bot: UserRow) -> None:
         await self.storage.sessions.close_every(bot.id)

@@ -181,11 +181,16 @@ class TableService:
         people seated follow it, wherever they are connected."""
         table = await self._open_table(room, game, options, clock, seats, rated=True)
         await table.begin()
+        await self._announce(table)
+        return table
+
+    async def _announce(self, table: GameTable) -> None:
+        """Tell the room of a table opened for people who did not ask for it themselves
+        (a rematch, a tournament's round): those seated follow it, wherever connected."""
         self.life.table_changed(table)
-        for index, seat in enumerate(seats):
+        for index, seat in enumerate(table.seats):
             if seat.kind == "human" and seat.user_id is not None:
                 await self.connections.follow_all(seat.user_id, table.id, index)
-        return table
 
     async def rematch(self, user: User, table_id: int) -> int:
         """The table of the rematch of a finished game: the same game, options, clock, bots
@@ -216,10 +221,7 @@ class TableService:
                     )
                     rematch.opened_from = user.address
                 table.rematch = rematch.id
-                self.life.table_changed(rematch)
-                for index, seat in enumerate(rematch.seats):
-                    if seat.user_id is not None:
-                        await self.connections.follow_all(seat.user_id, rematch.id, index)
+                await self._announce(rematch)
                 self.life.tell(
                     table,
                     "server.notice.rematch",

@@ -89,25 +89,9 @@ class TournamentPage(TournamentInfo):
 
 
 def _info(row: TournamentRow, winner: str | None = None) -> dict[str, Any]:
-    return {
-        "tournament": row.id,
-        "name": row.name,
-        "room": row.room,
-        "game": row.game,
-        "options": row.options,
-        "clock": row.clock,
-        "format": row.format,
-        "table_size": row.table_size,
-        "rounds": row.rounds,
-        "advance": row.advance,
-        "fill": row.fill,
-        "bot_level": row.bot_level,
-        "starts_at": row.starts_at,
-        "registration_ends": row.registration_ends,
-        "status": row.status,
-        "round": row.round,
-        "winner": winner,
-    }
+    """The fields of ``TournamentInfo``: the row's own, its number and its winner's name."""
+    own = TournamentInfo.model_fields.keys() - {"tournament", "winner"}
+    return {"tournament": row.id, "winner": winner, **{name: getattr(row, name) for name in own}}
 
 
 def _page(progress: Progress) -> TournamentPage:
@@ -125,8 +109,7 @@ def _page(progress: Progress) -> TournamentPage:
                 round=table.round,
                 table=table.table_id,
                 players=[
-                    None if player is None else names.get(player, "?")
-                    for player in progress.seated.get(table.table_id, ())
+                    None if player is None else names.get(player, "?") for player in table.seating
                 ],
                 absent=sorted(names.get(player, "?") for player in table.absent),
             )

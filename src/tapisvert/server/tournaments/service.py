@@ -85,8 +85,6 @@ class Progress:
     tournament: TournamentRow
     entrants: list[Entrant]
     tables: list[RoundTable]
-    seated: dict[int, tuple[int | None, ...]]
-    """Who sits at each table, by table: an account's id, ``None`` for a bot."""
     standings: list[Standing]
     eliminated: set[int]
 
@@ -159,7 +157,7 @@ class Tournaments:
         row = await self._row(tournament_id)
         entrants = await self.storage.tournaments.entrants(row.id)
         tables = await self.storage.tournaments.tables(row.id)
-        seated, games = await self._games(tables)
+        games = await self._games(tables)
         ranked = standings([entrant.user_id for entrant in entrants], games, row.table_size)
         if row.format == "knockout":  # who went further first: the final's winner heads it
             final = _final_order(games[-1]) if games and len(tables) > 0 else []
@@ -171,7 +169,7 @@ class Tournaments:
                 ),
             )
             ranked = [replace(standing, rank=index + 1) for index, standing in enumerate(ranked)]
-        return Progress(row, entrants, tables, seated, ranked, _eliminated(row, games))
+        return Progress(row, entrants, tables, ranked, _eliminated(row, games))
 
     async def _row(self, tournament_id: int) -> TournamentRow:
         if not 1 <= tournament_id <= MAX_TABLE_ID:  # beyond the database's integers: none
@@ -181,11 +179,8 @@ class Tournaments:
             raise ServerError("no_such_tournament", status=404, tournament=tournament_id)
         return row
 
-    async def _games(
-        self, tables: list[RoundTable]
-    ) -> tuple[dict[int, tuple[int | None, ...]], list[Finished]]:
-        """Who sits at each table of the tournament, and its games that are over."""
-        seated = {table.table_id: table.seating for table in tables}
+    async def _games(self, tables: list[RoundTable]) -> list[Finished]:
+        """The games of the tournament that are over."""
         games = []
         for table in tables:
             stored = await self.storage.tables.load(table.table_id) if table.opened else None
@@ -204,7 +199,7 @@ class Tournaments:
                     absent=table.absent,
                 )
             )
-        return seated, games
+        return games
 
     # -- the runner's -----------------------------------------------------------------
 
@@ -339,10 +334,7 @@ def _seating(row: TournamentRow, progress: Progress, players: list[int]) -> Roun
         players = sorted(players, key=lambda player: rank.get(player, len(rank)))
     plan = table_plan(len(players), row.table_size, fill, smallest)
     if row.format == "swiss":
-        rounds = [
-            [progress.seated.get(table.table_id, ()) for table in tables]
-            for tables in _by_round(progress.tables)
-        ]
+        rounds = [[table.seating for table in tables] for tables in _by_round(progress.tables)]
         return swiss_round(players, plan, row.table_size, fill, meetings(rounds))
     if row.format == "knockout":
         return knockout_round(players, plan, row.table_size, fill)
@@ -359,12 +351,7 @@ def _seating(row: TournamentRow, progress: Progress, players: list[int]) -> Roun
 def _schedule(row: TournamentRow, progress: Progress, players: list[int]) -> list[Round]:
     """A round robin's rounds, fixed by who sat down in its first round."""
     first = [table for table in progress.tables if table.round == 1]
-    seated = [
-        player
-        for table in first
-        for player in progress.seated.get(table.table_id, ())
-        if player is not None
-    ]
+    seated = [player for table in first for player in table.seating if player is not None]
     field = sorted(seated if first else players)
     return round_robin(field, row.table_size, fewest_players(row.game, row.options))
 
