@@ -68,6 +68,7 @@ def serve(
     rate: Annotated[float, typer.Option(help=help_text("rate"))] = 30.0,
     unread_limit: Annotated[int, typer.Option(min=1, help=help_text("unread_limit"))] = 1 << 20,
     abandoned_after: Annotated[float, typer.Option(help=help_text("abandoned_after"))] = 300.0,
+    asleep_after: Annotated[float, typer.Option(help=help_text("asleep_after"))] = 60.0,
     relays: Annotated[int, typer.Option(min=0, help=help_text("relays"))] = 0,
     socket_port: Annotated[int | None, typer.Option(help=help_text("socket_port"))] = None,
     api_docs: Annotated[bool, typer.Option(help=help_text("api_docs"))] = False,

@@ -7,6 +7,10 @@ start, even from a process that was killed a moment ago. With other nodes, it ta
 the tables nobody serves, at start, whenever a node's leases run out, and at once when a
 stopping node hands its tables over (``hand_over``). Every write of a table carries the
 fencing token of its lease: a node that lost it can store nothing more.
+
+A table over days asleep (see ``table_life``) is served by no node: a request for it wakes
+it where the request arrives (``wake``), and any node, alone or not, wakes those whose
+clock ran out when it renews its leases.
 """
 
 from __future__ import annotations
@@ -84,6 +88,8 @@ class Cluster:
         """This node is stopping: it takes no table, and refuses new tables and connections."""
         self._wake = asyncio.Event()
         """Set when another node let its tables go: the keeper takes them now."""
+        self._waking = asyncio.Lock()
+        """Held while a sleeping table is woken here: a second request waits for it."""
 
     async def claim(self) -> dict[int, int]:
         """The leases this node takes at start (every table's, alone), with their fences."""
@@ -146,7 +152,7 @@ class Cluster:
                 for table in leased:
                     if table.id not in held:
                         self.lost(table)
-                if not self.sole and not self.draining:
+                if not self.draining:  # alone, it finds only the tables whose clock ran out
                     await self._take_over(await self.storage.leases.take(self.node, seconds))
             except StorageError:
                 continue  # the database is away: the leases are renewed when it is back
@@ -154,14 +160,18 @@ class Cluster:
                 _log.exception("keeping this node's leases failed; trying again")
 
     async def _take_over(self, leases: dict[int, int]) -> None:
-        """Serve the tables of a node that stopped."""
+        """Serve the tables of a node that stopped, and the tables over days asleep whose
+        clock ran out."""
         for table_id, fence in leases.items():
             row = await self.storage.tables.load(table_id)
             if row is None or row.status not in ("open", "playing"):
                 continue
-            _log.warning("table %d was left by its node: it is served here now", table_id)
+            if row.asleep:
+                _log.info("table %d wakes: a clock ran out", table_id)
+            else:
+                _log.warning("table %d was left by its node: it is served here now", table_id)
+                self.metrics.leases_taken_over.inc()
             await self._operator().take_over(row, fence)
-            self.metrics.leases_taken_over.inc()
 
     def lost(self, table: GameTable) -> None:
         """Another node serves ``table`` now: this one forgets it (its timers too) and
@@ -190,6 +200,8 @@ class Cluster:
     ) -> Any:
         tables = self.registry.tables
         table = tables.get(table_id)
+        if table is None and self.peers is None:
+            table = await self.wake(table_id)
         if table is not None:
             return await self._operator().operate(table, operation, user, arguments)
         if self.peers is None:
@@ -202,6 +214,10 @@ class Cluster:
             table = tables.get(table_id)  # taken over here meanwhile
             if table is not None:
                 return await self._operator().operate(table, operation, user, arguments)
+            if node is None:
+                table = await self.wake(table_id)
+                if table is not None:
+                    return await self._operator().operate(table, operation, user, arguments)
             if node is None or node == self.node:
                 break
             try:
@@ -212,6 +228,24 @@ class Cluster:
                     raise
                 await asyncio.sleep(self.settings.lease_seconds / 4 * attempt)
         raise ServerError("no_such_table", status=404, table=table_id)
+
+    async def wake(self, table_id: int) -> GameTable | None:
+        """Serve here a table over days that sleeps in the database (see ``table_life``),
+        if it does and no other node woke it first; the table, or ``None``."""
+        async with self._waking:
+            table = self.registry.tables.get(table_id)
+            if table is not None or self.draining:
+                return table
+            row = await self.storage.tables.load(table_id)
+            if row is None or not row.asleep or row.status != "playing":
+                return None
+            seconds = self.settings.lease_seconds
+            taken = await self.storage.leases.take(self.node, seconds, [table_id])
+            if table_id not in taken:
+                return None
+            _log.info("table %d wakes: someone came", table_id)
+            await self._operator().take_over(row, taken[table_id])
+            return self.registry.tables.get(table_id)
 
     async def node_of(self, table_id: int, fresh: bool) -> str | None:
         """The node that serves a table, as last found in the database."""

@@ -83,6 +83,7 @@ class NodeConfig(BaseSettings):
     rate: float = Field(Settings.rate, gt=0)
     unread_limit: int = Field(Settings.unread_limit, ge=1)
     abandoned_after: float = Field(Settings.abandoned_after, ge=0)
+    asleep_after: float = Field(Settings.asleep_after, ge=0)
     bot_workers: int | None = Field(Settings.bot_workers, ge=0)
     leaderboard_min_games: int = Field(Settings.leaderboard_min_games, ge=0)
     bots_per_owner: int = Field(Settings.bots_per_owner, ge=0)

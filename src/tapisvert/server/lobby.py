@@ -175,9 +175,8 @@ class Lobby:
         await self.accounts.start()
         await self.sanctions.load()
         self.bot_accounts.update(await self.storage.accounts.bots(LEVELS))
-        leases = await self.cluster.claim()
-        rows = await self.storage.tables.listed(["open", "playing"])
-        rows = [row for row in rows if row.id in leases]
+        leases = await self.cluster.claim()  # none of the tables asleep (see table_life)
+        rows = await self.storage.tables.loaded(list(leases))
         rows += await self.storage.tables.listed(["finished"], latest=RESTORED_FINISHED)
         for row in rows:
             await self.life.bring_back(row, leases.get(row.id))

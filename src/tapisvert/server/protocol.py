@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from tapisvert.server.speeds import LONGEST_CLOCK, TimeoutRule
+
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 8192
 
@@ -62,7 +64,9 @@ class CreateTable(ClientMessage):
     options: dict[Annotated[str, Field(max_length=32)], OptionValue] = Field(
         default_factory=dict, max_length=16
     )
-    clock: Annotated[float, Field(ge=1, le=3600)] | None = None
+    clock: Annotated[float, Field(ge=1, le=LONGEST_CLOCK)] | None = None
+    """Seconds a move; an hour or more makes a table played over days."""
+    timeout: TimeoutRule = "bot"
     rated: bool = True
 
 
@@ -240,6 +244,11 @@ class TableInfo(ServerMessage):
     players: int
     options: dict[str, Any]
     clock: float | None
+    """Seconds a move; an hour or more: a table played over days (see ``speeds``)."""
+    timeout: TimeoutRule = "bot"
+    """Over days, what happens when a person's clock runs out."""
+    deadline: float | None = None
+    """When the clock of the person to act runs out (seconds since 1970), if one runs."""
     status: Literal["open", "playing", "finished", "closed"]
     """``closed``: an open table nobody was at, removed for good."""
     seats: list[SeatView]
@@ -338,6 +347,16 @@ class People(ServerMessage):
     """Who sits where (or who is in the room) in words, in the reader's language."""
 
 
+class YourTurn(ServerMessage):
+    """It is the person's turn at a table played over days, until ``deadline``: sent to
+    each of their connections, wherever they are in the page."""
+
+    type: Literal["your_turn"] = "your_turn"
+    table: int
+    game: str
+    deadline: float
+
+
 class PrivateMessage(ServerMessage):
     """A private message, sent to its recipient's connections and its sender's; an
     invitation names its ``table``. ``history``: sent before this connection came (unread
@@ -388,6 +407,7 @@ OUTGOING: tuple[type[ServerMessage], ...] = (
     Notice,
     People,
     PrivateMessage,
+    YourTurn,
     SocialInfo,
     Reconnect,
 )

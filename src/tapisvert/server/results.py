@@ -38,10 +38,11 @@ def final_standings(
     bot_accounts: Mapping[str, int],
 ) -> list[Standing]:
     """Each seat at the end: its account, points, whether it won, whether a bot played
-    most of its moves. A bot level's account is rated once per game, by its best seat."""
+    most of its moves or the person lost on time (absent: last, and no win). A bot
+    level's account is rated once per game, by its best seat."""
     scores, winners = state.returns(), state.winners()
     absent = [
-        seat.kind == "human" and 2 * stand_ins[index] > moves[index]
+        seat.kind == "human" and (seat.forfeited or 2 * stand_ins[index] > moves[index])
         for index, seat in enumerate(seats)
     ]
     ranks = places(scores, winners, absent)

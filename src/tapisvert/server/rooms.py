@@ -168,6 +168,8 @@ def described(
         players=row.players,
         options=dict(load_game(row.game, row.players, **row.options).options),
         clock=row.clock,
+        timeout=row.timeout,
+        deadline=row.deadline,
         status=row.status,  # type: ignore[arg-type]
         seats=[
             SeatView(

@@ -18,6 +18,8 @@ class Seat:
     """An absent person's seat, played by a bot until they come back."""
     owner: str | None = None
     """The name of the person who owns the bot account sitting here (see ``own_bots``)."""
+    forfeited: bool = False
+    """The person lost the game on time, over days: a bot plays their seat to the end."""
 
     def stored(self) -> dict[str, Any]:
         """The seat as its table's row keeps it (``asdict`` copies deeply, and slowly)."""

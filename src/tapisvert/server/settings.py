@@ -17,6 +17,9 @@ class Settings:
     replacement_level: str = "easy"
     abandoned_after: float = 300.0
     """Seconds an open table stays with nobody at it (see ``GameTable.attended``)."""
+    asleep_after: float = 60.0
+    """Seconds a table over days stays in memory with nobody at it before it sleeps in the
+    database alone (see ``table_life``)."""
     rate: float = 30.0
     """Messages a second one connection may send, with bursts of twice as many; the
     quotas of people and addresses grow and shrink with it (see ``Quotas``)."""
@@ -26,9 +29,12 @@ class Settings:
     """Processes in which the search bots think (``None``: all cores but one)."""
     quotas: QuotaSettings = field(default_factory=QuotaSettings)
     leaderboard_min_games: int = 5
+    """Rated games an account plays in a game before its leaderboard lists it."""
     bots_per_owner: int = 3
     """Bot accounts one person may own (see ``own_bots``)."""
     bot_tables_per_owner: int = 10
+    """Open and playing tables the bot accounts of one owner may sit at, all together: a
+    single owner cannot fill the server with bots."""
     tournaments_by_moderators: bool = False
     """Only moderators and administrators make tournaments (by default, any account)."""
     tournament_poll: float = 1.0
@@ -36,9 +42,6 @@ class Settings:
     bot_account_clock: float = 60.0
     """Seconds a bot account has for a move at a table without a clock: one that stops
     answering is replaced by a built-in bot for the rest of the game."""
-    """Open and playing tables the bot accounts of one owner may sit at, all together: a
-    single owner cannot fill the server with bots."""
-    """Rated games an account plays in a game before its leaderboard lists it."""
     lease_seconds: float = 10.0
     """How long a node's lease of a table lasts unrenewed: a node that dies leaves its
     tables to others after this long (renewed every quarter of it)."""

@@ -1,6 +1,14 @@
 """The life of the tables this node serves, from the outside: their news and notices, the
 countdown that closes an open table nobody is at, how long a finished one stays, and how
-one comes back from the database. It is what each ``GameTable`` is given as its host."""
+one comes back from the database. It is what each ``GameTable`` is given as its host.
+
+A table played over days (see ``speeds``) that nobody is at sleeps: after ``asleep_after``
+seconds with nobody there and a person's clock running, it is stored as asleep, leaves
+memory and lets its lease go. No node serves it then; the first request for it wakes it on
+the node that receives it (``Cluster.wake``), and when its clock runs out, the first node
+to look (every quarter of a lease) wakes it to apply the table's rule. Ten thousand such
+tables cost a node what their rows cost the database, not what ten thousand games in
+memory would."""
 
 from __future__ import annotations
 
@@ -12,8 +20,10 @@ from tapisvert.server.background import Background
 from tapisvert.server.cluster import Cluster
 from tapisvert.server.notices import table_notice
 from tapisvert.server.presence import Presence
+from tapisvert.server.protocol import YourTurn
 from tapisvert.server.pubsub import room_channel, table_channel
 from tapisvert.server.settings import Settings
+from tapisvert.server.social import inbox_channel
 from tapisvert.server.storage import TableRow
 from tapisvert.server.tables import GameTable
 from tapisvert.server.thinking import Thinking
@@ -80,6 +90,12 @@ class TableLife:
         table.history.append(notice)
         self.pubsub.publish(table_channel(table.id), notice)
 
+    def your_turn(self, table: GameTable, user_id: int) -> None:
+        """Tell the person, wherever they are online, that a table over days waits for them."""
+        if table.deadline is not None and self.presence.is_online(user_id):
+            told = YourTurn(table=table.id, game=table.game.name, deadline=table.deadline)
+            self.pubsub.publish(inbox_channel(user_id), told.model_dump_json())
+
     def table_changed(self, table: GameTable) -> None:
         self.registry.index_seats(table)
         frame = table.info().model_dump_json()
@@ -92,12 +108,16 @@ class TableLife:
     # -- attendance -------------------------------------------------------------------
 
     def review_attendance(self, table: GameTable) -> None:
-        """Start the countdown that closes an open table nobody is at, or stop it."""
-        if table.status == "open" and not table.attended():
+        """Start the countdown that closes an open table nobody is at, or puts to sleep a
+        table over days nobody is at; or stop it, now that someone is there."""
+        countdown = None
+        if table.status == "open":
+            countdown = (self.settings.abandoned_after, self._abandoned)
+        elif table.status == "playing" and table.over_days:
+            countdown = (self.settings.asleep_after, self._unattended_over_days)
+        if countdown is not None and not table.attended():
             if table.unattended is None:
-                table.unattended = asyncio.get_running_loop().call_later(
-                    self.settings.abandoned_after, self._abandoned, table
-                )
+                table.unattended = asyncio.get_running_loop().call_later(*countdown, table)
         elif table.unattended is not None:
             table.unattended.cancel()
             table.unattended = None
@@ -120,6 +140,23 @@ class TableLife:
 
     def _abandoned(self, table: GameTable) -> None:
         self.background.spawn(self._close(table))
+
+    def _unattended_over_days(self, table: GameTable) -> None:
+        self.background.spawn(self._sleep(table))
+
+    async def _sleep(self, table: GameTable) -> None:
+        """Store the table as asleep and let it go from memory, if nobody came and a
+        person's clock runs (while a bot is to play, it waits for the next look)."""
+        table.unattended = None
+        if not await table.fall_asleep():
+            self.review_attendance(table)
+            return
+        self.registry.let_go(table)
+        await self.storage.leases.release(self.cluster.node, table.id)
+        if self.followers is not None:
+            for seat in table.seats:
+                if seat.user_id is not None:
+                    self.followers.unfollow_all(seat.user_id, table.id)
 
     async def _close(self, table: GameTable) -> None:
         """Remove an abandoned table for good: from memory, the database and the room."""

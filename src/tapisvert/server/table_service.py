@@ -27,6 +27,7 @@ from tapisvert.server.pubsub import seat_channel, table_channel
 from tapisvert.server.quotas import Quotas
 from tapisvert.server.rooms import no_such_room
 from tapisvert.server.seats import Seat
+from tapisvert.server.speeds import TimeoutRule
 from tapisvert.server.storage import TableRow
 from tapisvert.server.table_life import TableLife
 from tapisvert.server.tables import GameTable
@@ -69,7 +70,10 @@ class TableService:
         options: dict[str, Any],
         clock: float | None,
         rated: bool = True,
+        timeout: TimeoutRule = "bot",
     ) -> GameTable:
+        """A new open table with the person at seat 1; ``timeout``: over days, what happens
+        when a person's clock runs out (see ``speeds``)."""
         if room not in self.life.presence.in_rooms:
             raise no_such_room(room)
         try:
@@ -79,7 +83,7 @@ class TableService:
         options = {name: value for name, value in options.items() if value is not None}
         seats = [Seat() for _ in range(players)]
         with self._opening_table(user, room):
-            table = await self._open_table(room, game, options, clock, seats, rated)
+            table = await self._open_table(room, game, options, clock, seats, rated, timeout)
             table.opened_from = user.address
             await self.join(user, table.id, 0)
         return table
@@ -149,6 +153,7 @@ class TableService:
         clock: float | None,
         seats: list[Seat],
         rated: bool,
+        timeout: TimeoutRule = "bot",
     ) -> GameTable:
         """A new open table, stored, with these seats; nobody is told of it yet."""
         row = TableRow(
@@ -161,6 +166,7 @@ class TableService:
             status="open",
             seats=[seat.stored() for seat in seats],
             rated=rated,
+            timeout=timeout,
         )
         lease = self.life.settings.lease_seconds
         row.id = await self.life.storage.tables.create(row, self.cluster.node, lease)
@@ -207,7 +213,9 @@ class TableService:
         async with self._rematching:
             if table.rematch is None:
                 seats = [  # a bot account sits again only if invited again, while connected
-                    Seat() if seat.owner is not None else replace(seat, replaced=False)
+                    Seat()
+                    if seat.owner is not None
+                    else replace(seat, replaced=False, forfeited=False)
                     for seat in table.seats
                 ]
                 with self._opening_table(user, table.room):
@@ -218,6 +226,7 @@ class TableService:
                         table.clock,
                         seats[-1:] + seats[:-1],
                         table.rated,
+                        table.timeout,
                     )
                     rematch.opened_from = user.address
                 table.rematch = rematch.id

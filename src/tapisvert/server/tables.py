@@ -31,6 +31,7 @@ from tapisvert.server.pubsub import PubSub
 from tapisvert.server.results import counted, final_standings, final_words, seat_ratings
 from tapisvert.server.retrying import retrying_async
 from tapisvert.server.seats import Seat, bot_name, free_seat, stored_seat
+from tapisvert.server.speeds import speed_of
 from tapisvert.server.storage import LoggedAction, SeatResult, Storage, TableRow
 from tapisvert.server.taking_back import TakeBacks
 from tapisvert.server.turns import RETRY_FIRST, RETRY_LONGEST, TurnHost, Turns
@@ -60,6 +61,8 @@ class TableHost(TurnHost, Protocol):
 
     def table_changed(self, table: GameTable) -> None: ...
 
+    def your_turn(self, table: GameTable, user_id: int) -> None: ...
+
 
 class GameTable:
     def __init__(self, row: TableRow, host: TableHost) -> None:
@@ -68,6 +71,14 @@ class GameTable:
         self.host = host
         self.seed = row.seed
         self.clock = row.clock
+        self.over_days = speed_of(row.clock) == "days"
+        """Played over days (see ``speeds``): it sleeps out of memory while nobody is at it."""
+        self.timeout = row.timeout
+        """What happens when a person's clock runs out over days (``speeds.TIMEOUT_RULES``)."""
+        self.deadline = row.deadline
+        self.to_act = row.to_act
+        """When the clock of the person to act runs out, and who that is (``None``: no clock
+        runs, a bot is to act, or the game is not under way), as stored with the position."""
         self.status = row.status
         self.result = row.result
         self.rated = row.rated
@@ -121,6 +132,9 @@ class GameTable:
             result=self.result,
             rated=self.rated,
             finished_at=self.finished_at,
+            timeout=self.timeout,
+            deadline=self.deadline,
+            to_act=self.to_act,
         )
 
     def info(self) -> TableInfo:
@@ -131,6 +145,8 @@ class GameTable:
             players=self.game.players,
             options=dict(self.game.options),
             clock=self.clock,
+            timeout=self.timeout,
+            deadline=self.deadline,
             status=self.status,  # type: ignore[arg-type]
             seats=[
                 SeatView(
@@ -154,6 +170,27 @@ class GameTable:
         """The token a write carries: none on a node alone, which took every table at start
         and which no other node can reach (the check costs a read of the lease per commit)."""
         return None if self.host.sole else self.fence
+
+    def clock_for(self, state: State) -> tuple[float | None, int | None]:
+        """When the clock of the person to act at ``state`` runs out if it starts now, and
+        who that is; ``(None, None)`` where no clock runs (a bot plays, or there is none).
+        A bot account has ``bot_account_clock`` where the table has no clock."""
+        if state.is_terminal():
+            return None, None
+        seat = self.seats[state.current_player()]
+        if seat.kind != "human" or seat.replaced:
+            return None, None
+        clock = self.clock
+        if clock is None and seat.owner is not None:
+            clock = self.host.settings.bot_account_clock
+        return (None, None) if clock is None else (time.time() + clock, seat.user_id)
+
+    def restart_clock(self, state: State) -> None:
+        """The clock of the person to act starts now (they came back, a move was taken
+        back), and is stored with the table."""
+        self.deadline, self.to_act = self.clock_for(state)
+        if self.deadline is not None:
+            self.host.spawn(self.save_until_stored())
 
     def seat_of(self, user_id: int) -> int | None:
         for index, seat in enumerate(self.seats):
@@ -350,6 +387,8 @@ class GameTable:
         if seat is None:
             raise ServerError("not_seated", status=403)
         if self.seats[seat].replaced:
+            if self.seats[seat].forfeited:
+                raise ServerError("forfeited", status=409)
             if self.seats[seat].owner is not None:
                 raise ServerError("bot_replaced", status=409)
             await self.come_back(user_id)
@@ -414,10 +453,16 @@ class GameTable:
         if self.moved:
             raise TableMoved(self.id)
         storage = self.host.storage
+        deadline, to_act = self.clock_for(state)
         try:
             if state.is_terminal():
                 row = replace(
-                    self.row(), status="finished", result=state.returns(), finished_at=time.time()
+                    self.row(),
+                    status="finished",
+                    result=state.returns(),
+                    finished_at=time.time(),
+                    deadline=None,
+                    to_act=None,
                 )
                 played, stand_ins = counted(self.moves, self.stand_in_moves, entries)
                 standings = final_standings(
@@ -425,13 +470,17 @@ class GameTable:
                 )
                 fence = self.write_fence()
                 results = await storage.tables.finish(self.id, entries, row, standings, fence)
-                return _Stored(state, moves, entries, row.finished_at, results)
-            changed = None if status is None else replace(self.row(), status=status)
+                return _Stored(state, moves, entries, None, None, row.finished_at, results)
+            changed = None
+            if status is not None or deadline is not None or self.deadline is not None:
+                changed = replace(
+                    self.row(), status=status or self.status, deadline=deadline, to_act=to_act
+                )
             await storage.tables.append(self.id, entries, changed, self.write_fence())
         except TableMoved:
             self.host.lost(self)
             raise
-        return _Stored(state, moves, entries)
+        return _Stored(state, moves, entries, deadline, to_act)
 
     def _adopt(self, stored: _Stored, request: str | None = None) -> None:
         """``stored`` is the table's position now: publish it to every seat."""
@@ -439,6 +488,8 @@ class GameTable:
         self.state = state
         self.shown_at = time.monotonic()
         self.seq += len(stored.entries)
+        waiting_for = self.to_act
+        self.deadline, self.to_act = stored.deadline, stored.to_act
         self.moves, self.stand_in_moves = counted(self.moves, self.stand_in_moves, stored.entries)
         asked = self.take_backs.asked
         self.take_backs.logged(stored.entries)
@@ -452,6 +503,8 @@ class GameTable:
             self.results = stored.results
             self.host.table_changed(self)
         self.turns.next()
+        if self.over_days and self.to_act is not None and self.to_act != waiting_for:
+            self.host.your_turn(self, self.to_act)
         # what was played stays out of the log: it may be hidden from some seats
         _log.debug("position %d: %d actions logged", self.seq, len(stored.entries))
         self.views.publish(moves[0][0] if request is not None else None, request)
@@ -484,10 +537,30 @@ class GameTable:
             )
             self.state, self.seq = state, start
             self.shown_at = time.monotonic()
+            self.deadline = self.to_act = None  # the clock starts again
             _log.debug("position %d: %d actions taken back", self.seq, count)
             self.host.table_changed(self)
             self.turns.next()
             self.views.publish()
+
+    async def fall_asleep(self) -> bool:
+        """Store the table as asleep, to leave memory (see ``table_life``), if nobody is at
+        it and a person's clock runs; whether it did. Nothing is stored of it here after."""
+        async with self._lock:
+            if self.status != "playing" or self.deadline is None or self.attended() or self.moved:
+                return False
+            asleep = replace(self.row(), asleep=True)
+            try:
+                await self.host.storage.tables.save(asleep, self.write_fence())
+            except TableMoved:
+                self.host.lost(self)
+                return False
+            except StorageError:
+                return False  # it stays awake, and tries again at the next look
+            self.moved = True  # a request that found it before it left is refused
+            self.stop_timers()
+            _log.info("nobody is at the table: it sleeps until someone comes")
+            return True
 
     def stop_timers(self) -> None:
         """No clock runs out, and no countdown closes the table."""
@@ -497,9 +570,20 @@ class GameTable:
             self.unattended = None
 
     def timed_out(self, seat: int) -> None:
-        """The clock of the person at ``seat`` ran out: a bot plays for them now."""
+        """The clock of the person at ``seat`` ran out: a bot plays for them until they come
+        back; over days, as the table's rule says, a bot plays this one move (see ``Turns``)
+        or the person loses, a bot playing their seat to the end."""
+        name = self.seats[seat].name
+        self.deadline = self.to_act = None
+        if self.over_days and self.timeout == "bot":
+            self.host.tell(self, "server.notice.timeout_move", name=name)
+            return
         self.seats[seat].replaced = True
-        self.host.tell(self, "server.notice.timeout", name=self.seats[seat].name)
+        if self.over_days:
+            self.seats[seat].forfeited = True
+            self.host.tell(self, "server.notice.timeout_lost", name=name)
+        else:
+            self.host.tell(self, "server.notice.timeout", name=name)
         self._changed()
 
     # -- absence ----------------------------------------------------------------------
@@ -508,8 +592,8 @@ class GameTable:
         seat = self.seat_of(user_id)
         if seat is None or not self.seats[seat].replaced or self.status != "playing":
             return
-        if self.seats[seat].owner is not None:  # a bot account that stopped answering
-            return
+        if self.seats[seat].owner is not None or self.seats[seat].forfeited:
+            return  # a bot account that stopped answering, or a game lost on time
         self.seats[seat].replaced = False
         self.host.tell(self, "server.notice.back", name=self.seats[seat].name)
         self._changed()
@@ -517,9 +601,12 @@ class GameTable:
         self.views.publish()
 
     def went_away(self, user_id: int) -> None:
-        """The person's last connection closed long ago: a bot takes over their seat."""
+        """The person's last connection closed long ago: a bot takes over their seat (not
+        over days, where the clock alone says when a person is late)."""
         seat = self.seat_of(user_id)
         if seat is None or self.status != "playing" or self.seats[seat].replaced:
+            return
+        if self.over_days:
             return
         self.seats[seat].replaced = True
         self.host.tell(self, "server.notice.replaced", name=self.seats[seat].name)
@@ -559,5 +646,8 @@ class _Stored:
     state: State
     moves: list[tuple[int, int]]
     entries: list[LoggedAction]
+    deadline: float | None
+    to_act: int | None
+    """The clock that starts at the new position (see ``GameTable.clock_for``)."""
     finished_at: float | None = None
     results: list[SeatResult] | None = None

@@ -54,7 +54,10 @@ class Turned(Protocol):
     def seq(self) -> int: ...
 
     @property
-    def clock(self) -> float | None: ...
+    def deadline(self) -> float | None: ...
+
+    @property
+    def to_act(self) -> int | None: ...
 
     @property
     def moved(self) -> bool: ...
@@ -73,6 +76,8 @@ class Turned(Protocol):
 
     def timed_out(self, seat: int) -> None: ...
 
+    def restart_clock(self, state: State) -> None: ...
+
     async def play(
         self,
         seat: int,
@@ -90,8 +95,6 @@ class Turns:
     def __init__(self, table: Turned, host: TurnHost) -> None:
         self.table = table
         self.host = host
-        self.deadline: float | None = None
-        """When the clock of the person to act runs out, if it runs."""
         self._timer: asyncio.TimerHandle | None = None
 
     def stop(self) -> None:
@@ -103,7 +106,6 @@ class Turns:
     def next(self) -> None:
         """Start the clock of the seat to act, or let a bot play for it."""
         self.stop()
-        self.deadline = None
         table = self.table
         state = table.state
         if state is None or table.status != "playing":
@@ -115,33 +117,37 @@ class Turns:
                 self.host.settings.bot_delay, self._start_bot_turn, to_act, table.seq
             )
         else:
-            clock = table.clock
-            if clock is None and seat.owner is not None:
-                clock = self.host.settings.bot_account_clock
-            if clock is not None:
-                self.deadline = time.time() + clock
+            if table.deadline is None or table.to_act != seat.user_id:
+                table.restart_clock(state)
+            if table.deadline is not None:
                 self._timer = asyncio.get_running_loop().call_later(
-                    clock, self._time_out, to_act, table.seq
+                    max(0.0, table.deadline - time.time()), self._time_out, to_act, table.seq
                 )
 
     def _time_out(self, seat: int, seq: int) -> None:
-        if self.table.seq != seq or self.table.status != "playing":
+        table = self.table
+        if table.seq != seq or table.status != "playing":
             return
-        self.table.timed_out(seat)
-        self.next()
+        table.timed_out(seat)
+        if table.seats[seat].replaced:
+            self.next()  # a bot plays for them from now on
+        else:
+            self._start_bot_turn(seat, seq, once=True)
 
-    def _start_bot_turn(self, seat: int, seq: int) -> None:
+    def _start_bot_turn(self, seat: int, seq: int, once: bool = False) -> None:
         """The bot's turn is made when it starts, not when it is scheduled: a loop that
-        closes meanwhile leaves no coroutine unawaited behind."""
-        self.host.spawn(self._bot_turn(seat, seq))
+        closes meanwhile leaves no coroutine unawaited behind. ``once``: a bot plays this
+        move only, for a person whose clock ran out at a table over days."""
+        self.host.spawn(self._bot_turn(seat, seq, once))
 
-    async def _bot_turn(self, seat: int, seq: int) -> None:
+    async def _bot_turn(self, seat: int, seq: int, once: bool = False) -> None:
         """Choose and play the bot's move; if the database does not take it, choose and
         play again, ``RETRY_FIRST`` seconds later, then twice as long each time."""
         the_tables_own(self.table.id)
-        await retrying_async(StorageError, RETRY_FIRST, RETRY_LONGEST)(self._bot_move, seat, seq)
+        attempts = retrying_async(StorageError, RETRY_FIRST, RETRY_LONGEST)
+        await attempts(self._bot_move, seat, seq, once)
 
-    async def _bot_move(self, seat: int, seq: int) -> None:
+    async def _bot_move(self, seat: int, seq: int, once: bool = False) -> None:
         table = self.table
         state = table.state
         if state is None or table.moved or table.seq != seq or state.current_player() != seat:
@@ -158,7 +164,7 @@ class Turns:
         )
         action = await self._decision(job)
         seat_info = table.seats[seat]
-        if seat_info.kind == "bot" or seat_info.replaced:
+        if seat_info.kind == "bot" or seat_info.replaced or once:
             try:
                 stand_in = seat_info.kind == "human"
                 await table.play(seat, action, seq, stand_in=stand_in, position=state)

@@ -13,11 +13,6 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.pubsub import PubSub, seat_channel
 
 
-class Deadline(Protocol):
-    @property
-    def deadline(self) -> float | None: ...
-
-
 class TakeBackOffer(Protocol):
     def may_ask(self, seat: int | None) -> bool: ...
 
@@ -51,7 +46,7 @@ class Viewed(Protocol):
     def seats(self) -> Sized: ...
 
     @property
-    def turns(self) -> Deadline: ...
+    def deadline(self) -> float | None: ...
 
     @property
     def take_backs(self) -> TakeBackOffer: ...
@@ -108,7 +103,7 @@ class Views:
             "ack": ack,
             "to_act": to_act if acting else None,
             "legal": legal,
-            "deadline": table.turns.deadline if acting else None,
+            "deadline": table.deadline if acting else None,
             "full": since is None,
             "view": shown,
             "result": table.result,

@@ -16,6 +16,7 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.ratings import Skill
 from tapisvert.server.records import known_game
 from tapisvert.server.routes.dependencies import TheLobby
+from tapisvert.server.speeds import Speed
 from tapisvert.server.storage import RatingRow
 from tapisvert.server.tables import GameTable
 
@@ -30,6 +31,8 @@ router = APIRouter()
 
 class Rating(BaseModel):
     game: str
+    speed: Speed = "live"
+    """Live games and games over days are rated apart."""
     name: str
     rating: float
     """OpenSkill's μ − 3σ, to one decimal: 0 to start with."""
@@ -43,6 +46,7 @@ class Rating(BaseModel):
 
 class Leaderboard(BaseModel):
     game: str
+    speed: Speed
     minimum: int
     """Rated games an account needs to be listed."""
     players: list[Rating]
@@ -71,6 +75,7 @@ class PastGame(BaseModel):
 
 class RatingStep(BaseModel):
     game: str
+    speed: Speed = "live"
     finished_at: float
     before: float
     rating: float
@@ -124,14 +129,17 @@ async def leaderboard(
     lobby: TheLobby,
     limit: Annotated[int, Query(ge=1, le=LEADERBOARD_LENGTH)] = LEADERBOARD_LENGTH,
     who: Literal["all", "people", "bots"] = "all",
+    speed: Speed = "live",
 ) -> Leaderboard:
-    """The best ratings of the game: of everyone, of people only, or of bots only (the
-    built-in levels and bot accounts: the bots' own leaderboard)."""
+    """The best ratings of the game at one speed (live, or over days): of everyone, of
+    people only, or of bots only (the built-in levels and bot accounts: the bots' own
+    leaderboard)."""
     known_game(game)
     minimum = lobby.settings.leaderboard_min_games
     bots = {"all": None, "people": False, "bots": True}[who]
-    rows = await lobby.storage.ratings.leaderboard(game, minimum, limit, bots)
-    return Leaderboard(game=game, minimum=minimum, players=[_rating(row) for row in rows])
+    rows = await lobby.storage.ratings.leaderboard(game, minimum, limit, bots, speed)
+    players = [_rating(row) for row in rows]
+    return Leaderboard(game=game, speed=speed, minimum=minimum, players=players)
 
 
 @router.get("/api/players/{name}")
@@ -159,6 +167,7 @@ async def profile(name: str, lobby: TheLobby) -> Profile:
         progress=[
             RatingStep(
                 game=step.game,
+                speed=step.speed,
                 finished_at=step.finished_at,
                 before=step.before.shown,
                 rating=step.after.shown,
@@ -219,6 +228,7 @@ def _shown(skill: Skill | None) -> float | None:
 def _rating(row: RatingRow) -> Rating:
     return Rating(
         game=row.game,
+        speed=row.speed,
         name=row.name,
         rating=row.skill.shown,
         mu=round(row.skill.mu, 3),

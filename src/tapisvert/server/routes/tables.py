@@ -14,6 +14,8 @@ from tapisvert.server.lobby import ANYONE
 from tapisvert.server.protocol import Ack
 from tapisvert.server.rooms import MAIN_ROOM
 from tapisvert.server.routes.dependencies import Me, TableId, TheLobby
+from tapisvert.server.speeds import LONGEST_CLOCK, TimeoutRule, speed_of
+from tapisvert.server.storage import TableRow
 
 router = APIRouter()
 
@@ -23,7 +25,9 @@ class NewTable(BaseModel):
     game: str
     players: Annotated[int, Field(ge=1, le=16)]
     options: dict[str, protocol.OptionValue] = Field(default_factory=dict)
-    clock: Annotated[float, Field(ge=1, le=3600)] | None = None
+    clock: Annotated[float, Field(ge=1, le=LONGEST_CLOCK)] | None = None
+    """Seconds a move; an hour or more makes a table played over days."""
+    timeout: TimeoutRule = "bot"
     rated: bool = True
 
 
@@ -54,9 +58,71 @@ class TakeBackRequest(BaseModel):
 @router.post("/api/tables")
 async def create_table(body: NewTable, user: Me, lobby: TheLobby) -> protocol.TableInfo:
     table = await lobby.tables.create_table(
-        user, body.room, body.game, body.players, body.options, body.clock, body.rated
+        user,
+        body.room,
+        body.game,
+        body.players,
+        body.options,
+        body.clock,
+        body.rated,
+        body.timeout,
     )
     return table.info()
+
+
+class GameOverDays(BaseModel):
+    """A table over days where the person sits, as their list shows it."""
+
+    table: int
+    game: str
+    players: list[str]
+    """Each seat's name, in seat order."""
+    seat: int
+    clock: float
+    deadline: float | None
+    """When the clock of the person to act runs out (``None``: a bot is to play)."""
+    to_act: str | None
+    """Whose turn it is, by name (``None``: a bot's, or nobody's yet)."""
+
+
+class GamesOverDays(BaseModel):
+    your_turn: list[GameOverDays]
+    """The soonest clock first."""
+    waiting: list[GameOverDays]
+    """Tables where another plays now, the latest first."""
+
+
+@router.get("/api/turns")
+async def turns(user: Me, lobby: TheLobby) -> GamesOverDays:
+    """The person's games over days under way: those where it is their turn, with how long
+    is left, and those where they wait for another."""
+    tables = lobby.storage.tables
+    mine = await tables.turns_of(user.id)
+    waiting = [
+        row
+        for row in await tables.seated(user.id, ["playing"])
+        if speed_of(row.clock) == "days" and row.to_act != user.id
+    ]
+    return GamesOverDays(
+        your_turn=[_over_days(row, user.id) for row in mine],
+        waiting=[_over_days(row, user.id) for row in reversed(waiting)],
+    )
+
+
+def _over_days(row: TableRow, user_id: int) -> GameOverDays:
+    names = [seat.get("name") or "" for seat in row.seats]
+    seat = next(index for index, seat in enumerate(row.seats) if seat.get("user_id") == user_id)
+    acting = [seat.get("name") for seat in row.seats if seat.get("user_id") == row.to_act]
+    to_act = acting[0] if row.to_act is not None and acting else None
+    return GameOverDays(
+        table=row.id,
+        game=row.game,
+        players=names,
+        seat=seat,
+        clock=row.clock or 0.0,
+        deadline=row.deadline,
+        to_act=to_act,
+    )
 
 
 class QuickTable(BaseModel):

@@ -214,6 +214,7 @@ async def _dispatch(
                 message.options,
                 message.clock,
                 message.rated,
+                message.timeout,
             )
             return Ack(id=request_id, table=created.id)
         case protocol.PlayNow(room=room, game=game, level=level, friends=friends):

@@ -112,11 +112,15 @@ def database_now(connection: Connection) -> float:
 
 
 def _unserved(connection: Connection, now: float, force: bool) -> list[int]:
-    """Open and playing tables that no node serves (``force``: all of them)."""
+    """Open and playing tables that no node serves (``force``: all of them), but those
+    asleep until their clock runs out (a table over days nobody is at)."""
     query = (
         select(tables_table.c.id)
         .select_from(tables_table.outerjoin(leases_table))
-        .where(tables_table.c.status.in_(["open", "playing"]))
+        .where(
+            tables_table.c.status.in_(["open", "playing"]),
+            tables_table.c.asleep.is_(False) | (tables_table.c.deadline <= now),
+        )
         .order_by(tables_table.c.id)
     )
     if not force:

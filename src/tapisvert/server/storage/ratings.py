@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, Integer, cast, func, insert, select, update
 
 from tapisvert.server.ratings import Skill, Standing, places, rate
+from tapisvert.server.speeds import Speed, speed_of
 from tapisvert.server.storage.rows import (
     GameCounts,
     PlayedGame,
@@ -42,13 +43,20 @@ class RatingStore:
         return [seat_result(row._mapping) for row in rows]
 
     async def leaderboard(
-        self, game: str, minimum: int, limit: int, bots: bool | None = None
+        self,
+        game: str,
+        minimum: int,
+        limit: int,
+        bots: bool | None = None,
+        speed: Speed = "live",
     ) -> list[RatingRow]:
-        """The best ratings of a game among accounts with ``minimum`` rated games or more
-        (``bots``: of bots only, of people only, or of both)."""
+        """The best ratings of a game at one speed among accounts with ``minimum`` rated
+        games or more (``bots``: of bots only, of people only, or of both)."""
         ordinal = ratings_table.c.mu - 3 * ratings_table.c.sigma
         query = _ratings_query().where(
-            ratings_table.c.game == game, ratings_table.c.games >= minimum
+            ratings_table.c.game == game,
+            ratings_table.c.speed == speed,
+            ratings_table.c.games >= minimum,
         )
         if bots is not None:
             query = query.where(users_table.c.bot == bots)
@@ -57,11 +65,11 @@ class RatingStore:
         return [_rating_row(row._mapping) for row in rows]
 
     async def of(self, user_id: int) -> list[RatingRow]:
-        """The account's rating in each game it was rated in."""
+        """The account's rating in each game and speed it was rated in."""
         query = (
             _ratings_query()
             .where(ratings_table.c.user_id == user_id)
-            .order_by(ratings_table.c.game)
+            .order_by(ratings_table.c.game, ratings_table.c.speed)
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [_rating_row(row._mapping) for row in rows]
@@ -90,6 +98,7 @@ class RatingStore:
         query = (
             select(
                 results_table.c.game,
+                results_table.c.speed,
                 results_table.c.finished_at,
                 results_table.c.mu_before,
                 results_table.c.sigma_before,
@@ -102,8 +111,8 @@ class RatingStore:
         )
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [
-            RatingPoint(game, finished_at, Skill(mu, sigma), Skill(mu_after, sigma_after))
-            for game, finished_at, mu, sigma, mu_after, sigma_after in reversed(rows)
+            RatingPoint(game, finished_at, Skill(mu, sigma), Skill(mu_after, sigma_after), speed)
+            for game, speed, finished_at, mu, sigma, mu_after, sigma_after in reversed(rows)
         ]
 
     async def history(self, user_id: int, limit: int) -> list[PlayedGame]:
@@ -132,7 +141,8 @@ def played_game(row: Any) -> PlayedGame:
 
 def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], list[SeatResult]]:
     """The work that writes each seat's result of a game that ends, and the ratings they
-    change (the game's row is the caller's to save, in the same transaction).
+    change (the game's row is the caller's to save, in the same transaction). A game over
+    days changes its players' ratings over days, a live game their live ones.
 
     The ratings are read inside the transaction: games that end in the same group are rated
     one after the other, each from the ratings the previous one left.
@@ -142,6 +152,9 @@ def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], l
         [standing.seat for standing in standings if standing.won],
         [standing.absent for standing in standings],
     )
+
+    speed = speed_of(row.clock)
+    kept = (ratings_table.c.game == row.game) & (ratings_table.c.speed == speed)
 
     def work(connection: Connection) -> list[SeatResult]:
         accounts = [standing.account for standing in standings if standing.account is not None]
@@ -167,7 +180,7 @@ def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], l
                     ratings_table.c.games,
                     ratings_table.c.wins,
                 ).where(
-                    ratings_table.c.game == row.game,
+                    kept,
                     ratings_table.c.user_id.in_([standing.account for standing in rated]),
                 )
             ).all()
@@ -184,16 +197,18 @@ def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], l
                 _, games, wins = known[standing.account]
                 connection.execute(
                     update(ratings_table)
-                    .where(
-                        ratings_table.c.user_id == standing.account,
-                        ratings_table.c.game == row.game,
-                    )
+                    .where(ratings_table.c.user_id == standing.account, kept)
                     .values(**values, games=games + 1, wins=wins + won)
                 )
             else:
                 connection.execute(
                     insert(ratings_table).values(
-                        user_id=standing.account, game=row.game, **values, games=1, wins=won
+                        user_id=standing.account,
+                        game=row.game,
+                        speed=speed,
+                        **values,
+                        games=1,
+                        wins=won,
                     )
                 )
         results = []
@@ -223,6 +238,7 @@ def _result_values(row: TableRow, result: SeatResult) -> dict[str, Any]:
         "seat": result.seat,
         "user_id": result.account,
         "game": row.game,
+        "speed": speed_of(row.clock),
         "place": result.place,
         "score": result.score,
         "won": result.won,
@@ -255,6 +271,7 @@ def _ratings_query() -> Any:
         users_table.c.name,
         users_table.c.bot,
         ratings_table.c.game,
+        ratings_table.c.speed,
         ratings_table.c.mu,
         ratings_table.c.sigma,
         ratings_table.c.games,
@@ -266,6 +283,7 @@ def _rating_row(values: Any) -> RatingRow:
     return RatingRow(
         name=values["name"],
         game=values["game"],
+        speed=values["speed"],
         skill=Skill(values["mu"], values["sigma"]),
         games=values["games"],
         wins=values["wins"],

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tapisvert.server.ratings import Skill
+from tapisvert.server.speeds import Speed, TimeoutRule
 
 
 @dataclass
@@ -38,6 +39,14 @@ class TableRow:
     id: int = 0
     rated: bool = True
     finished_at: float | None = None
+    timeout: TimeoutRule = "bot"
+    """What happens when a person's clock runs out over days (see ``speeds.TIMEOUT_RULES``)."""
+    deadline: float | None = None
+    """When the clock of the person to act runs out (seconds since 1970), if one runs."""
+    to_act: int | None = None
+    """The account whose clock runs (see ``deadline``)."""
+    asleep: bool = False
+    """No node need keep the table in memory until someone comes or ``deadline`` passes."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,7 @@ class RatingRow:
     games: int
     wins: int
     bot: bool
+    speed: Speed = "live"
 
 
 @dataclass(frozen=True)
@@ -104,3 +114,4 @@ class RatingPoint:
     finished_at: float
     before: Skill
     after: Skill
+    speed: Speed = "live"

@@ -88,7 +88,16 @@ tables_table = Table(
     Column("result", Text, nullable=True),
     Column("rated", Boolean, nullable=False, server_default=true()),
     Column("finished_at", Float, nullable=True),
+    Column("timeout", String(8), nullable=False, server_default="bot"),
+    Column("deadline", Float, nullable=True),
+    Column("to_act", Integer, nullable=True, index=True),
+    Column("asleep", Boolean, nullable=False, server_default=false()),
 )
+"""``deadline``: when the clock of the person to act (``to_act``, an account) runs out, in
+seconds since 1970; ``timeout``: what happens then (``bot``: a bot plays that move;
+``lose``: the seat loses, a bot playing it to the end); ``asleep``: a table played over days
+that no node keeps in memory while nobody is at it, until someone comes or its clock runs
+out (see ``table_life``)."""
 actions_table = Table(
     "actions",
     metadata,
@@ -159,6 +168,7 @@ ratings_table = Table(
     metadata,
     Column("user_id", Integer, primary_key=True),
     Column("game", String(32), primary_key=True),
+    Column("speed", String(8), primary_key=True, server_default="live"),
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
     Column("games", Integer, nullable=False),
@@ -172,6 +182,7 @@ results_table = Table(
     Column("seat", Integer, nullable=False),
     Column("user_id", Integer, nullable=True, index=True),
     Column("game", String(32), nullable=False),
+    Column("speed", String(8), nullable=False, server_default="live"),
     Column("place", Integer, nullable=False),
     Column("score", Float, nullable=False),
     Column("won", Boolean, nullable=False),

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from tapisvert.server.ratings import Standing
+from tapisvert.server.speeds import DAYS_CLOCK
 from tapisvert.server.storage.leases import first_lease
 from tapisvert.server.storage.ratings import rating
 from tapisvert.server.storage.rows import LoggedAction, SeatResult, TableRow
@@ -58,6 +59,20 @@ class TableStore:
         rows = await self._writer.run(lambda c: c.execute(query).all())
         return [table_row(row._mapping) for row in reversed(rows)]
 
+    async def loaded(self, table_ids: Sequence[int]) -> list[TableRow]:
+        """These tables' rows, by id (a few hundred a query)."""
+        ids = sorted(table_ids)
+        rows: list[TableRow] = []
+        for start in range(0, len(ids), 500):
+            some = ids[start : start + 500]
+
+            def work(connection: Connection, some: list[int] = some) -> list[Any]:
+                query = select(tables_table).where(tables_table.c.id.in_(some))
+                return list(connection.execute(query).all())
+
+            rows += [table_row(row._mapping) for row in await self._writer.run(work)]
+        return sorted(rows, key=lambda row: row.id)
+
     async def seated(self, user_id: int, statuses: Sequence[str]) -> list[TableRow]:
         """Tables in these states where the user sits, oldest first."""
         query = (
@@ -70,6 +85,20 @@ class TableStore:
             for row in await self._writer.run(lambda c: c.execute(query).all())
         ]
         return [row for row in rows if any(seat.get("user_id") == user_id for seat in row.seats)]
+
+    async def turns_of(self, user_id: int) -> list[TableRow]:
+        """The tables over days where the user is to act, the soonest clock first."""
+        query = (
+            select(tables_table)
+            .where(
+                tables_table.c.to_act == user_id,
+                tables_table.c.status == "playing",
+                tables_table.c.clock >= DAYS_CLOCK,
+            )
+            .order_by(tables_table.c.deadline)
+        )
+        rows = await self._writer.run(lambda c: c.execute(query).all())
+        return [table_row(row._mapping) for row in rows]
 
     async def load(self, table_id: int) -> TableRow | None:
         query = select(tables_table).where(tables_table.c.id == table_id)
@@ -184,6 +213,10 @@ def _table_values(row: TableRow) -> dict[str, Any]:
         "result": None if row.result is None else json.dumps(row.result),
         "rated": row.rated,
         "finished_at": row.finished_at,
+        "timeout": row.timeout,
+        "deadline": row.deadline,
+        "to_act": row.to_act,
+        "asleep": row.asleep,
     }
 
 
@@ -208,4 +241,8 @@ def table_row(values: Any) -> TableRow:
         result=None if values["result"] is None else json.loads(values["result"]),
         rated=bool(values["rated"]),
         finished_at=values["finished_at"],
+        timeout=values["timeout"],
+        deadline=values["deadline"],
+        to_act=values["to_act"],
+        asleep=bool(values["asleep"]),
     )
