@@ -304,8 +304,8 @@ def flood(link: ClientConnection) -> None:
             "POST",
             "/api/tables",
             {"game": "luz", "players": 3, "clock": 0.5},
-            "the time per move must be at least 1",
-            "le temps par coup doit valoir au moins 1",
+            "the time per move (in seconds: 86400 for a day) must be at least 1",
+            "le temps par coup (en secondes : 86400 pour un jour) doit valoir au moins 1",
         ),
         (
             "POST",

@@ -31,14 +31,19 @@ class Records:
         self.presence = presence
 
     async def table_info(self, table_id: int) -> TableInfo:
-        """What anybody may know of a table: one in play, or a finished one from the
-        database (for its replay, from a player's history)."""
+        """What anybody may know of a table: one in play, one over days asleep (as its row
+        says: it is not woken for this), or a finished one from the database (for its
+        replay, from a player's history)."""
         table = self.cluster.registry.tables.get(table_id)
         if table is not None:
             return table.info()
         cluster = self.cluster
         if cluster.peers is not None and await cluster.node_of(table_id, fresh=True) is not None:
             return TableInfo.model_validate(await cluster.on_table(table_id, "info", ANYONE))
+        if 1 <= table_id <= MAX_TABLE_ID:
+            asleep = await self.storage.tables.load(table_id)
+            if asleep is not None and asleep.asleep and asleep.status == "playing":
+                return described(asleep, self.presence.is_online)
         row = await self._finished_row(table_id)
         results = await self.storage.ratings.results(table_id)
         info = described(row, self.presence.is_online, present=False)

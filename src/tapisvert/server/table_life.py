@@ -139,7 +139,9 @@ class TableLife:
         self.table_changed(table)
 
     def _abandoned(self, table: GameTable) -> None:
-        self.background.spawn(self._close(table))
+        table.unattended = None
+        if table.status == "open":
+            self.background.spawn(self._close(table))
 
     def _unattended_over_days(self, table: GameTable) -> None:
         self.background.spawn(self._sleep(table))

@@ -317,6 +317,9 @@ class GameTable:
             # the table says "playing" only once its first chance outcomes are stored with it
             entries = await self._store(self.game.new_initial_state(), [], "playing")
             self.status = "playing"
+            if self.unattended is not None:  # the countdown of an open table nobody is at
+                self.unattended.cancel()
+                self.unattended = None
             _log.info("the game starts")
             self.host.tell(self, "server.notice.started")
             self.host.table_changed(self)
