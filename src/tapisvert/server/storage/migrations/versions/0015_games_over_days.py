@@ -35,7 +35,7 @@ def upgrade() -> None:
 def _ratings_keyed_by(key: list[str], speed: str | None) -> None:
     """The ratings table made again with this primary key (SQLite cannot change one in
     place), its rows copied; ``speed``: the speed of the rows copied (``None``: none)."""
-    columns = [
+    columns: list[sa.schema.SchemaItem] = [
         sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
         sa.Column("game", sa.String(32), nullable=False),
         sa.Column("mu", sa.Float, nullable=False),
