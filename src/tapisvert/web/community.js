@@ -73,10 +73,12 @@ export function when(seconds) {
 }
 
 const WHO = ["all", "people", "bots"];
+const SPEEDS = ["live", "days"];
 
 export function Leaderboard({ game }) {
   const [who, setWho] = useState("all");
-  const [board, error] = useFetched(`/api/leaderboards/${encodeURIComponent(game)}?who=${who}`);
+  const [speed, setSpeed] = useState("live");
+  const [board, error] = useFetched(`/api/leaderboards/${encodeURIComponent(game)}?who=${who}&speed=${speed}`);
   return html`<section class="panel" id="leaderboard" aria-labelledby="leaderboard-heading">
     <div class="row"><a class="button" href="#" id="back">${t("web.back")}</a>
       <h1 id="leaderboard-heading">${t("web.leaderboard")}</h1></div>
@@ -87,6 +89,10 @@ export function Leaderboard({ game }) {
     <div class="row who-nav" role="group" aria-label=${t("web.leaderboard")}>
       ${WHO.map((each) => html`<button key=${each} type="button" id=${`who-${each}`} class=${each === who ? "primary" : ""}
         aria-pressed=${each === who} onClick=${() => setWho(each)}>${t(`web.who_${each}`)}</button>`)}
+    </div>
+    <div class="row speed-nav" role="group" aria-label=${t("web.clock")}>
+      ${SPEEDS.map((each) => html`<button key=${each} type="button" id=${`speed-${each}`} class=${each === speed ? "primary" : ""}
+        aria-pressed=${each === speed} onClick=${() => setSpeed(each)}>${t(`web.speed_${each}`)}</button>`)}
     </div>
     ${!board ? html`<p role=${error ? "alert" : "status"}>${error ?? t("web.loading")}</p>` : html`
       <p class="hint">${tn("web.leaderboard_minimum", board.minimum)} ${t("web.rating_hint")}</p>
@@ -168,13 +174,14 @@ export function Profile({ name, Actions = null }) {
     ${player.ratings.length ? html`<div class="scroll"><table class="sheet listing" id="profile-ratings">
       <thead><tr><th scope="col">${t("web.game")}</th><th scope="col">${t("web.rating")}</th>
         <th scope="col">${t("web.rated_games")}</th><th scope="col">${t("web.wins")}</th></tr></thead>
-      <tbody>${player.ratings.map((row) => html`<tr key=${row.game}><th scope="row">
-        <a href=${`#leaderboard=${row.game}`}>${t(`${row.game}.name`)}</a></th>
+      <tbody>${player.ratings.map((row) => html`<tr key=${`${row.game}-${row.speed}`}><th scope="row">
+        <a href=${`#leaderboard=${row.game}`}>${t(`${row.game}.name`)}</a>${row.speed === "days"
+          ? html` <span class="chip">${t("web.speed_days")}</span>` : null}</th>
         <td>${decimal(row.rating)}</td><td>${row.games}</td><td>${row.wins}</td></tr>`)}</tbody>
     </table></div>
     <div class="rating-graphs" id="rating-graphs">${player.ratings.map((row) => {
-      const steps = player.progress.filter((step) => step.game === row.game);
-      return steps.length ? html`<${RatingGraph} key=${row.game} game=${row.game} steps=${steps} />` : null;
+      const steps = player.progress.filter((step) => step.game === row.game && step.speed === row.speed);
+      return steps.length ? html`<${RatingGraph} key=${`${row.game}-${row.speed}`} game=${row.game} steps=${steps} />` : null;
     })}</div>` : html`<p>${player.guest ? t("web.guests_unrated") : t("web.no_rating")}</p>`}
     <h2 class="small">${t("web.games_played")}</h2>
     ${player.games.length ? html`<ul class="counts">${player.games.map((row) => html`<li key=${row.game}>

@@ -7,6 +7,7 @@ import { ChatPanel } from "./chat.js";
 import { Presence } from "./community.js";
 import { UpcomingTournaments } from "./tournaments.js";
 import { Friends } from "./messages.js";
+import { DAYS_CLOCK, GamesOverDays, duration } from "./days.js";
 
 export function Lobby() {
   const info = state.roomInfo;
@@ -19,6 +20,7 @@ export function Lobby() {
     <h1 class="visually-hidden">${t("web.lobby")}</h1>
     <div class="columns">
       <div>
+        <${GamesOverDays} />
         ${mine.length ? html`<section class="panel" id="my-tables">
           <h2 class="small">${t("web.my_tables")}</h2>
           <ul class="tables">${mine.map((table) => html`<${TableLine} key=${table.table} table=${table} />`)}</ul>
@@ -110,6 +112,7 @@ function PlayNow() {
 }
 
 const CLOCKS = [0, 15, 30, 60, 120];
+const CLOCKS_OVER_DAYS = [3600, 12 * 3600, 86400, 3 * 86400];
 
 /** The form keeps what the person chose while frames arrive: it is the component's own state. */
 function NewTable() {
@@ -117,6 +120,7 @@ function NewTable() {
   const spec = state.games.find((each) => each.name === game);
   const [players, setPlayers] = useState(Math.min(4, spec.max_players));
   const [clock, setClock] = useState(0);
+  const [timeout, setRule] = useState("bot");
   const [options, setOptions] = useState({});
   const [rated, setRated] = useState(true);
   const choose = (name) => { setGame(name); setOptions({});
@@ -124,7 +128,7 @@ function NewTable() {
     setPlayers((count) => Math.max(next.min_players, Math.min(next.max_players, count))); };
   const create = (event) => {
     event.preventDefault();
-    send({ type: "create", room: state.room, game, players, options, clock: clock || null, rated }, (answer) => {
+    send({ type: "create", room: state.room, game, players, options, clock: clock || null, timeout, rated }, (answer) => {
       if (answer.type === "ack" && answer.table) location.hash = `table=${answer.table}`;
     });
   };
@@ -143,8 +147,17 @@ function NewTable() {
         <label>${t("web.players")} <select id="new-players" value=${players} onChange=${(event) => setPlayers(Number(event.target.value))}>
           ${counts.map((count) => html`<option value=${count}>${count}</option>`)}</select></label>
         <label>${t("web.clock")} <select id="new-clock" value=${clock} onChange=${(event) => setClock(Number(event.target.value))}>
-          ${CLOCKS.map((seconds) => html`<option value=${seconds}>${seconds ? tn("web.seconds", seconds) : t("web.clock_none")}</option>`)}</select></label>
+          <optgroup label=${t("web.clock_live")}>
+            ${CLOCKS.map((seconds) => html`<option value=${seconds}>${seconds ? tn("web.seconds", seconds) : t("web.clock_none")}</option>`)}
+          </optgroup>
+          <optgroup label=${t("web.clock_over_days")}>
+            ${CLOCKS_OVER_DAYS.map((seconds) => html`<option value=${seconds}>${duration(seconds)}</option>`)}
+          </optgroup></select></label>
+        ${clock >= DAYS_CLOCK ? html`<label>${t("web.timeout_rule")} <select id="new-timeout" value=${timeout}
+          onChange=${(event) => setRule(event.target.value)}>
+          ${["bot", "lose"].map((rule) => html`<option value=${rule}>${t(`web.timeout_rule_${rule}`)}</option>`)}</select></label>` : null}
       </div>
+      ${clock >= DAYS_CLOCK ? html`<p class="hint" id="over-days-hint">${t("web.over_days_hint")}</p>` : null}
       <p class="blurb" id="new-game-blurb">${t(`${game}.board.blurb`)}</p>
       <fieldset class="options"><legend>${t("web.options")}</legend>
         ${spec.options.filter((option) => !option.shrinks).map(control)}

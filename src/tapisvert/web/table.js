@@ -10,6 +10,7 @@ import { Invitation, PlayerLink, RatingChange, SeatChip, accountName, ranking } 
 import { InviteFriends } from "./messages.js";
 import { ReviewPanel } from "./review.js";
 import { Hint, HowToPlay } from "./guide.js";
+import { DAYS_CLOCK, clockWords, duration } from "./days.js";
 
 const LEVELS = ["random", "easy", "medium", "hard"];
 
@@ -95,7 +96,8 @@ function Options({ info }) {
     && info.options[option.name] !== option.default);
   return html`<span class="chips" id="table-options">
     <span class="chip">${tn("web.players_count", info.players)}</span>
-    ${info.clock ? html`<span class="chip">${tn("web.seconds_per_move", info.clock)}</span>` : null}
+    ${info.clock ? html`<span class="chip" id="table-clock">${clockWords(info.clock)}</span>` : null}
+    ${info.clock >= DAYS_CLOCK ? html`<span class="chip" id="table-timeout">${t(`web.timeout_chip_${info.timeout}`)}</span>` : null}
     ${info.rated ? null : html`<span class="chip" id="unrated">${t("web.unrated")}</span>`}
     ${chosen.map((option) => html`<span class="chip" key=${option.name}>${t("web.labelled", { label: shortLabel(t(option.label)), value: optionValue(info, option) })}</span>`)}
   </span>`;
@@ -124,7 +126,7 @@ function Countdown({ deadline }) {
   }, []);
   const left = Math.max(0, Math.ceil(deadline - now / 1000));
   return html`<span class=${`clock${left <= 10 ? " short" : ""}`} role="timer" aria-live="off">
-    ${t("web.deadline", { seconds: left })}</span>`;
+    ${left < 120 ? t("web.deadline", { seconds: left }) : t("web.time_left", { left: duration(left) })}</span>`;
 }
 
 /** Before the start: who sits where, a seat to take, a bot to put in an empty seat. */
