@@ -7,6 +7,7 @@ ratings kept apart from live ones."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -15,7 +16,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import text
-from tests.server_support import Server, engine_for, link, of_type, sqlite_url
+
+from redis_support import REDIS_URL, share_of_redis
+
+from server_support import Server, engine_for, link, of_type, postgres_database, sqlite_url
 
 DAY = 86400.0
 SETTINGS: dict[str, float | str] = {
@@ -104,7 +108,7 @@ def my_turn(server: Server, token: str) -> list[dict[str, Any]]:
 def play_first_legal(server: Server, token: str, table: int) -> dict[str, Any]:
     """The person plays their first legal move, as a visit of a minute would."""
     view = server.call(token, "GET", f"/api/tables/{table}/view").json()
-    assert view["legal"], view
+    assert view.get("legal"), view
     played = server.call(
         token, "POST", f"/api/tables/{table}/actions", seq=view["seq"], action=view["legal"][0]
     )
@@ -231,3 +235,47 @@ def test_a_clock_longer_than_a_week_or_an_unknown_rule_is_refused(server: Server
         )
         assert refused.status_code == 400, refused.text
         assert refused.json() == {"code": "malformed", "message": expected[clock]}
+
+
+def holder(server: Server, table: int) -> str | None:
+    engine = engine_for(server.database_url)
+    with engine.connect() as connection:
+        node = connection.execute(
+            text("SELECT node FROM table_leases WHERE table_id = :id"), {"id": table}
+        ).scalar()
+    engine.dispose()
+    return None if node is None else str(node)
+
+
+@pytest.fixture
+def two_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Server]]:
+    """Two nodes on one new PostgreSQL database and Redis."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(share_of_redis(monkeypatch))
+        database = stack.enter_context(contextlib.contextmanager(postgres_database)())
+        settings = {**SETTINGS, "bus": REDIS_URL}
+        nodes = [Server(database, tmp_path / f"node{n}.log", **settings) for n in (1, 2)]
+        try:
+            yield [node.start() for node in nodes]
+        finally:
+            for node in nodes:
+                node.stop()
+
+
+@pytest.mark.slow
+def test_a_table_asleep_wakes_on_whichever_node_is_asked(two_nodes: list[Server]) -> None:
+    """A table made on the first node sleeps; a move sent to the second wakes it there;
+    asleep again, its clock runs out and a node plays the late move."""
+    first, second = two_nodes
+    tokens = [first.register(name) for name in ("kim", "lou")]
+    table = table_over_days(first, tokens)
+    wait_for(lambda: stored(first, table)["asleep"] and not stored(first, table)["leased"])
+    to_act = wait_for(lambda: next((token for token in tokens if my_turn(second, token)), None))
+    play_first_legal(second, to_act, table)
+    woken_by = holder(second, table)
+    assert second.process is not None and woken_by is not None
+    assert f":{second.process.pid}:" in woken_by
+    wait_for(lambda: stored(first, table)["asleep"] and not stored(first, table)["leased"])
+    before = stored(first, table)["to_act"]
+    move_time(first, table)
+    wait_for(lambda: stored(first, table)["to_act"] != before)

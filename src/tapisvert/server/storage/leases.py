@@ -143,11 +143,11 @@ def _take_lease(
     ).first()
     if lease is None:
         inserted = connection.execute(
-            _insert_ignoring(connection).values(
-                table_id=table_id, node=node, fence=1, expires_at=until
-            )
+            _insert_ignoring(connection)
+            .values(table_id=table_id, node=node, fence=1, expires_at=until)
+            .returning(leases_table.c.fence)
         )
-        return 1 if inserted.rowcount == 1 else None
+        return 1 if inserted.first() is not None else None  # (rowcount says -1 on psycopg)
     if not force and lease.node != node and lease.expires_at >= now:
         return None
     fence = int(lease.fence) + 1
