@@ -634,6 +634,8 @@ class GameTable:
         self.take_backs.logged(entries)
         self.state = state
         self.shown_at = time.monotonic()
+        if not self.over_days:  # the people were cut off meanwhile: their clock starts again
+            self.deadline = self.to_act = None
         if state.is_terminal() and self.status != "finished":  # the log ends it, the row did not
             stored = await self._store(state, [])
             self.status, self.result, self.fence = "finished", state.returns(), None
