@@ -62,7 +62,7 @@ def table_over_days(server: Server, tokens: list[str], timeout: str = "bot") -> 
 
 
 def stored(server: Server, table: int) -> dict[str, Any]:
-    """The table's row as the database holds it, and whether a node holds its lease."""
+    """The table's row as the database holds it, and whether a node's lease of it runs."""
     engine = engine_for(server.database_url)
     with engine.connect() as connection:
         row = connection.execute(
@@ -70,7 +70,8 @@ def stored(server: Server, table: int) -> dict[str, Any]:
             {"id": table},
         ).one()
         leased = connection.execute(
-            text("SELECT count(*) FROM table_leases WHERE table_id = :id"), {"id": table}
+            text("SELECT count(*) FROM table_leases WHERE table_id = :id AND expires_at >= :now"),
+            {"id": table, "now": time.time()},
         ).scalar_one()
     engine.dispose()
     return {**row._asdict(), "asleep": bool(row.asleep), "leased": bool(leased)}
@@ -241,7 +242,8 @@ def holder(server: Server, table: int) -> str | None:
     engine = engine_for(server.database_url)
     with engine.connect() as connection:
         node = connection.execute(
-            text("SELECT node FROM table_leases WHERE table_id = :id"), {"id": table}
+            text("SELECT node FROM table_leases WHERE table_id = :id AND expires_at >= :now"),
+            {"id": table, "now": time.time()},
         ).scalar()
     engine.dispose()
     return None if node is None else str(node)

@@ -161,17 +161,22 @@ class Cluster:
 
     async def _take_over(self, leases: dict[int, int]) -> None:
         """Serve the tables of a node that stopped, and the tables over days asleep whose
-        clock ran out."""
+        clock ran out (one at a time with ``wake``: a table comes back here once)."""
         for table_id, fence in leases.items():
-            row = await self.storage.tables.load(table_id)
-            if row is None or row.status not in ("open", "playing"):
-                continue
-            if row.asleep:
-                _log.info("table %d wakes: a clock ran out", table_id)
-            else:
-                _log.warning("table %d was left by its node: it is served here now", table_id)
-                self.metrics.leases_taken_over.inc()
-            await self._operator().take_over(row, fence)
+            async with self._waking:
+                here = self.registry.tables.get(table_id)
+                if here is not None:  # woken here meanwhile: this lease is its lease now
+                    here.fence = fence
+                    continue
+                row = await self.storage.tables.load(table_id)
+                if row is None or row.status not in ("open", "playing"):
+                    continue
+                if row.asleep:
+                    _log.info("table %d wakes: a clock ran out", table_id)
+                else:
+                    _log.warning("table %d was left by its node: it is served here now", table_id)
+                    self.metrics.leases_taken_over.inc()
+                await self._operator().take_over(row, fence)
 
     def lost(self, table: GameTable) -> None:
         """Another node serves ``table`` now: this one forgets it (its timers too) and
@@ -203,7 +208,7 @@ class Cluster:
         if table is None and self.peers is None:
             table = await self.wake(table_id)
         if table is not None:
-            return await self._operator().operate(table, operation, user, arguments)
+            return await self._operate_here(table, operation, user, arguments)
         if self.peers is None:
             raise ServerError("no_such_table", status=404, table=table_id)
         request = {"table": table_id, "operation": operation, **arguments}
@@ -212,12 +217,10 @@ class Cluster:
         for attempt in range(2):
             node = await self.node_of(table_id, fresh=attempt > 0)
             table = tables.get(table_id)  # taken over here meanwhile
-            if table is not None:
-                return await self._operator().operate(table, operation, user, arguments)
-            if node is None:
+            if table is None and node is None:
                 table = await self.wake(table_id)
-                if table is not None:
-                    return await self._operator().operate(table, operation, user, arguments)
+            if table is not None:
+                return await self._operate_here(table, operation, user, arguments)
             if node is None or node == self.node:
                 break
             try:
@@ -228,6 +231,21 @@ class Cluster:
                     raise
                 await asyncio.sleep(self.settings.lease_seconds / 4 * attempt)
         raise ServerError("no_such_table", status=404, table=table_id)
+
+    async def _operate_here(
+        self, table: GameTable, operation: str, user: User, arguments: dict[str, Any]
+    ) -> Any:
+        """Do ``operation`` on a table served here; one that fell asleep while the request
+        waited for it is woken again for it."""
+        try:
+            return await self._operator().operate(table, operation, user, arguments)
+        except TableMoved:
+            if not table.moved or table.id in self.registry.tables:
+                raise
+            woken = await self.wake(table.id)
+            if woken is None:
+                raise
+            return await self._operator().operate(woken, operation, user, arguments)
 
     async def wake(self, table_id: int) -> GameTable | None:
         """Serve here a table over days that sleeps in the database (see ``table_life``),
@@ -241,7 +259,8 @@ class Cluster:
                 return None
             seconds = self.settings.lease_seconds
             taken = await self.storage.leases.take(self.node, seconds, [table_id])
-            if table_id not in taken:
+            row = await self.storage.tables.load(table_id)  # as it is, now that it is ours
+            if table_id not in taken or row is None or row.status != "playing":
                 return None
             _log.info("table %d wakes: someone came", table_id)
             await self._operator().take_over(row, taken[table_id])

@@ -150,11 +150,10 @@ class TableLife:
         """Store the table as asleep and let it go from memory, if nobody came and a
         person's clock runs (while a bot is to play, it waits for the next look)."""
         table.unattended = None
-        if not await table.fall_asleep():
+        if not await table.fall_asleep(self.cluster.node):
             self.review_attendance(table)
             return
         self.registry.let_go(table)
-        await self.storage.leases.release(self.cluster.node, table.id)
         if self.followers is not None:
             for seat in table.seats:
                 if seat.user_id is not None:
@@ -203,6 +202,8 @@ class TableLife:
         if row.status != "open":
             await table.restore(await self.storage.tables.actions(row.id))
         self.registry.hold(table)
+        if row.asleep:  # awake from now on, for every node (its row says so once stored)
+            self.background.spawn(table.save_until_stored())
         for seat in table.seats:
             if seat.user_id is not None:
                 self.presence.names[seat.user_id] = seat.name or "?"

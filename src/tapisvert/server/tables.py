@@ -186,10 +186,12 @@ class GameTable:
         return (None, None) if clock is None else (time.time() + clock, seat.user_id)
 
     def restart_clock(self, state: State) -> None:
-        """The clock of the person to act starts now (they came back, a move was taken
-        back), and is stored with the table."""
+        """The clock of the seat to act starts now, or stops where a bot plays it: who plays
+        the seat changed (a person took it back, or left it to a bot), or a move was taken
+        back. Over days, it is stored with the table (and its "Your turn" lists)."""
+        before = (self.deadline, self.to_act)
         self.deadline, self.to_act = self.clock_for(state)
-        if self.deadline is not None:
+        if self.over_days and (self.deadline, self.to_act) != before:
             self.host.spawn(self.save_until_stored())
 
     def seat_of(self, user_id: int) -> int | None:
@@ -474,8 +476,8 @@ class GameTable:
                 fence = self.write_fence()
                 results = await storage.tables.finish(self.id, entries, row, standings, fence)
                 return _Stored(state, moves, entries, None, None, row.finished_at, results)
-            changed = None
-            if status is not None or deadline is not None or self.deadline is not None:
+            changed = None  # a live table's clock is not stored: it starts again on a restart
+            if status is not None or (self.over_days and (deadline or self.deadline)):
                 changed = replace(
                     self.row(), status=status or self.status, deadline=deadline, to_act=to_act
                 )
@@ -546,15 +548,15 @@ class GameTable:
             self.turns.next()
             self.views.publish()
 
-    async def fall_asleep(self) -> bool:
-        """Store the table as asleep, to leave memory (see ``table_life``), if nobody is at
-        it and a person's clock runs; whether it did. Nothing is stored of it here after."""
+    async def fall_asleep(self, node: str) -> bool:
+        """Store the table as asleep, to leave memory (see ``table_life``), and end this
+        ``node``'s lease of it, if nobody is at it and a person's clock runs; whether it did.
+        Nothing is stored of it here after."""
         async with self._lock:
             if self.status != "playing" or self.deadline is None or self.attended() or self.moved:
                 return False
-            asleep = replace(self.row(), asleep=True)
             try:
-                await self.host.storage.tables.save(asleep, self.write_fence())
+                await self.host.storage.tables.sleep(self.row(), node, self.write_fence())
             except TableMoved:
                 self.host.lost(self)
                 return False

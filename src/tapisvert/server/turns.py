@@ -113,6 +113,8 @@ class Turns:
         to_act = state.current_player()
         seat = table.seats[to_act]
         if seat.kind == "bot" or seat.replaced:
+            if table.deadline is not None:  # no clock runs for a bot
+                table.restart_clock(state)
             asyncio.get_running_loop().call_later(
                 self.host.settings.bot_delay, self._start_bot_turn, to_act, table.seq
             )

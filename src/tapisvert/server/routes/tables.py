@@ -97,21 +97,30 @@ async def turns(user: Me, lobby: TheLobby) -> GamesOverDays:
     """The person's games over days under way: those where it is their turn, with how long
     is left, and those where they wait for another."""
     tables = lobby.storage.tables
-    mine = await tables.turns_of(user.id)
+    mine = [game for row in await tables.turns_of(user.id) if (game := _over_days(row, user.id))]
     waiting = [
-        row
+        game
         for row in await tables.seated(user.id, ["playing"])
         if speed_of(row.clock) == "days" and row.to_act != user.id
+        if (game := _over_days(row, user.id))
     ]
-    return GamesOverDays(
-        your_turn=[_over_days(row, user.id) for row in mine],
-        waiting=[_over_days(row, user.id) for row in reversed(waiting)],
-    )
+    return GamesOverDays(your_turn=mine, waiting=waiting[::-1])
 
 
-def _over_days(row: TableRow, user_id: int) -> GameOverDays:
+def _over_days(row: TableRow, user_id: int) -> GameOverDays | None:
+    """The table as the person's list shows it; ``None`` where they no longer play there
+    (taken from the table, or out of time under the table's rule)."""
     names = [seat.get("name") or "" for seat in row.seats]
-    seat = next(index for index, seat in enumerate(row.seats) if seat.get("user_id") == user_id)
+    seat = next(
+        (
+            index
+            for index, seat in enumerate(row.seats)
+            if seat.get("user_id") == user_id and not seat.get("forfeited")
+        ),
+        None,
+    )
+    if seat is None:
+        return None
     acting = [seat.get("name") for seat in row.seats if seat.get("user_id") == row.to_act]
     to_act = acting[0] if row.to_act is not None and acting else None
     return GameOverDays(

@@ -18,6 +18,9 @@ from tapisvert.server.storage.schema import leases_table, tables_table
 from tapisvert.server.storage.writer import Writer
 
 _CREATE_LEASE = insert(leases_table)
+NOBODY = ""
+"""The node of a lease that ended with no node serving the table (a table over days
+asleep): its fencing token stays, for the next node to take it under the next one."""
 
 
 class LeaseStore:

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from tapisvert.server.ratings import Standing
 from tapisvert.server.speeds import DAYS_CLOCK
-from tapisvert.server.storage.leases import first_lease
+from tapisvert.server.storage.leases import NOBODY, database_now, first_lease
 from tapisvert.server.storage.ratings import rating
 from tapisvert.server.storage.rows import LoggedAction, SeatResult, TableRow
-from tapisvert.server.storage.schema import actions_table, tables_table
+from tapisvert.server.storage.schema import actions_table, leases_table, tables_table
 from tapisvert.server.storage.writer import LogRow, Writer, fence_of
 
 _CREATE_TABLE = insert(tables_table)
@@ -46,6 +47,23 @@ class TableStore:
 
     async def save(self, row: TableRow, fence: int | None = None) -> None:
         await self._writer.run(_saving(row), groupable=True, fence=fence_of(row.id, fence))
+
+    async def sleep(self, row: TableRow, node: str, fence: int | None = None) -> None:
+        """Save ``row`` (asleep) and end ``node``'s lease of it, in one transaction: the lease
+        is nobody's (``node`` renews it no more), the next node to wake the table takes it
+        under the next fencing token, and a request that finds it ended finds the table
+        asleep too."""
+        save = _saving(replace(row, asleep=True))
+
+        def work(connection: Connection) -> None:
+            save(connection)
+            connection.execute(
+                update(leases_table)
+                .where(leases_table.c.table_id == row.id, leases_table.c.node == node)
+                .values(node=NOBODY, expires_at=database_now(connection) - 1.0)
+            )
+
+        await self._writer.run(work, fence=fence_of(row.id, fence))
 
     async def listed(
         self, statuses: Sequence[str], latest: int | None = None, room: str | None = None

@@ -3,7 +3,9 @@ who that is), what happens then (``timeout``: a bot plays the move, or the seat 
 whether the table sleeps out of every node's memory until someone comes or its clock runs
 out; ratings and results kept per speed (``live``, ``days``).
 
-Tables, ratings and results stored before this migration are live ones."""
+Tables, ratings and results stored before this migration are live ones: a table open or
+under way (or a tournament to come) with a clock of an hour, the longest a live table had,
+keeps 3,599 seconds a move, since an hour or more now makes a table played over days."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -30,6 +32,13 @@ def upgrade() -> None:
         "results", sa.Column("speed", sa.String(8), nullable=False, server_default="live")
     )
     _ratings_keyed_by(["user_id", "game", "speed"], "'live'")
+    op.execute(
+        "UPDATE game_tables SET clock = 3599 WHERE clock >= 3600 AND status IN ('open', 'playing')"
+    )
+    op.execute(
+        "UPDATE tournaments SET clock = 3599 WHERE clock >= 3600"
+        " AND status IN ('registering', 'running')"
+    )
 
 
 def _ratings_keyed_by(key: list[str], speed: str | None) -> None:
@@ -58,6 +67,12 @@ def _ratings_keyed_by(key: list[str], speed: str | None) -> None:
     op.drop_index("ix_ratings_game", "ratings")
     op.drop_table("ratings")
     op.rename_table("ratings_rekeyed", "ratings")
+    if op.get_bind().dialect.name == "postgresql":  # the names a table called ratings has
+        op.execute("ALTER TABLE ratings RENAME CONSTRAINT ratings_rekeyed_pkey TO ratings_pkey")
+        op.execute(
+            "ALTER TABLE ratings RENAME CONSTRAINT ratings_rekeyed_user_id_fkey"
+            " TO ratings_user_id_fkey"
+        )
     op.create_index("ix_ratings_game", "ratings", ["game"])
 
 
