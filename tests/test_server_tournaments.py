@@ -550,3 +550,39 @@ def test_a_table_a_moderator_closes_counts_for_nobody_and_the_tournament_goes_on
     assert {row["name"]: row["points"] for row in done["standings"]} == {
         name: points.get(name, 0.0) for name in names
     }
+
+
+@pytest.mark.slow
+def test_a_knockout_final_a_moderator_closes_is_played_again(server: Server) -> None:
+    """A closed table knocks nobody out: its final is played again, and the winner is the
+    winner of the final that was played."""
+    creator = server.register("organiser4")
+    referee = moderator(server, "umpire")
+    tokens = field(server, "kf", 4)
+    tournament_id = tournament(server, creator, 4, format="knockout", advance=2)
+    enter(server, tokens, tournament_id)
+
+    async def run() -> None:
+        async with holding(server, tokens):
+            await until(lambda: opened(server, tournament_id, 1), 60)
+            final = page(server, tournament_id)["tables"][0]["table"]
+            closed = server.call(referee, "POST", "/api/moderation", action="close", table=final)
+            assert closed.status_code == 204, closed.text
+            async with programs(server, tokens):
+                await over(server, tournament_id)
+
+    asyncio.run(run())
+    done = page(server, tournament_id)
+    assert done["status"] == "finished" and done["round"] == 2
+    assert [(table["round"], table["closed"]) for table in done["tables"]] == [
+        (1, True),
+        (2, False),
+    ]
+    replayed = done["tables"][1]
+    info = server.http.get(f"{server.url}/api/tables/{replayed['table']}").json()
+    top = max(info["result"])
+    winners = {
+        replayed["players"][seat] for seat, score in enumerate(info["result"]) if score == top
+    }
+    assert done["winner"] in winners
+    assert all(row["games"] == 1 for row in done["standings"])

@@ -403,6 +403,7 @@ OUTGOING: tuple[type[ServerMessage], ...] = (
 INCOMING: tuple[type[ClientMessage], ...] = (
     Hello,
     EnterRoom,
+    FollowTournament,
     Chat,
     CreateTable,
     PlayNow,
