@@ -476,7 +476,8 @@ def test_a_moderator_cancels_a_running_tournament(server: Server) -> None:
             assert unsaid.status_code == 400
             cancelled = server.call(referee, "POST", path, reason="the venue closes")
             assert cancelled.status_code == 204, cancelled.text
-            told = await player.expect(of_type("notice", key="server.notice.tournament_cancelled"))
+            cancelling = of_type("notice", key="server.notice.tournament_cancelled_running")
+            told = await player.expect(cancelling)
             assert "the venue closes" in told["text"] and "no round follows" in told["text"]
             again = server.call(referee, "POST", path, reason="twice")
             assert again.status_code == 409

@@ -21,9 +21,10 @@ from web_support import (
     register,
     screenshot,
     serious_violations,
+    sign_in,
 )
 
-from server_support import Server, serving
+from server_support import Server, admin_command, serving
 
 __all__ = ["browser", "page", "phone"]  # fixtures
 pytestmark = needs_chromium
@@ -119,3 +120,63 @@ def test_a_finished_tournament_shows_its_tables_standings_and_winner(
     phone.wait_for_selector("#standings")
     assert no_horizontal_overflow(phone) == 0
     screenshot(phone, "tournament-phone")
+
+
+def test_the_tournament_chat_and_a_moderator_cancelling_the_tournament(
+    server: Server, page: Page, phone: Page
+) -> None:
+    """The chat on the tournament's page: a line said elsewhere comes in live, one typed
+    here too; a guest on a phone reads it and is told they may not write; a moderator
+    cancels the tournament with a reason, which the page and its chat then show."""
+    planner = server.register("planner")
+    fan = server.register("fan")
+    body = {"name": "Spring open", "game": "luz", "table_size": 4, "starts_at": time.time() + 3600}
+    made = server.call(planner, "POST", "/api/tournaments", **body)
+    made.raise_for_status()
+    number = made.json()["tournament"]
+    register(page, server, "chairman")
+    granted = admin_command(server, "grant", "chairman", "moderator", "tournaments")
+    assert granted.returncode == 0, granted.stderr
+    page.goto(f"{server.url}/#tournament={number}")
+    page.reload()  # the roles are read as the page connects
+    page.wait_for_selector("#tournament-chat")
+    said = server.call(
+        fan, "POST", "/api/chat", room=f"tournament-{number}", text="Who plays on Sunday?"
+    )
+    assert said.status_code == 200, said.text
+    log = page.locator(".chat .log")
+    log.locator("text=Who plays on Sunday?").wait_for()
+    page.fill("#tournament-chat", "I do, good luck!")
+    page.press("#tournament-chat", "Enter")
+    log.locator("text=I do, good luck!").wait_for()
+    assert "fan:" in log.inner_text() and "chairman:" in log.inner_text()
+    assert serious_violations(page) == []
+    screenshot(page, "tournament-chat", full_page=True)
+
+    sign_in(phone, server, "reader")
+    phone.goto(f"{server.url}/#tournament={number}")
+    phone.locator(".chat .log >> text=I do, good luck!").wait_for()
+    assert phone.locator("#tournament-chat").count() == 0  # a guest reads, and may not write
+    assert "Register an account to write here" in phone.inner_text(".chat")
+    assert phone.locator("#cancel-tournament").count() == 0  # nor cancel
+    assert no_horizontal_overflow(phone) == 0
+    screenshot(phone, "tournament-chat-phone", full_page=True)
+
+    page.click("#cancel-tournament")
+    assert page.is_disabled("#cancel-confirm")  # not without a reason
+    page.click("#cancel-keep")  # thought better of it
+    page.click("#cancel-tournament")
+    page.fill("#cancel-reason", "the club is closed on Sunday")
+    screenshot(page, "tournament-cancelling")
+    page.fill("#cancel-reason", "the club is closed on Sunday")
+    page.click("#cancel-confirm")
+    page.wait_for_selector("#tournament-cancelled")
+    assert page.inner_text("#tournament-cancelled") == (
+        "Cancelled by a moderator (chairman): the club is closed on Sunday"
+    )
+    assert "cancelled" in page.inner_text("#tournament-state")
+    assert page.locator("#cancel-tournament, #register-tournament").count() == 0
+    log.locator("text=a moderator cancelled tournament").wait_for()
+    phone.locator(".chat .log >> text=a moderator cancelled tournament").wait_for()
+    assert serious_violations(page) == []
+    screenshot(page, "tournament-cancelled", full_page=True)

@@ -214,12 +214,13 @@ class Moderation:
             audit_entry(user.name, "cancel_tournament", row.name, reason, tournament=row.id)
         )
         told = {"number": row.id, "name": row.name, "reason": reason}
+        key = f"server.notice.tournament_cancelled{'_running' if row.status == 'running' else ''}"
         for entrant in await tournaments.entrants(row.id):
             if entrant.withdrawn_at is None:
-                self.notify(entrant.user_id, "server.notice.tournament_cancelled", **told)
+                self.notify(entrant.user_id, key, **told)
         room = tournament_room(row.id)
         if await self.rooms.known(room):
-            self.rooms.tell(room, "server.notice.tournament_cancelled", **told)
+            self.rooms.tell(room, key, **told)
 
     async def remove_line(
         self,

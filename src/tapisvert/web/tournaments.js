@@ -118,10 +118,9 @@ export function TournamentPage({ id }) {
     ${found.status === "cancelled" ? html`<p class="cancelled" id="tournament-cancelled">${found.cancelled_by
       ? t("web.cancelled_by", { name: found.cancelled_by, reason: found.cancel_reason }) : t("web.cancelled_few")}</p>` : null}
     ${found.winner ? html`<p class="winner" id="tournament-winner">${t("web.tournament_won_by")} <${PlayerLink} name=${found.winner} /></p>` : null}
-    <p id="tournament-when">${found.status === "registering"
+    ${found.status === "registering" || found.round ? html`<p id="tournament-when">${found.status === "registering"
       ? t("web.tournament_starts_at", { when: when(found.starts_at), players: found.table_size })
-      : t("web.tournament_round", { round: found.round, rounds: found.format === "knockout" ? "—" : found.rounds })}</p>
-    ${state.roles.length && live ? html`<${CancelTournament} id=${id} done=${() => setRefresh(refresh + 1)} />` : null}
+      : t("web.tournament_round", { round: found.round, rounds: found.format === "knockout" ? "—" : found.rounds })}</p>` : null}
     ${state.token && !state.guest && live ? html`<p>
       ${registered ? html`<button id="withdraw" onClick=${() => act("withdraw")}>${t("web.withdraw")}</button>`
         : found.status === "registering" ? html`<button class="primary" id="register-tournament" onClick=${() => act("register")}>${t("web.register_tournament")}</button>` : null}</p>` : null}
@@ -146,6 +145,7 @@ export function TournamentPage({ id }) {
     <h2 class="small">${t("web.registered", { count: found.players.filter((entry) => !entry.withdrawn).length })}</h2>
     <p id="tournament-players">${found.players.filter((entry) => !entry.withdrawn).map((entry, index) =>
       html`${index ? ", " : ""}<${PlayerLink} key=${entry.name} name=${entry.name} />`)}</p>
+    ${state.roles.length && live ? html`<${CancelTournament} id=${id} done=${() => setRefresh(refresh + 1)} />` : null}
   </section>
   ${state.token ? html`<${ChatPanel} place=${{ room: `tournament-${id}` }} lines=${tournamentLog(id)}
     title=${t("web.tournament_chat")} readOnly=${state.guest ? t("web.tournament_chat_accounts") : null} />`
@@ -165,7 +165,7 @@ function CancelTournament({ id, done }) {
   return html`<form class="row reason-form" id="cancel-form" onSubmit=${submit}>
     <label class="grow">${t("web.cancel_reason")}
       <input class="reason" id="cancel-reason" maxlength="300" required value=${reason} onInput=${(event) => setReason(event.target.value)} /></label>
-    <button type="submit" class="primary" id="cancel-confirm" disabled=${!reason.trim()}>${t("web.cancel_tournament")}</button>
-    <button type="button" onClick=${() => setAsking(false)}>${t("web.cancel")}</button>
+    <button type="submit" class="danger" id="cancel-confirm" disabled=${!reason.trim()}>${t("web.cancel_tournament")}</button>
+    <button type="button" id="cancel-keep" onClick=${() => setAsking(false)}>${t("web.cancel_keep")}</button>
   </form>`;
 }
