@@ -378,8 +378,9 @@ def test_a_tournament_chat_is_read_by_anyone_written_by_accounts_and_moderated(
     talker = server.register("talker")
     referee = moderator(server, "referee")
     tournament_id = tournament(server, creator, 600)
-    enter(server, [talker], tournament_id)
     room = f"tournament-{tournament_id}"
+    joined = server.call(talker, "POST", "/api/chat", room=room, text="/tournament join")
+    assert joined.json()["text"] == f"you are registered for tournament {tournament_id}"
 
     async def run() -> None:
         async with (

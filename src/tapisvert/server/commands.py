@@ -118,8 +118,12 @@ async def _play(lobby: Lobby, user: User, arguments: list[str], place: Place) ->
 async def _tournament(
     lobby: Lobby, user: User, language: str, arguments: list[str], place: Place
 ) -> ServerMessage:
-    """``/tournament [list]``, ``/tournament join N``, ``/tournament leave N``."""
+    """``/tournament [list]``, ``/tournament join N``, ``/tournament leave N`` (in a
+    tournament's chat, ``/tournament join`` and ``/tournament leave``: that one)."""
     words = [word.lower() for word in arguments]
+    here = tournament_of(place.room)
+    if len(words) == 1 and words[0] in ("join", "leave") and here is not None:
+        words.append(str(here))
     if words in ([], ["list"]):
         lines = [
             translate(

@@ -46,7 +46,7 @@ def tournament_of(room: str | None) -> int | None:
     if room is None or not room.startswith(TOURNAMENT_ROOM):
         return None
     number = room.removeprefix(TOURNAMENT_ROOM)
-    if not (number.isascii() and number.isdigit()) or number[0] == "0":
+    if not (number.isascii() and number.isdigit()) or number[0] == "0" or len(number) > 10:
         return None
     return int(number) if int(number) < 2**31 else None  # beyond the database's integers: none
 
