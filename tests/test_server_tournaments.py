@@ -437,7 +437,7 @@ def test_a_tournament_chat_is_read_by_anyone_written_by_accounts_and_moderated(
     )
     entries = server.call(referee, "GET", "/api/moderation").json()["audit"]
     assert [entry["action"] for entry in entries][:3] == [
-        "cancel_tournament",
+        "cancel",
         "mute",
         "remove",
     ]
@@ -505,7 +505,7 @@ def test_a_moderator_cancels_a_running_tournament(server: Server) -> None:
     assert all(row["games"] == 1 for row in done["standings"])
     entry = server.call(referee, "GET", "/api/moderation").json()["audit"][0]
     assert (entry["action"], entry["target"], entry["reason"]) == (
-        "cancel_tournament",
+        "cancel",
         "Friday cup",
         "the venue closes",
     )
@@ -588,3 +588,39 @@ def test_a_knockout_final_a_moderator_closes_is_played_again(server: Server) -> 
     }
     assert done["winner"] in winners
     assert all(row["games"] == 1 for row in done["standings"])
+
+
+@pytest.mark.slow
+def test_a_tournament_chat_and_its_cancelling_cross_nodes(
+    two_nodes: list[Server],  # noqa: F811
+) -> None:
+    """A line said on one node reaches a reader on the other, who keeps it for those who
+    come later; a cancelling on one node is told in the chat on the other."""
+    first, second = two_nodes
+    creator = first.register("crosser")
+    reader = first.register("far-reader")
+    referee = moderator(first, "far-referee")
+    tournament_id = tournament(first, creator, 600)
+    room = f"tournament-{tournament_id}"
+
+    async def run() -> None:
+        async with link(second, reader) as far, link(first, creator) as near:
+            for each in (far, near):
+                await each.answer(type="tournament", tournament=tournament_id)
+            said = await near.answer(type="chat", room=room, text="hello from the first node")
+            assert said["type"] == "ack"
+            heard = await far.expect(of_type("chat", room=room))
+            assert heard["text"] == "hello from the first node"
+            async with link(second, referee) as later:
+                await later.answer(type="tournament", tournament=tournament_id)
+                assert [
+                    frame["text"] for frame in later.seen if of_type("chat", room=room)(frame)
+                ] == ["hello from the first node"]
+            path = f"/api/tournaments/{tournament_id}/cancel"
+            cancelled = first.call(referee, "POST", path, reason="moved")
+            assert cancelled.status_code == 204, cancelled.text
+            told = await far.expect(of_type("notice", room=room))
+            assert told["key"] == "server.notice.tournament_cancelled" and "moved" in told["text"]
+
+    asyncio.run(run())
+    assert page(second, tournament_id)["status"] == "cancelled"

@@ -211,7 +211,7 @@ class Moderation:
         if not await tournaments.cancel(row.id, user.name, reason):
             raise ServerError("tournament_over", status=409, tournament=row.id)
         await self.storage.moderation.log(
-            audit_entry(user.name, "cancel_tournament", row.name, reason, tournament=row.id)
+            audit_entry(user.name, "cancel", row.name, reason, tournament=row.id)
         )
         told = {"number": row.id, "name": row.name, "reason": reason}
         key = f"server.notice.tournament_cancelled{'_running' if row.status == 'running' else ''}"

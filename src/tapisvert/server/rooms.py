@@ -102,6 +102,7 @@ class Rooms:
             return
         connection.listen(room_channel(room))
         connection.recall(self.history[room])
+        await self.cluster.pubsub.following(room_channel(room))  # what is said next comes
 
     def tell(self, room: str, key: str, **arguments: Any) -> None:
         """A notice to everyone reading the room, in each one's language, kept in its history."""
