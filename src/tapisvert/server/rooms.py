@@ -73,11 +73,9 @@ class Rooms:
         for room in self.history:
             self.cluster.pubsub.subscribe(room_channel(room), self._heard_in_room)
 
-    async def known(self, room: str | None) -> bool:
+    async def known(self, room: str) -> bool:
         """Whether the room is a room of the lobby, or the chat of a tournament that exists
         (whose history this node keeps from now on)."""
-        if room is None:
-            return False
         if room in self.history:
             return True
         tournament = tournament_of(room)
@@ -106,10 +104,16 @@ class Rooms:
 
     def tell(self, room: str, key: str, **arguments: Any) -> None:
         """A notice to everyone reading the room, in each one's language, kept in its history."""
-        notice = {"type": "notice", "room": room, "key": key, "arguments": arguments}
-        if self.cluster.sole:
-            self.history[room].append({**notice, "history": False})
-        self.cluster.pubsub.publish(room_channel(room), {**notice, "history": False})
+        notice: dict[str, Any] = {
+            "type": "notice",
+            "room": room,
+            "key": key,
+            "arguments": arguments,
+            "history": False,
+        }
+        if self.cluster.sole:  # with other nodes, kept as it is heard on the room's channel
+            self.history[room].append(notice)
+        self.cluster.pubsub.publish(room_channel(room), notice)
 
     async def enter(self, connection: Connection, room: str) -> RoomInfo:
         if room not in self.presence.in_rooms:
@@ -182,8 +186,7 @@ class Rooms:
     async def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
         if table_id is not None:
             await self.cluster.on_table(table_id, "chat", user, text=text)
-        elif await self.known(room):
-            assert room is not None
+        elif room is not None and await self.known(room):
             if tournament_of(room) is not None and (user.guest or user.owner_id is not None):
                 raise ServerError("tournament_chat_accounts", status=403)
             line = new_line(text, user.name, room=room)
