@@ -4,6 +4,7 @@ with its registration, its rounds' tables to watch, the standings and the winner
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from web_support import (
     sign_in,
 )
 
-from server_support import Server, admin_command, serving
+from server_support import Server, admin_command, link, serving
 
 __all__ = ["browser", "page", "phone"]  # fixtures
 pytestmark = needs_chromium
@@ -180,3 +181,71 @@ def test_the_tournament_chat_and_a_moderator_cancelling_the_tournament(
     phone.locator(".chat .log >> text=a moderator cancelled tournament").wait_for()
     assert serious_violations(page) == []
     screenshot(page, "tournament-cancelled", full_page=True)
+    page.click("#language")  # in French, the notice too comes again from the server
+    page.wait_for_selector("#tournament-cancelled >> text=Annulé par un modérateur (chairman)")
+    assert "Salon du tournoi" in page.inner_text(".chat")
+    log.locator("text=un modérateur a annulé le tournoi").wait_for()
+
+
+def test_a_table_closed_by_a_moderator_is_marked_on_the_tournament_page(
+    server: Server, page: Page
+) -> None:
+    """The players are connected and make no move; a moderator closes their table: the page
+    says so in place of the link to watch it, and the next round begins."""
+    names = [f"held{number}" for number in range(3)]
+    tokens = [server.register(name) for name in names]
+    referee = server.register("warden")
+    granted = admin_command(server, "grant", "warden", "moderator", "tournaments")
+    assert granted.returncode == 0, granted.stderr
+    body = {
+        "name": "Closed cup",
+        "game": "wizard",
+        "table_size": 3,
+        "rounds": 2,
+        "options": {"rounds": "1"},
+        "starts_at": time.time() + 4,
+    }
+    made = server.call(tokens[0], "POST", "/api/tournaments", **body)
+    made.raise_for_status()
+    number = made.json()["tournament"]
+    for token in tokens:
+        server.call(token, "POST", f"/api/tournaments/{number}/register").raise_for_status()
+    release = threading.Event()
+
+    def connected() -> None:
+        async def hold() -> None:
+            async with contextlib.AsyncExitStack() as stack:
+                for token in tokens:
+                    await stack.enter_async_context(link(server, token))
+                await asyncio.to_thread(release.wait, 120)
+
+        asyncio.run(hold())
+
+    holding = threading.Thread(target=connected, daemon=True)
+    holding.start()
+    try:
+        deadline = time.monotonic() + 60
+        while (
+            not (
+                tables := server.http.get(f"{server.url}/api/tournaments/{number}").json()["tables"]
+            )
+            or tables[0]["table"] < 0
+        ):
+            assert time.monotonic() < deadline, "the first round did not open"
+            time.sleep(0.2)
+        closed = server.call(
+            referee, "POST", "/api/moderation", action="close", table=tables[0]["table"]
+        )
+        assert closed.status_code == 204, closed.text
+        register(page, server, "onlooker")
+        page.goto(f"{server.url}/#tournament={number}")
+        page.wait_for_selector(".tournament-round[data-round='2']", timeout=30_000)
+        first = page.locator(".tournament-round[data-round='1'] li")
+        assert "closed by a moderator: no points for this table" in first.inner_text()
+        assert first.locator("a.button").count() == 0
+        assert page.locator(".tournament-round[data-round='2'] li a.button").count() == 1
+        assert serious_violations(page) == []
+        screenshot(page, "tournament-closed-table")
+    finally:
+        release.set()
+        holding.join(30)
