@@ -20,7 +20,16 @@ from redis_support import redis_share  # noqa: F401  (a fixture)
 from tapisvert.client import Client
 from test_server_nodes import postgres, two_nodes  # noqa: F401  (fixtures)
 
-from server_support import Server, admin_command, engine_for, link, of_type, serving, until
+from server_support import (
+    Link,
+    Server,
+    admin_command,
+    engine_for,
+    link,
+    of_type,
+    serving,
+    until,
+)
 
 ONE_ROUND = {"rounds": "1"}
 SETTINGS = {"bot-delay": 0.0, "rate": 1000.0}
@@ -594,8 +603,9 @@ def test_a_knockout_final_a_moderator_closes_is_played_again(server: Server) -> 
 def test_a_tournament_chat_and_its_cancelling_cross_nodes(
     two_nodes: list[Server],  # noqa: F811
 ) -> None:
-    """A line said on one node reaches a reader on the other, who keeps it for those who
-    come later; a cancelling on one node is told in the chat on the other."""
+    """Every node keeps a tournament's chat, even one where nobody read it yet: a reader who
+    comes to the other node reads what was said; a line said on one node reaches a reader on
+    the other; a cancelling on one node is told in the chat on the other."""
     first, second = two_nodes
     creator = first.register("crosser")
     reader = first.register("far-reader")
@@ -603,19 +613,25 @@ def test_a_tournament_chat_and_its_cancelling_cross_nodes(
     tournament_id = tournament(first, creator, 600)
     room = f"tournament-{tournament_id}"
 
+    def lines(follower: Link) -> list[str]:
+        return [frame["text"] for frame in follower.seen if of_type("chat", room=room)(frame)]
+
     async def run() -> None:
         async with link(second, reader) as far, link(first, creator) as near:
-            for each in (far, near):
-                await each.answer(type="tournament", tournament=tournament_id)
-            said = await near.answer(type="chat", room=room, text="hello from the first node")
+            await near.answer(type="tournament", tournament=tournament_id)
+            said = await near.answer(type="chat", room=room, text="before anyone came")
             assert said["type"] == "ack"
-            heard = await far.expect(of_type("chat", room=room))
-            assert heard["text"] == "hello from the first node"
+            deadline = time.monotonic() + 10
+            while not lines(far):  # once the bus has carried it to the second node
+                assert time.monotonic() < deadline, "the second node did not keep the line"
+                await far.answer(type="tournament", tournament=tournament_id)
+            assert lines(far) == ["before anyone came"]
+            await near.answer(type="chat", room=room, text="hello from the first node")
+            heard = await far.expect(of_type("chat", room=room, text="hello from the first node"))
+            assert heard["history"] is False
             async with link(second, referee) as later:
                 await later.answer(type="tournament", tournament=tournament_id)
-                assert [
-                    frame["text"] for frame in later.seen if of_type("chat", room=room)(frame)
-                ] == ["hello from the first node"]
+                assert lines(later) == ["before anyone came", "hello from the first node"]
             path = f"/api/tournaments/{tournament_id}/cancel"
             cancelled = first.call(referee, "POST", path, reason="moved")
             assert cancelled.status_code == 204, cancelled.text

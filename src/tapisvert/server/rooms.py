@@ -30,6 +30,9 @@ those being played, then the latest finished; changes to the others still reach 
 LISTED_FIRST = ("open", "playing", "finished", "closed")
 TOURNAMENT_ROOM = "tournament-"
 """How the room of a tournament's chat is named: ``tournament-`` and its number."""
+TOURNAMENT_CHATS = "tournament-chats"
+"""The channel where every node hears every tournament's chat, to keep its history as it
+keeps a room's (its readers follow the chat's own room channel)."""
 
 
 def rooms() -> tuple[str, ...]:
@@ -72,6 +75,7 @@ class Rooms:
         """Hear the rooms' chat and news from the other nodes."""
         for room in self.history:
             self.cluster.pubsub.subscribe(room_channel(room), self._heard_in_room)
+        self.cluster.pubsub.subscribe(TOURNAMENT_CHATS, self._heard_in_room)
 
     async def known(self, room: str) -> bool:
         """Whether the room is a room of the lobby, or the chat of a tournament that exists
@@ -83,10 +87,7 @@ class Rooms:
             return False
         if await self.cluster.storage.tournaments.load(tournament) is None:
             return False
-        if room not in self.history:  # another request may have opened it meanwhile
-            self.history[room] = deque(maxlen=CHAT_HISTORY)
-            if not self.cluster.sole:
-                self.cluster.pubsub.subscribe(room_channel(room), self._heard_in_room)
+        self._kept(room)
         return True
 
     async def follow(self, connection: Connection, tournament_id: int | None) -> None:
@@ -113,7 +114,7 @@ class Rooms:
         }
         if self.cluster.sole:  # with other nodes, kept as it is heard on the room's channel
             self.history[room].append(notice)
-        self.cluster.pubsub.publish(room_channel(room), notice)
+        self._publish(room, notice)
 
     async def enter(self, connection: Connection, room: str) -> RoomInfo:
         if room not in self.presence.in_rooms:
@@ -192,7 +193,7 @@ class Rooms:
             line = new_line(text, user.name, room=room)
             if self.cluster.sole:  # with other nodes, kept as it is heard on the room's channel
                 self.history[room].append(line)
-            self.cluster.pubsub.publish(room_channel(room), line.model_dump_json())
+            self._publish(room, line.model_dump_json())
         else:
             raise no_such_room(room)
 
@@ -206,20 +207,35 @@ class Rooms:
         if removed is not None:
             self.history[room] = deque(history, maxlen=CHAT_HISTORY)
             gone = Unsay(room=room, line=removed.line or "")
-            self.cluster.pubsub.publish(room_channel(room), gone.model_dump_json())
+            self._publish(room, gone.model_dump_json())
         return removed
+
+    def _publish(self, room: str, frame: Frame) -> None:
+        """To the room's readers; a tournament's chat, to every node too (``TOURNAMENT_CHATS``)."""
+        self.cluster.pubsub.publish(room_channel(room), frame)
+        if not self.cluster.sole and tournament_of(room) is not None:
+            self.cluster.pubsub.publish(TOURNAMENT_CHATS, frame)
+
+    def _kept(self, room: str | None) -> deque[Said] | None:
+        """What this node keeps of the room's chat: a tournament's, from the first time it
+        is read or heard here."""
+        if room is None:
+            return None
+        if room not in self.history and tournament_of(room) is not None:
+            self.history[room] = deque(maxlen=CHAT_HISTORY)
+        return self.history.get(room)
 
     def _heard_in_room(self, frame: Frame) -> None:
         """A room's chat, said on any node, is kept for those who enter it later; a table's
         news, for tables served elsewhere, for the room's list."""
         if isinstance(frame, str) and frame.startswith('{"type":"chat"'):
             line = ChatLine.model_validate_json(frame)
-            if line.room in self.history:
-                self.history[line.room].append(line)
+            if (kept := self._kept(line.room)) is not None:
+                kept.append(line)
             return
         if isinstance(frame, dict) and frame.get("type") == "notice":
-            if frame.get("room") in self.history:
-                self.history[frame["room"]].append(frame)
+            if (kept := self._kept(frame.get("room"))) is not None:
+                kept.append(frame)
             return
         if isinstance(frame, str) and frame.startswith('{"type":"unsay"'):
             gone = Unsay.model_validate_json(frame)
