@@ -392,9 +392,9 @@ export function tournamentLog(id) {
 
 /** Add a line to a log (see `logKey`); a line the server resends after a hello
  * (`history`) is added only if the log does not show it already, however far back. */
-function note(table, line, history = false) {
-  const lines = linesOf(table);
-  const log = table ?? "room";
+function note(where, line, history = false) {
+  const lines = linesOf(where);
+  const log = where ?? "room";
   if (!history) {
     recalled.delete(log);
   } else {
@@ -409,7 +409,7 @@ function note(table, line, history = false) {
   }
   lines.push({ ...line, key: ++lineKeys });
   if (lines.length > 500) lines.splice(0, lines.length - 500);
-  if (typeof table === "number") keepLog(table);
+  if (typeof where === "number") keepLog(where);
 }
 
 /** A moderator removed a chat line: it goes from the log it was in. */
