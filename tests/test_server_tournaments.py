@@ -412,6 +412,8 @@ def test_a_tournament_chat_is_read_by_anyone_written_by_accounts_and_moderated(
             assert who["type"] == "people" and who["people"] == ["talker"]
             missing = await player.answer(type="tournament", tournament=999)
             assert missing["code"] == "no_such_tournament"
+            nowhere = await player.answer(type="chat", room="tournament-999", text="/who")
+            assert nowhere["code"] == "no_such_tournament"
             async with link(server, creator) as later:  # the lines said so far come first
                 await later.answer(type="tournament", tournament=tournament_id)
                 recalled = next(frame for frame in later.seen if of_type("chat", room=room)(frame))

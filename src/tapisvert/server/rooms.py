@@ -169,7 +169,9 @@ class Rooms:
             people = [f"P{n} {name}" for n, name in seated] + [f"({name})" for name in watching]
             return People(table=table_id, people=people, text=" ".join(words))
         tournament = tournament_of(room)
-        if tournament is not None:  # its players who are online
+        if room is not None and tournament is not None:  # its players who are online
+            if not await self.known(room):
+                raise ServerError("no_such_tournament", status=404, tournament=tournament)
             entrants = await self.cluster.storage.tournaments.entrants(tournament)
             online = [
                 entrant.name
