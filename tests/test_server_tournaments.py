@@ -5,6 +5,7 @@ restart in the middle of a round; and the refusals."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -19,10 +20,21 @@ from redis_support import redis_share  # noqa: F401  (a fixture)
 from tapisvert.client import Client
 from test_server_nodes import postgres, two_nodes  # noqa: F401  (fixtures)
 
-from server_support import Server, engine_for, serving, until
+from server_support import (
+    Link,
+    Server,
+    admin_command,
+    engine_for,
+    link,
+    of_type,
+    serving,
+    until,
+)
 
 ONE_ROUND = {"rounds": "1"}
 SETTINGS = {"bot-delay": 0.0, "rate": 1000.0}
+SETTINGS_POLL = 1.0
+"""How often a node looks at the tournaments it runs (the server's default)."""
 
 
 def tournament(server: Server, token: str, seconds: float, **settings: Any) -> int:
@@ -356,3 +368,277 @@ def test_a_round_robin_seats_every_two_players_together(server: Server) -> None:
     }
     assert len(met) == 15  # every pair of six
     assert all(len(table["players"]) == 3 for table in done["tables"])
+
+
+def moderator(server: Server, name: str) -> str:
+    """A new account given the moderator's role by the administrators' command."""
+    token = server.register(name)
+    granted = admin_command(server, "grant", name, "moderator", "tournaments")
+    assert granted.returncode == 0, granted.stderr
+    return token
+
+
+def test_a_tournament_chat_is_read_by_anyone_written_by_accounts_and_moderated(
+    server: Server,
+) -> None:
+    """Its lines reach whoever follows it, and later followers as history; guests read it
+    and may not write; mutes, reports, removals and commands work there as in a room."""
+    creator = server.register("host")
+    talker = server.register("talker")
+    referee = moderator(server, "referee")
+    tournament_id = tournament(server, creator, 600)
+    room = f"tournament-{tournament_id}"
+    joined = server.call(talker, "POST", "/api/chat", room=room, text="/tournament join")
+    assert joined.json()["text"] == f"you are registered for tournament {tournament_id}"
+
+    async def run() -> None:
+        async with (
+            link(server, server.guest("onlooker")) as onlooker,
+            link(server, talker) as player,
+            link(server, referee) as judge,
+        ):
+            for each in (onlooker, player, judge):
+                assert (await each.answer(type="tournament", tournament=tournament_id))[
+                    "type"
+                ] == "ack"
+            said = await player.answer(type="chat", room=room, text="good luck all")
+            assert said["type"] == "ack"
+            heard = await onlooker.expect(of_type("chat", room=room))
+            assert (heard["sender"], heard["text"]) == ("talker", "good luck all")
+            refused = await onlooker.answer(type="chat", room=room, text="me too")
+            assert refused["code"] == "tournament_chat_accounts"
+            assert "register" in refused["message"]
+            who = await player.answer(type="chat", room=room, text="/who")
+            assert who["type"] == "people" and who["people"] == ["talker"]
+            missing = await player.answer(type="tournament", tournament=999)
+            assert missing["code"] == "no_such_tournament"
+            nowhere = await player.answer(type="chat", room="tournament-999", text="/who")
+            assert nowhere["code"] == "no_such_tournament"
+            async with link(server, creator) as later:  # the lines said so far come first
+                await later.answer(type="tournament", tournament=tournament_id)
+                recalled = next(frame for frame in later.seen if of_type("chat", room=room)(frame))
+                assert recalled["text"] == "good luck all" and recalled["history"] is True
+                reported = server.call(
+                    creator, "POST", "/api/reports", kind="line", room=room, line=recalled["line"]
+                )
+                assert reported.status_code == 200, reported.text
+            removed = await judge.answer(type="chat", room=room, text="/remove talker rude")
+            assert removed["type"] == "ack"
+            gone = await onlooker.expect(of_type("unsay", room=room))
+            assert gone["line"] == heard["line"]
+            muted = await judge.answer(type="chat", room=room, text="/mute talker 10 shouting")
+            assert muted["type"] == "ack"
+            silenced = await player.answer(type="chat", room=room, text="again")
+            assert silenced["code"] == "muted"
+            assert f"in the chat of tournament {tournament_id}" in silenced["message"]
+            elsewhere = await player.answer(type="chat", room="main", text="hello main")
+            assert elsewhere["type"] == "ack"  # muted in this chat alone
+            cancelled = await judge.answer(type="chat", room=room, text="/cancel nobody came")
+            assert cancelled["type"] == "ack"
+            told = await onlooker.expect(of_type("notice", room=room))
+            assert told["key"] == "server.notice.tournament_cancelled"
+            assert "nobody came" in told["text"]
+
+    asyncio.run(run())
+    done = page(server, tournament_id)
+    assert (done["status"], done["cancelled_by"], done["cancel_reason"]) == (
+        "cancelled",
+        "referee",
+        "nobody came",
+    )
+    entries = server.call(referee, "GET", "/api/moderation").json()["audit"]
+    assert [entry["action"] for entry in entries][:3] == [
+        "cancel",
+        "mute",
+        "remove",
+    ]
+
+
+@asynccontextmanager
+async def holding(server: Server, tokens: list[str]) -> AsyncIterator[None]:
+    """The players connected and making no move: their tables wait for them."""
+    async with contextlib.AsyncExitStack() as stack:
+        for token in tokens:
+            await stack.enter_async_context(link(server, token))
+        yield
+
+
+def opened(server: Server, tournament_id: int, count: int) -> bool:
+    tables = page(server, tournament_id)["tables"]
+    return len(tables) == count and all(table["table"] > 0 for table in tables)
+
+
+@pytest.mark.slow
+def test_a_moderator_cancels_a_running_tournament(server: Server) -> None:
+    """Its round's games end as ordinary rated games; no round follows, nobody wins; its
+    players are told why, and the moderation log keeps it."""
+    creator = server.register("organiser2")
+    referee = moderator(server, "arbiter")
+    tokens = field(server, "cx", 6)
+    tournament_id = tournament(server, creator, 4, table_size=3, rounds=3)
+    enter(server, tokens, tournament_id)
+
+    async def run() -> None:
+        async with holding(server, tokens), link(server, tokens[0]) as player:
+            await until(lambda: opened(server, tournament_id, 2), 60)
+            path = f"/api/tournaments/{tournament_id}/cancel"
+            refused = server.call(tokens[1], "POST", path, reason="not mine")
+            assert refused.status_code == 403
+            unsaid = server.call(referee, "POST", path, reason=" ")
+            assert unsaid.status_code == 400
+            cancelled = server.call(referee, "POST", path, reason="the venue closes")
+            assert cancelled.status_code == 204, cancelled.text
+            cancelling = of_type("notice", key="server.notice.tournament_cancelled_running")
+            told = await player.expect(cancelling)
+            assert "the venue closes" in told["text"] and "no round follows" in told["text"]
+            again = server.call(referee, "POST", path, reason="twice")
+            assert again.status_code == 409
+            async with programs(server, tokens):  # the games under way are played out
+                tables = [table["table"] for table in page(server, tournament_id)["tables"]]
+                await until(
+                    lambda: all(
+                        server.http.get(f"{server.url}/api/tables/{table}").json()["status"]
+                        == "finished"
+                        for table in tables
+                    ),
+                    120,
+                )
+                await asyncio.sleep(3 * SETTINGS_POLL)  # the runner would start round 2 by now
+
+    asyncio.run(run())
+    done = page(server, tournament_id)
+    assert done["status"] == "cancelled" and done["winner"] is None
+    assert (done["cancelled_by"], done["cancel_reason"]) == ("arbiter", "the venue closes")
+    assert [table["round"] for table in done["tables"]] == [1, 1]
+    for table in done["tables"]:
+        info = server.http.get(f"{server.url}/api/tables/{table['table']}").json()
+        assert info["status"] == "finished" and info["rated"] is True
+    assert all(row["games"] == 1 for row in done["standings"])
+    entry = server.call(referee, "GET", "/api/moderation").json()["audit"][0]
+    assert (entry["action"], entry["target"], entry["reason"]) == (
+        "cancel",
+        "Friday cup",
+        "the venue closes",
+    )
+
+
+@pytest.mark.slow
+def test_a_table_a_moderator_closes_counts_for_nobody_and_the_tournament_goes_on(
+    server: Server,
+) -> None:
+    """Its players get no points for that round (nor a game), the page says it was closed,
+    and the next round seats everyone still in."""
+    creator = server.register("organiser3")
+    referee = moderator(server, "marshal")
+    names = [f"cl{number}" for number in range(6)]
+    tokens = [server.register(name) for name in names]
+    tournament_id = tournament(server, creator, 4, table_size=3, rounds=2)
+    enter(server, tokens, tournament_id)
+
+    async def run() -> int:
+        async with holding(server, tokens):
+            await until(lambda: opened(server, tournament_id, 2), 60)
+            shut = page(server, tournament_id)["tables"][0]["table"]
+            closed = server.call(
+                referee, "POST", "/api/moderation", action="close", table=shut, reason="cheating"
+            )
+            assert closed.status_code == 204, closed.text
+            async with programs(server, tokens):
+                await over(server, tournament_id)
+        return int(shut)
+
+    shut = asyncio.run(run())
+    done = page(server, tournament_id)
+    assert done["status"] == "finished" and done["round"] == 2
+    assert [(table["round"], table["closed"]) for table in done["tables"]] == [
+        (1, table["table"] == shut) for table in done["tables"][:2]
+    ] + [(2, False), (2, False)]
+    closed_players = next(table["players"] for table in done["tables"] if table["closed"])
+    second = [name for table in done["tables"] if table["round"] == 2 for name in table["players"]]
+    assert sorted(second) == sorted(names)  # everyone plays on
+    games = {row["name"]: row["games"] for row in done["standings"]}
+    assert games == {name: 1 if name in closed_players else 2 for name in names}
+    played = [table for table in done["tables"] if not table["closed"]]
+    points = hand_points(server, played)
+    assert {row["name"]: row["points"] for row in done["standings"]} == {
+        name: points.get(name, 0.0) for name in names
+    }
+
+
+@pytest.mark.slow
+def test_a_knockout_final_a_moderator_closes_is_played_again(server: Server) -> None:
+    """A closed table knocks nobody out: its final is played again, and the winner is the
+    winner of the final that was played."""
+    creator = server.register("organiser4")
+    referee = moderator(server, "umpire")
+    tokens = field(server, "kf", 4)
+    tournament_id = tournament(server, creator, 4, format="knockout", advance=2)
+    enter(server, tokens, tournament_id)
+
+    async def run() -> None:
+        async with holding(server, tokens):
+            await until(lambda: opened(server, tournament_id, 1), 60)
+            final = page(server, tournament_id)["tables"][0]["table"]
+            closed = server.call(referee, "POST", "/api/moderation", action="close", table=final)
+            assert closed.status_code == 204, closed.text
+            async with programs(server, tokens):
+                await over(server, tournament_id)
+
+    asyncio.run(run())
+    done = page(server, tournament_id)
+    assert done["status"] == "finished" and done["round"] == 2
+    assert [(table["round"], table["closed"]) for table in done["tables"]] == [
+        (1, True),
+        (2, False),
+    ]
+    replayed = done["tables"][1]
+    info = server.http.get(f"{server.url}/api/tables/{replayed['table']}").json()
+    top = max(info["result"])
+    winners = {
+        replayed["players"][seat] for seat, score in enumerate(info["result"]) if score == top
+    }
+    assert done["winner"] in winners
+    assert all(row["games"] == 1 for row in done["standings"])
+
+
+@pytest.mark.slow
+def test_a_tournament_chat_and_its_cancelling_cross_nodes(
+    two_nodes: list[Server],  # noqa: F811
+) -> None:
+    """Every node keeps a tournament's chat, even one where nobody read it yet: a reader who
+    comes to the other node reads what was said; a line said on one node reaches a reader on
+    the other; a cancelling on one node is told in the chat on the other."""
+    first, second = two_nodes
+    creator = first.register("crosser")
+    reader = first.register("far-reader")
+    referee = moderator(first, "far-referee")
+    tournament_id = tournament(first, creator, 600)
+    room = f"tournament-{tournament_id}"
+
+    def lines(follower: Link) -> list[str]:
+        return [frame["text"] for frame in follower.seen if of_type("chat", room=room)(frame)]
+
+    async def run() -> None:
+        async with link(second, reader) as far, link(first, creator) as near:
+            await near.answer(type="tournament", tournament=tournament_id)
+            said = await near.answer(type="chat", room=room, text="before anyone came")
+            assert said["type"] == "ack"
+            deadline = time.monotonic() + 10
+            while not lines(far):  # once the bus has carried it to the second node
+                assert time.monotonic() < deadline, "the second node did not keep the line"
+                await far.answer(type="tournament", tournament=tournament_id)
+            assert lines(far) == ["before anyone came"]
+            await near.answer(type="chat", room=room, text="hello from the first node")
+            heard = await far.expect(of_type("chat", room=room, text="hello from the first node"))
+            assert heard["history"] is False
+            async with link(second, referee) as later:
+                await later.answer(type="tournament", tournament=tournament_id)
+                assert lines(later) == ["before anyone came", "hello from the first node"]
+            path = f"/api/tournaments/{tournament_id}/cancel"
+            cancelled = first.call(referee, "POST", path, reason="moved")
+            assert cancelled.status_code == 204, cancelled.text
+            told = await far.expect(of_type("notice", room=room))
+            assert told["key"] == "server.notice.tournament_cancelled" and "moved" in told["text"]
+
+    asyncio.run(run())
+    assert page(second, tournament_id)["status"] == "cancelled"

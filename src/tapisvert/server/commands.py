@@ -16,7 +16,7 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
 from tapisvert.server.moderation_commands import MODERATION_COMMANDS, run_moderation_command
 from tapisvert.server.protocol import MAX_OPTION_VALUE, Ack, Notice, ServerMessage
-from tapisvert.server.rooms import MAIN_ROOM
+from tapisvert.server.rooms import MAIN_ROOM, tournament_of
 from tapisvert.server.social_commands import SOCIAL_COMMANDS, run_social_command
 
 COMMANDS = (
@@ -110,15 +110,20 @@ async def _play(lobby: Lobby, user: User, arguments: list[str], place: Place) ->
     if not 1 <= len(arguments) <= 2:
         raise _usage("play")
     game, level = arguments[0].lower(), (arguments[1] if len(arguments) == 2 else "easy")
-    room = place.room or MAIN_ROOM
+    # typed in a tournament's chat: the table goes in the main room
+    room = MAIN_ROOM if place.room is None or tournament_of(place.room) else place.room
     return Ack(table=await lobby.tables.play_now(user, room, game, level))
 
 
 async def _tournament(
     lobby: Lobby, user: User, language: str, arguments: list[str], place: Place
 ) -> ServerMessage:
-    """``/tournament [list]``, ``/tournament join N``, ``/tournament leave N``."""
+    """``/tournament [list]``, ``/tournament join N``, ``/tournament leave N`` (in a
+    tournament's chat, ``/tournament join`` and ``/tournament leave``: that one)."""
     words = [word.lower() for word in arguments]
+    here = tournament_of(place.room)
+    if len(words) == 1 and words[0] in ("join", "leave") and here is not None:
+        words.append(str(here))
     if words in ([], ["list"]):
         lines = [
             translate(

@@ -23,8 +23,9 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.presence import Presence
 from tapisvert.server.protocol import ChatLine, Error, Notice
 from tapisvert.server.pubsub import Frame
+from tapisvert.server.records import MAX_TABLE_ID
 from tapisvert.server.roles import account, grant_role, revoke_role
-from tapisvert.server.rooms import Rooms, no_such_room
+from tapisvert.server.rooms import Rooms, no_such_room, tournament_room
 from tapisvert.server.sanctions import Sanctions, banned, scope_words, until_words
 from tapisvert.server.storage import Storage, UserRow
 from tapisvert.server.storage.moderation import SanctionRow, audit_entry
@@ -105,7 +106,7 @@ class Moderation:
         await self.require(user)
         reason = reason_given(reason)
         kind, _, where = scope.partition(":")
-        if kind == "room" and where not in self.rooms.history:
+        if kind == "room" and not await self.rooms.known(where):
             raise no_such_room(where)
         target = await self._target(user, name)
         until = time.time() + _minutes(minutes) * 60
@@ -196,6 +197,30 @@ class Moderation:
         await self.storage.moderation.log(
             audit_entry(user.name, "close", f"#{table_id}", reason, table=table_id)
         )
+
+    async def cancel_tournament(self, user: User, tournament_id: int, reason: str) -> None:
+        """Cancel a tournament to come or under way: no round starts any more, the games of
+        the round under way end as ordinary games, nobody wins it; its players are told why,
+        and its chat says so."""
+        await self.require(user)
+        reason = reason_given(reason)
+        tournaments = self.storage.tournaments
+        row = await tournaments.load(tournament_id) if tournament_id <= MAX_TABLE_ID else None
+        if row is None:
+            raise ServerError("no_such_tournament", status=404, tournament=tournament_id)
+        if not await tournaments.cancel(row.id, user.name, reason):
+            raise ServerError("tournament_over", status=409, tournament=row.id)
+        await self.storage.moderation.log(
+            audit_entry(user.name, "cancel", row.name, reason, tournament=row.id)
+        )
+        told = {"number": row.id, "name": row.name, "reason": reason}
+        key = f"server.notice.tournament_cancelled{'_running' if row.status == 'running' else ''}"
+        for entrant in await tournaments.entrants(row.id):
+            if entrant.withdrawn_at is None:
+                self.notify(entrant.user_id, key, **told)
+        room = tournament_room(row.id)
+        if await self.rooms.known(room):
+            self.rooms.tell(room, key, **told)
 
     async def remove_line(
         self,

@@ -10,6 +10,7 @@ from tapisvert.i18n import message
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
 from tapisvert.server.protocol import Ack, ServerMessage
+from tapisvert.server.rooms import tournament_of
 
 MODERATION_COMMANDS = (
     "report",
@@ -19,6 +20,7 @@ MODERATION_COMMANDS = (
     "ban",
     "unban",
     "close",
+    "cancel",
     "remove",
     "grant",
     "revoke",
@@ -67,6 +69,8 @@ async def run_moderation_command(
         if closed is None:
             raise usage(name)
         await moderation.close(user, closed, rest if named else " ".join(arguments))
+    elif name == "cancel":
+        return await _cancel(lobby, user, arguments, room)
     elif name == "remove":
         await moderation.remove_line(user, room, table, None, arguments[0], rest)
     elif name in ("grant", "revoke") and len(arguments) >= 2:
@@ -76,6 +80,19 @@ async def run_moderation_command(
         raise usage(name)
     moderation.notify(user.id, f"server.notice.done_{name}", name=" ".join(arguments[:1]))
     return Ack(table=table)
+
+
+async def _cancel(lobby: Lobby, user: User, arguments: list[str], room: str | None) -> Ack:
+    """``/cancel N REASON``; in a tournament's chat, ``/cancel REASON`` cancels that one."""
+    named = bool(arguments) and ascii_number(arguments[0]) is not None
+    tournament = _count(arguments[0]) if named else tournament_of(room)
+    if tournament is None:
+        raise usage("cancel")
+    await lobby.moderation.cancel_tournament(
+        user, tournament, " ".join(arguments[1:] if named else arguments)
+    )
+    lobby.moderation.notify(user.id, "server.notice.done_cancel", number=tournament)
+    return Ack()
 
 
 def usage(name: str) -> ServerError:

@@ -47,6 +47,14 @@ class EnterRoom(ClientMessage):
     room: Name
 
 
+class FollowTournament(ClientMessage):
+    """Read the chat of a tournament (its lines so far, then each as it is said), while its
+    page is open; ``None``: stop. One tournament's chat at a time, besides the room's."""
+
+    type: Literal["tournament"]
+    tournament: TableId | None = None
+
+
 class Chat(ClientMessage):
     """A line of chat in a room or at a table; a line starting with ``/`` is a command."""
 
@@ -150,6 +158,7 @@ class Ping(ClientMessage):
 Incoming = Annotated[
     Hello
     | EnterRoom
+    | FollowTournament
     | Chat
     | CreateTable
     | PlayNow
@@ -414,6 +423,7 @@ OUTGOING: tuple[type[ServerMessage], ...] = (
 INCOMING: tuple[type[ClientMessage], ...] = (
     Hello,
     EnterRoom,
+    FollowTournament,
     Chat,
     CreateTable,
     PlayNow,

@@ -92,7 +92,7 @@ class Reports:
             return [ChatLine.model_validate(line) for line in said]
         if room is None:
             return []
-        if room not in self.rooms.history:
+        if not await self.rooms.known(room):
             raise no_such_room(room)
         return [said for said in self.rooms.history[room] if isinstance(said, ChatLine)]
 

@@ -1,9 +1,15 @@
-"""Rooms: entering one, its listing of tables and people, and the chat of rooms and tables."""
+"""Rooms: entering one, its listing of tables and people, and the chat of rooms and tables.
+
+A tournament's chat is a room too (``tournament-N``), with the same history, mutes, reports
+and removals as the others; a page follows it (``follow``) rather than entering it, so that
+the person stays in their room of the lobby meanwhile.
+"""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 from tapisvert.core.registry import game_names, load_game
 from tapisvert.i18n import DEFAULT_LANGUAGE, translate
@@ -22,11 +28,30 @@ ROOM_LISTING = 150
 """Tables a room's listing gives at most: the open ones first (those one may join), then
 those being played, then the latest finished; changes to the others still reach it."""
 LISTED_FIRST = ("open", "playing", "finished", "closed")
+TOURNAMENT_ROOM = "tournament-"
+"""How the room of a tournament's chat is named: ``tournament-`` and its number."""
+TOURNAMENT_CHATS = "tournament-chats"
+"""The channel where every node hears every tournament's chat, to keep its history as it
+keeps a room's (its readers follow the chat's own room channel)."""
 
 
 def rooms() -> tuple[str, ...]:
     """The main room, then a room for each installed game."""
     return (MAIN_ROOM, *game_names())
+
+
+def tournament_room(tournament_id: int) -> str:
+    return f"{TOURNAMENT_ROOM}{tournament_id}"
+
+
+def tournament_of(room: str | None) -> int | None:
+    """The tournament whose chat the room is, if it is one."""
+    if room is None or not room.startswith(TOURNAMENT_ROOM):
+        return None
+    number = room.removeprefix(TOURNAMENT_ROOM)
+    if not (number.isascii() and number.isdigit()) or number[0] == "0" or len(number) > 10:
+        return None
+    return int(number) if int(number) < 2**31 else None  # beyond the database's integers: none
 
 
 def no_such_room(room: str | None) -> ServerError:
@@ -50,12 +75,54 @@ class Rooms:
         """Hear the rooms' chat and news from the other nodes."""
         for room in self.history:
             self.cluster.pubsub.subscribe(room_channel(room), self._heard_in_room)
+        self.cluster.pubsub.subscribe(TOURNAMENT_CHATS, self._heard_in_room)
+
+    async def known(self, room: str) -> bool:
+        """Whether the room is a room of the lobby, or the chat of a tournament that exists
+        (whose history this node keeps from now on)."""
+        if room in self.history:
+            return True
+        tournament = tournament_of(room)
+        if tournament is None:
+            return False
+        if await self.cluster.storage.tournaments.load(tournament) is None:
+            return False
+        self._kept(room)
+        return True
+
+    async def follow(self, connection: Connection, tournament_id: int | None) -> None:
+        """Read a tournament's chat (``None``: none any more): what it said so far, then each
+        line as it comes. Reading needs no account; writing does (see ``chat``)."""
+        room = None if tournament_id is None else tournament_room(tournament_id)
+        if room is not None and not await self.known(room):
+            raise ServerError("no_such_tournament", status=404, tournament=tournament_id)
+        connection.stop_listening(lambda name: name.startswith(f"room:{TOURNAMENT_ROOM}"))
+        if room is None:
+            return
+        connection.listen(room_channel(room))
+        connection.recall(self.history[room])
+        await self.cluster.pubsub.following(room_channel(room))  # what is said next comes
+
+    def tell(self, room: str, key: str, **arguments: Any) -> None:
+        """A notice to everyone reading the room, in each one's language, kept in its history."""
+        notice: dict[str, Any] = {
+            "type": "notice",
+            "room": room,
+            "key": key,
+            "arguments": arguments,
+            "history": False,
+        }
+        if self.cluster.sole:  # with other nodes, kept as it is heard on the room's channel
+            self.history[room].append(notice)
+        self._publish(room, notice)
 
     async def enter(self, connection: Connection, room: str) -> RoomInfo:
-        if room not in self.history:
+        if room not in self.presence.in_rooms:
             raise no_such_room(room)
         self.presence.enter(connection.user.id, room)
-        connection.stop_listening(lambda name: name.startswith("room:"))
+        connection.stop_listening(
+            lambda name: name.startswith("room:") and not name.startswith(f"room:{TOURNAMENT_ROOM}")
+        )
         connection.listen(room_channel(room))
         if self.cluster.peers is not None:
             self.presence.announce(connection.user.id)
@@ -63,7 +130,7 @@ class Rooms:
 
     async def room_info(self, room: str) -> RoomInfo:
         """The room's tables and the people in it, here and on the other nodes."""
-        if room not in self.history:
+        if room not in self.presence.in_rooms:
             raise no_such_room(room)
         served = self.cluster.registry.tables
         here = [table for table in served.values() if table.room == room]
@@ -101,6 +168,19 @@ class Rooms:
                 words.append(translate("server.who.watching", language, names=", ".join(watching)))
             people = [f"P{n} {name}" for n, name in seated] + [f"({name})" for name in watching]
             return People(table=table_id, people=people, text=" ".join(words))
+        tournament = tournament_of(room)
+        if room is not None and tournament is not None:  # its players who are online
+            if not await self.known(room):
+                raise ServerError("no_such_tournament", status=404, tournament=tournament)
+            entrants = await self.cluster.storage.tournaments.entrants(tournament)
+            online = [
+                entrant.name
+                for entrant in entrants
+                if entrant.withdrawn_at is None and self.presence.is_online(entrant.user_id)
+            ]
+            key = "server.who.tournament" if online else "server.who.no_player"
+            text = translate(key, language, names=", ".join(online))
+            return People(room=room, people=online, text=text)
         info = await self.room_info(room or MAIN_ROOM)
         names = ", ".join(info.people)
         text = translate("server.who.room" if names else "server.who.nobody", language, names=names)
@@ -109,11 +189,13 @@ class Rooms:
     async def chat(self, user: User, text: str, room: str | None, table_id: int | None) -> None:
         if table_id is not None:
             await self.cluster.on_table(table_id, "chat", user, text=text)
-        elif room is not None and room in self.history:
+        elif room is not None and await self.known(room):
+            if tournament_of(room) is not None and (user.guest or user.owner_id is not None):
+                raise ServerError("tournament_chat_accounts", status=403)
             line = new_line(text, user.name, room=room)
             if self.cluster.sole:  # with other nodes, kept as it is heard on the room's channel
                 self.history[room].append(line)
-            self.cluster.pubsub.publish(room_channel(room), line.model_dump_json())
+            self._publish(room, line.model_dump_json())
         else:
             raise no_such_room(room)
 
@@ -127,16 +209,35 @@ class Rooms:
         if removed is not None:
             self.history[room] = deque(history, maxlen=CHAT_HISTORY)
             gone = Unsay(room=room, line=removed.line or "")
-            self.cluster.pubsub.publish(room_channel(room), gone.model_dump_json())
+            self._publish(room, gone.model_dump_json())
         return removed
+
+    def _publish(self, room: str, frame: Frame) -> None:
+        """To the room's readers; a tournament's chat, to every node too (``TOURNAMENT_CHATS``)."""
+        self.cluster.pubsub.publish(room_channel(room), frame)
+        if not self.cluster.sole and tournament_of(room) is not None:
+            self.cluster.pubsub.publish(TOURNAMENT_CHATS, frame)
+
+    def _kept(self, room: str | None) -> deque[Said] | None:
+        """What this node keeps of the room's chat: a tournament's, from the first time it
+        is read or heard here."""
+        if room is None:
+            return None
+        if room not in self.history and tournament_of(room) is not None:
+            self.history[room] = deque(maxlen=CHAT_HISTORY)
+        return self.history.get(room)
 
     def _heard_in_room(self, frame: Frame) -> None:
         """A room's chat, said on any node, is kept for those who enter it later; a table's
         news, for tables served elsewhere, for the room's list."""
         if isinstance(frame, str) and frame.startswith('{"type":"chat"'):
             line = ChatLine.model_validate_json(frame)
-            if line.room in self.history:
-                self.history[line.room].append(line)
+            if (kept := self._kept(line.room)) is not None:
+                kept.append(line)
+            return
+        if isinstance(frame, dict) and frame.get("type") == "notice":
+            if (kept := self._kept(frame.get("room"))) is not None:
+                kept.append(frame)
             return
         if isinstance(frame, str) and frame.startswith('{"type":"unsay"'):
             gone = Unsay.model_validate_json(frame)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from tapisvert.i18n import Message, message
 from tapisvert.server.errors import ServerError
+from tapisvert.server.rooms import tournament_of
 from tapisvert.server.storage import Storage
 from tapisvert.server.storage.moderation import SanctionRow
 
@@ -25,8 +26,11 @@ def until_words(until: float | None) -> Message:
 
 
 def scope_words(scope: str) -> Message:
-    """Where a mute holds: everywhere, in a room, at a table."""
+    """Where a mute holds: everywhere, in a room (a tournament's chat), at a table."""
     kind, _, where = scope.partition(":")
+    tournament = tournament_of(where) if kind == "room" else None
+    if tournament is not None:
+        return message("server.moderation.scope_tournament", number=tournament)
     return message(f"server.moderation.scope_{kind}", where=where)
 
 

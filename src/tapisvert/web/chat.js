@@ -5,7 +5,9 @@ import { html, useLayoutEffect, useRef, useState } from "./ui.js";
 import { t } from "./i18n.js";
 import { api, send, state, tell } from "./store.js";
 
-export function ChatPanel({ place, lines, title }) {
+/** `place`: where one says it (a table, a room, a tournament's room); `readOnly`: why this
+ * person may read and not write here, said instead of the line to type in. */
+export function ChatPanel({ place, lines, title, readOnly = null }) {
   const [text, setText] = useState("");
   const [asked, setAsked] = useState(null);  // { kind: "report" | "remove", line }
   const box = useRef(null);
@@ -23,7 +25,7 @@ export function ChatPanel({ place, lines, title }) {
     });
     setText("");
   };
-  const id = place.table ? "table-chat" : "room-chat";
+  const id = place.table ? "table-chat" : place.room?.startsWith("tournament-") ? "tournament-chat" : "room-chat";
   const reports = state.token && !state.guest;
   const removes = state.roles.length > 0;
   return html`
@@ -44,12 +46,12 @@ export function ChatPanel({ place, lines, title }) {
       </div>
       ${asked ? html`<${ReasonForm} key=${`${asked.kind}${asked.line.line}`} asked=${asked} place=${place}
         done=${() => setAsked(null)} />` : null}
-      <form class="row say" onSubmit=${post}>
+      ${readOnly ? html`<p class="hint">${readOnly}</p>` : html`<form class="row say" onSubmit=${post}>
         <label class="grow"><span class="visually-hidden">${t("web.chat_hint")}</span>
           <input id=${id} placeholder=${t("web.chat_hint")} maxlength="500" value=${text}
             onInput=${(event) => setText(event.target.value)} /></label>
         <button type="submit">${t("web.send")}</button>
-      </form>
+      </form>`}
     </section>`;
 }
 

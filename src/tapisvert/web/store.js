@@ -14,7 +14,7 @@ export const state = {
   roomInfo: null,
   tables: {},        // table id -> table info
   views: {},         // table id -> latest view frame, merged
-  logs: { room: [], table: {} },   // chat, notices and moves in words
+  logs: { room: [], table: {}, tournament: {} },   // chat, notices and moves in words (tournaments: by room)
   games: [],         // the games' specs, from /api/games
   boards: {},        // game name -> its board module
   notice: null,      // { text, kind, about }: a refusal or a message for the person
@@ -114,6 +114,9 @@ export async function switchLanguage() {
   await loadTexts(chosenLanguage());
   // chat stays as it was said, moves are told again; notices and summaries come again from the server
   state.logs.room = state.logs.room.filter((line) => line.kind === "chat");
+  for (const room of Object.keys(state.logs.tournament)) {
+    state.logs.tournament[room] = state.logs.tournament[room].filter((line) => line.kind === "chat");
+  }
   for (const table of Object.keys(state.logs.table)) {
     state.logs.table[table] = state.logs.table[table].filter((line) => line.kind !== "notice")
       .map((line) => (line.words ? { ...line, text: say(line.words) } : line));
@@ -248,6 +251,7 @@ function receive(frame) {
       state.notice = null;
       state.rooms = frame.rooms;
       send({ type: "enter", room: state.room });
+      if (route()?.kind === "tournament") send({ type: "tournament", tournament: route().value });
       for (const text of state.outbox.splice(0)) {
         state.socket.send(text);
         state.socket.unanswered.add(JSON.parse(text).id);
@@ -278,7 +282,7 @@ function receive(frame) {
       if (frame.type === "notice" && frame.rematch) state.rematches[frame.table] = frame.rematch;
       // a word for this person alone (a moderator's act, a report handled) shows at the top too
       if (frame.type === "notice" && !frame.table && !frame.room && frame.key !== "server.help") tell(frame.text, "info");
-      note(frame.table, frame.type === "chat"
+      note(logKey(frame), frame.type === "chat"
         ? { kind: "chat", sender: frame.sender, text: frame.text, line: frame.line }
         : { kind: "notice", text: frame.type === "people" ? frame.text || frame.people.join(", ") : frame.text }, frame.history);
       break;
@@ -369,11 +373,28 @@ export function tableLog(table) {
 const recalled = new Map();
 const BURST_MS = 1000;
 
-/** Add a line to a table's log or the room's; a line the server resends after a hello
+/** The log a frame goes to: its table's (a number), its tournament's chat (its room,
+ * `tournament-N`), else the room's (null). */
+function logKey(frame) {
+  return frame.table || (frame.room?.startsWith("tournament-") ? frame.room : null);
+}
+
+function linesOf(log) {
+  if (!log) return state.logs.room;
+  if (typeof log === "string") return (state.logs.tournament[log] ??= []);
+  return tableLog(log);
+}
+
+/** The chat of a tournament, as far as this page heard it. */
+export function tournamentLog(id) {
+  return linesOf(`tournament-${id}`);
+}
+
+/** Add a line to a log (see `logKey`); a line the server resends after a hello
  * (`history`) is added only if the log does not show it already, however far back. */
-function note(table, line, history = false) {
-  const lines = table ? tableLog(table) : state.logs.room;
-  const log = table ?? "room";
+function note(where, line, history = false) {
+  const lines = linesOf(where);
+  const log = where ?? "room";
   if (!history) {
     recalled.delete(log);
   } else {
@@ -388,12 +409,12 @@ function note(table, line, history = false) {
   }
   lines.push({ ...line, key: ++lineKeys });
   if (lines.length > 500) lines.splice(0, lines.length - 500);
-  if (table) keepLog(table);
+  if (typeof where === "number") keepLog(where);
 }
 
 /** A moderator removed a chat line: it goes from the log it was in. */
 function unsay(frame) {
-  const lines = frame.table ? tableLog(frame.table) : state.logs.room;
+  const lines = linesOf(logKey(frame));
   const index = lines.findIndex((line) => line.line === frame.line);
   if (index >= 0) lines.splice(index, 1);
   if (frame.table) keepLog(frame.table);

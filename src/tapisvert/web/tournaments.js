@@ -1,9 +1,11 @@
 // Tournaments: the list (to come, under way, just over), a form to make one, and one
-// tournament's page — who registered, each round's tables to watch, the standings, the winner.
-import { html, useState } from "./ui.js";
+// tournament's page — who registered, each round's tables to watch, the standings, the winner,
+// its chat, and for moderators a way to cancel it.
+import { html, useEffect, useState } from "./ui.js";
 import { t } from "./i18n.js";
-import { api, state, tell } from "./store.js";
+import { api, send, state, tell, tournamentLog } from "./store.js";
 import { Loading, PlayerLink, useFetched, when } from "./community.js";
+import { ChatPanel } from "./chat.js";
 
 const FORMATS = ["swiss", "knockout", "round_robin"];
 const LEVELS = ["random", "easy", "medium", "hard"];
@@ -93,6 +95,12 @@ function NewTournament() {
 export function TournamentPage({ id }) {
   const [refresh, setRefresh] = useState(0);
   const [found, error] = useFetched(`/api/tournaments/${id}?seen=${refresh}`, REFRESH);
+  useEffect(() => {
+    // the chat's lines come over the socket while the page is open (after a reconnection,
+    // the welcome asks for them again)
+    if (state.connected) send({ type: "tournament", tournament: id });
+    return () => { if (state.connected) send({ type: "tournament", tournament: null }); };
+  }, [id]);
   if (!found) return html`<${Loading} error=${error} />`;
   const me = found.players.find((entry) => entry.name === state.user);
   const registered = me && !me.withdrawn;
@@ -100,17 +108,20 @@ export function TournamentPage({ id }) {
     try { await api(`/api/tournaments/${id}/${what}`, {}); setRefresh(refresh + 1); } catch (problem) { tell(problem.message); }
   };
   const rounds = [...new Set(found.tables.map((table) => table.round))];
+  const live = ["registering", "running"].includes(found.status);
   return html`<section class="panel tournament" id="tournament" aria-labelledby="tournament-heading">
     <div class="row"><a class="button" href="#tournaments" id="back">${t("web.tournaments")}</a>
       <h1 id="tournament-heading">${found.name}</h1>
       <span class="chip">${t(`${found.game}.name`)}</span>
       <span class="chip">${t(`web.format.${found.format}`)}</span>
       <span class="chip" id="tournament-state">${t(`web.tournament_state.${found.status}`)}</span></div>
+    ${found.status === "cancelled" ? html`<p class="cancelled" id="tournament-cancelled">${found.cancelled_by
+      ? t("web.cancelled_by", { name: found.cancelled_by, reason: found.cancel_reason }) : t("web.cancelled_few")}</p>` : null}
     ${found.winner ? html`<p class="winner" id="tournament-winner">${t("web.tournament_won_by")} <${PlayerLink} name=${found.winner} /></p>` : null}
-    <p id="tournament-when">${found.status === "registering"
+    ${found.status === "registering" || found.round ? html`<p id="tournament-when">${found.status === "registering"
       ? t("web.tournament_starts_at", { when: when(found.starts_at), players: found.table_size })
-      : t("web.tournament_round", { round: found.round, rounds: found.format === "knockout" ? "—" : found.rounds })}</p>
-    ${state.token && !state.guest && ["registering", "running"].includes(found.status) ? html`<p>
+      : t("web.tournament_round", { round: found.round, rounds: found.format === "knockout" ? "—" : found.rounds })}</p>` : null}
+    ${state.token && !state.guest && live ? html`<p>
       ${registered ? html`<button id="withdraw" onClick=${() => act("withdraw")}>${t("web.withdraw")}</button>`
         : found.status === "registering" ? html`<button class="primary" id="register-tournament" onClick=${() => act("register")}>${t("web.register_tournament")}</button>` : null}</p>` : null}
     ${found.standings.some((row) => row.games) ? html`<h2 class="small">${t("web.standings")}</h2>
@@ -128,10 +139,33 @@ export function TournamentPage({ id }) {
         <li key=${table.table} class="row" data-table=${table.table}>
           <span>${table.players.map((name) => name ?? t("web.bot")).join(", ")}</span>
           ${table.absent.length ? html`<span class="chip">${t("web.absent", { names: table.absent.join(", ") })}</span>` : null}
-          <a class="button" href=${`#table=${table.table}`}>${t("web.watch")}</a></li>`)}</ul>
+          ${table.closed ? html`<span class="chip closed-table">${t("web.table_closed")}</span>`
+            : html`<a class="button" href=${`#table=${table.table}`}>${t("web.watch")}</a>`}</li>`)}</ul>
     </section>`)}
     <h2 class="small">${t("web.registered", { count: found.players.filter((entry) => !entry.withdrawn).length })}</h2>
     <p id="tournament-players">${found.players.filter((entry) => !entry.withdrawn).map((entry, index) =>
       html`${index ? ", " : ""}<${PlayerLink} key=${entry.name} name=${entry.name} />`)}</p>
-  </section>`;
+    ${state.roles.length && live ? html`<${CancelTournament} id=${id} done=${() => setRefresh(refresh + 1)} />` : null}
+  </section>
+  ${state.token ? html`<${ChatPanel} place=${{ room: `tournament-${id}` }} lines=${tournamentLog(id)}
+    title=${t("web.tournament_chat")} readOnly=${state.guest ? t("web.tournament_chat_accounts") : null} />`
+    : html`<section class="panel"><p class="hint" id="tournament-chat-sign-in">${t("web.tournament_chat_sign_in")}</p></section>`}`;
+}
+
+/** A moderator cancels the tournament, saying why: its players read it, and no round follows. */
+function CancelTournament({ id, done }) {
+  const [asking, setAsking] = useState(false);
+  const [reason, setReason] = useState("");
+  const submit = async (event) => {
+    event.preventDefault();
+    try { await api(`/api/tournaments/${id}/cancel`, { reason: reason.trim() }); setAsking(false); done(); }
+    catch (problem) { tell(problem.message); }
+  };
+  if (!asking) return html`<p><button class="danger" id="cancel-tournament" onClick=${() => setAsking(true)}>${t("web.cancel_tournament")}</button></p>`;
+  return html`<form class="row reason-form" id="cancel-form" onSubmit=${submit}>
+    <label class="grow">${t("web.cancel_reason")}
+      <input class="reason" id="cancel-reason" maxlength="300" required value=${reason} onInput=${(event) => setReason(event.target.value)} /></label>
+    <button type="submit" class="danger" id="cancel-confirm" disabled=${!reason.trim()}>${t("web.cancel_tournament")}</button>
+    <button type="button" id="cancel-keep" onClick=${() => setAsking(false)}>${t("web.cancel_keep")}</button>
+  </form>`;
 }

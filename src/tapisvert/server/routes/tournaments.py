@@ -8,8 +8,10 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from tapisvert.server import protocol
+from tapisvert.server.moderation import MAX_REASON
 from tapisvert.server.rooms import MAIN_ROOM
 from tapisvert.server.routes.dependencies import Me, TheLobby
+from tapisvert.server.speeds import DAYS_CLOCK
 from tapisvert.server.storage.tournaments import TournamentRow
 from tapisvert.server.tournaments.formats import Fill
 from tapisvert.server.tournaments.service import MAX_ROUNDS, Format, NewTournament, Progress
@@ -28,7 +30,8 @@ class TournamentBody(BaseModel):
     registration_ends: float | None = None
     """By default, when the tournament starts."""
     options: dict[str, protocol.OptionValue] = Field(default_factory=dict)
-    clock: Annotated[float, Field(ge=1, le=3600)] | None = None
+    clock: Annotated[float, Field(ge=1, le=DAYS_CLOCK - 1)] | None = None
+    """Seconds a move: a tournament is played live (its rounds start together)."""
     advance: Annotated[int, Field(ge=1, le=15)] = 1
     fill: Fill = "bots"
     bot_level: Annotated[str, Field(max_length=32)] = "easy"
@@ -51,10 +54,18 @@ class TournamentInfo(BaseModel):
     starts_at: float
     registration_ends: float
     status: str
-    """``registering``, ``running``, ``finished`` or ``cancelled`` (too few players)."""
+    """``registering``, ``running``, ``finished`` or ``cancelled`` (by a moderator, or for
+    too few players)."""
     round: int
     """The round under way (0 before the first)."""
     winner: str | None = None
+    cancelled_by: str | None = None
+    """The moderator who cancelled it (none: too few players, or not cancelled)."""
+    cancel_reason: str | None = None
+
+
+class Cancelling(BaseModel):
+    reason: Annotated[str, Field(max_length=MAX_REASON)]
 
 
 class Entry(BaseModel):
@@ -69,6 +80,8 @@ class RoundTableInfo(BaseModel):
     """Each seat's player (``None``: a bot)."""
     absent: list[str]
     """Who was away when the round began: a bot played for them."""
+    closed: bool
+    """A moderator closed the table: its game counts for nobody."""
 
 
 class StandingInfo(BaseModel):
@@ -112,6 +125,7 @@ def _page(progress: Progress) -> TournamentPage:
                     None if player is None else names.get(player, "?") for player in table.seating
                 ],
                 absent=sorted(names.get(player, "?") for player in table.absent),
+                closed=table.table_id in progress.closed,
             )
             for table in progress.tables
         ],
@@ -173,3 +187,9 @@ async def register(tournament_id: int, user: Me, lobby: TheLobby) -> None:
 @router.post("/api/tournaments/{tournament_id}/withdraw", status_code=204)
 async def withdraw(tournament_id: int, user: Me, lobby: TheLobby) -> None:
     await lobby.tournaments.withdraw(user, tournament_id)
+
+
+@router.post("/api/tournaments/{tournament_id}/cancel", status_code=204)
+async def cancel(tournament_id: int, body: Cancelling, user: Me, lobby: TheLobby) -> None:
+    """A moderator cancels the tournament, saying why (its players read it)."""
+    await lobby.moderation.cancel_tournament(user, tournament_id, body.reason)

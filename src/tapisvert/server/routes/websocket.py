@@ -200,6 +200,8 @@ async def _dispatch(
             connection.send(entered.model_copy(update={"id": request_id}))
             connection.recall(lobby.rooms.history[room])
             return None
+        case protocol.FollowTournament(tournament=tournament):
+            await lobby.rooms.follow(connection, tournament)
         case protocol.Chat(text=text, room=room, table=table):
             answer = await say(lobby, user, connection.language, text, room, table)
             return (

@@ -145,6 +145,8 @@ tournaments_table = Table(
     Column("node", String(64), nullable=True),
     Column("lease_expires", Float, nullable=True),
     Column("fence", BigInteger, nullable=False, server_default=text("0")),
+    Column("cancelled_by", String(32), nullable=True),
+    Column("cancel_reason", String(300), nullable=True),
 )
 tournament_players_table = Table(
     "tournament_players",

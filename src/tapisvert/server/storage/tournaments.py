@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
 
 from tapisvert.server.storage.schema import (
     tournament_players_table,
@@ -43,6 +43,9 @@ class TournamentRow:
     round: int = 0
     winner_id: int | None = None
     fence: int = 0
+    cancelled_by: str | None = None
+    """The moderator who cancelled it (none: it was cancelled for too few players)."""
+    cancel_reason: str | None = None
     id: int = 0
 
 
@@ -196,14 +199,9 @@ class TournamentStore:
     async def advance(self, row: TournamentRow, node: str) -> bool:
         """Store the tournament's round, status and winner, if this node still holds it at
         the fence it read (another node that took it over changes nothing of it)."""
-        held = and_(
-            tournaments_table.c.id == row.id,
-            tournaments_table.c.fence == row.fence,
-            tournaments_table.c.node == node,
-        )
         changed = (
             update(tournaments_table)
-            .where(held)
+            .where(_held(row, node))
             .values(round=row.round, rounds=row.rounds, status=row.status, winner_id=row.winner_id)
         )
         result = await self._writer.run(lambda c: c.execute(changed))
@@ -214,11 +212,7 @@ class TournamentStore:
     ) -> bool:
         """Store the tournament's new round with its tables to open, in one transaction, if
         this node still holds it at the fence it read (see ``advance``)."""
-        held = and_(
-            tournaments_table.c.id == row.id,
-            tournaments_table.c.fence == row.fence,
-            tournaments_table.c.node == node,
-        )
+        held = _held(row, node)
         values = {"round": row.round, "rounds": row.rounds, "status": row.status}
 
         def work(connection: Connection) -> bool:
@@ -238,6 +232,33 @@ class TournamentStore:
             return True
 
         return await self._writer.run(work)
+
+    async def cancel(self, tournament_id: int, by: str, reason: str) -> bool:
+        """A moderator cancels the tournament: no round starts any more (the tables of a
+        round planned and not opened yet are forgotten); whether it was still to come or
+        under way."""
+        live = and_(tournaments_table.c.id == tournament_id, tournaments_table.c.status.in_(LIVE))
+        changed = update(tournaments_table).where(live)
+        planned = tournament_tables_table.c.tournament_id == tournament_id
+
+        def work(connection: Connection) -> bool:
+            values = {"status": "cancelled", "cancelled_by": by, "cancel_reason": reason}
+            if not connection.execute(changed.values(values)).rowcount:
+                return False
+            connection.execute(
+                delete(tournament_tables_table).where(
+                    planned, tournament_tables_table.c.table_id < 0
+                )
+            )
+            return True
+
+        return await self._writer.run(work)
+
+    async def live(self, tournament_id: int) -> bool:
+        """Whether the tournament is still to come or under way (not cancelled meanwhile)."""
+        query = select(tournaments_table.c.status).where(tournaments_table.c.id == tournament_id)
+        status = await self._writer.run(lambda c: c.execute(query).scalar())
+        return status in LIVE
 
     async def opened(self, planned: RoundTable, table_id: int, absent: frozenset[int]) -> None:
         """A planned table of a round is open now, as ``table_id``."""
@@ -265,6 +286,17 @@ class TournamentStore:
             )
             for row in rows
         ]
+
+
+def _held(row: TournamentRow, node: str) -> Any:
+    """The tournament, if this node still holds it at the fence it read and nobody
+    cancelled it meanwhile."""
+    return and_(
+        tournaments_table.c.id == row.id,
+        tournaments_table.c.fence == row.fence,
+        tournaments_table.c.node == node,
+        tournaments_table.c.status.in_(LIVE),
+    )
 
 
 def _values(row: TournamentRow) -> dict[str, Any]:

@@ -87,6 +87,8 @@ class Progress:
     tables: list[RoundTable]
     standings: list[Standing]
     eliminated: set[int]
+    closed: set[int]
+    """The tables a moderator closed: their game decided nothing, and counts for nobody."""
 
 
 class Tournaments:
@@ -157,7 +159,7 @@ class Tournaments:
         row = await self._row(tournament_id)
         entrants = await self.storage.tournaments.entrants(row.id)
         tables = await self.storage.tournaments.tables(row.id)
-        games = await self._games(tables)
+        games, closed = await self._games(tables)
         ranked = standings([entrant.user_id for entrant in entrants], games, row.table_size)
         if row.format == "knockout":  # who went further first: the final's winner heads it
             final = _final_order(games[-1]) if games and len(tables) > 0 else []
@@ -169,7 +171,7 @@ class Tournaments:
                 ),
             )
             ranked = [replace(standing, rank=index + 1) for index, standing in enumerate(ranked)]
-        return Progress(row, entrants, tables, ranked, _eliminated(row, games))
+        return Progress(row, entrants, tables, ranked, _eliminated(row, games), closed)
 
     async def _row(self, tournament_id: int) -> TournamentRow:
         if not 1 <= tournament_id <= MAX_TABLE_ID:  # beyond the database's integers: none
@@ -179,11 +181,14 @@ class Tournaments:
             raise ServerError("no_such_tournament", status=404, tournament=tournament_id)
         return row
 
-    async def _games(self, tables: list[RoundTable]) -> list[Finished]:
-        """The games of the tournament that are over."""
+    async def _games(self, tables: list[RoundTable]) -> tuple[list[Finished], set[int]]:
+        """The games of the tournament that are over, and the tables a moderator closed."""
         games = []
+        closed = set()
         for table in tables:
             stored = await self.storage.tables.load(table.table_id) if table.opened else None
+            if stored is not None and stored.status == "closed":
+                closed.add(table.table_id)
             if stored is None or stored.status != "finished":
                 continue
             results = await self.storage.ratings.results(table.table_id)
@@ -199,7 +204,7 @@ class Tournaments:
                     absent=table.absent,
                 )
             )
-        return games
+        return games, closed
 
     # -- the runner's -----------------------------------------------------------------
 
@@ -266,6 +271,8 @@ class Tournaments:
         entrants = await self.storage.tournaments.entrants(row.id)
         names = {entrant.user_id: entrant.name for entrant in entrants}
         for table in planned:
+            if not await self.storage.tournaments.live(row.id):
+                return  # a moderator cancelled it meanwhile: no more of its tables open
             seats: list[Seat] = []
             absent = set()
             for player in table.seating:
@@ -366,7 +373,8 @@ def _by_round(tables: list[RoundTable]) -> list[list[RoundTable]]:
 def _eliminated(row: TournamentRow, games: list[Finished]) -> set[int]:
     """Knock-out: who did not go on from a round's table. The best ``advance`` players of
     each table go on (bots do not count: they take no place that goes on), and at least one
-    player of a table of two or more goes out, so that every round brings the final nearer."""
+    player of a table of two or more goes out, so that every round brings the final nearer.
+    A table a moderator closed has no result, and knocks nobody out."""
     out: set[int] = set()
     if row.format != "knockout":
         return out
@@ -390,8 +398,8 @@ def _final_order(game: Finished) -> list[int]:
 def _last_round(row: TournamentRow, progress: Progress, current: list[RoundTable]) -> bool:
     if row.round >= MAX_ROUNDS:
         return True
-    if row.format == "knockout":
-        return len(current) <= 1
+    if row.format == "knockout":  # a final a moderator closed is played again
+        return len(current) <= 1 and not any(table.table_id in progress.closed for table in current)
     if row.format == "round_robin":
         return row.round >= len(_schedule(row, progress, []))
     return row.round >= row.rounds
