@@ -40,25 +40,26 @@ class Records:
         cluster = self.cluster
         if cluster.peers is not None and await cluster.node_of(table_id, fresh=True) is not None:
             return TableInfo.model_validate(await cluster.on_table(table_id, "info", ANYONE))
-        if 1 <= table_id <= MAX_TABLE_ID:
-            asleep = await self.storage.tables.load(table_id)
-            if asleep is not None and asleep.asleep and asleep.status == "playing":
-                return described(asleep, self.presence.is_online)
-        row = await self._finished_row(table_id)
+        row = await self._stored_row(table_id)
+        if row.asleep and row.status == "playing":
+            return described(row, self.presence.is_online)
+        row = _finished(row)
         results = await self.storage.ratings.results(table_id)
         info = described(row, self.presence.is_online, present=False)
         return info.model_copy(update={"ratings": seat_ratings(results) if results else None})
 
-    async def _finished_row(self, table_id: int) -> TableRow:
-        """A finished game's row; nothing of a running one (its deal is secret)."""
+    async def _stored_row(self, table_id: int) -> TableRow:
+        """A table's row, if it exists and was not closed."""
         if not 1 <= table_id <= MAX_TABLE_ID:  # the database's integers stop there
             raise ServerError("no_such_table", status=404, table=table_id)
         row = await self.storage.tables.load(table_id)
         if row is None or row.status == "closed":
             raise ServerError("no_such_table", status=404, table=table_id)
-        if row.status != "finished":
-            raise ServerError("not_finished", status=409)
         return row
+
+    async def _finished_row(self, table_id: int) -> TableRow:
+        """A finished game's row; nothing of a running one (its deal is secret)."""
+        return _finished(await self._stored_row(table_id))
 
     async def players_of(self, table_id: int) -> set[int]:
         """The people who sat at a finished table (a seat a bot took over included)."""
@@ -70,6 +71,13 @@ class Records:
         row = await self._finished_row(table_id)
         log = await self.storage.tables.actions(table_id)
         return table_record(row, log, [seat.get("name") or "?" for seat in row.seats])
+
+
+def _finished(row: TableRow) -> TableRow:
+    """``row``, if its game is over (nothing of a running one: its deal is secret)."""
+    if row.status != "finished":
+        raise ServerError("not_finished", status=409)
+    return row
 
 
 def table_record(

@@ -10,17 +10,13 @@ from __future__ import annotations
 from typing import Literal
 
 Speed = Literal["live", "days"]
-SPEEDS: tuple[Speed, ...] = ("live", "days")
 
 DAYS_CLOCK = 3600.0
 """Seconds a move from which a table is played over days (one hour)."""
 LONGEST_CLOCK = 7 * 86400.0
 """The longest clock a table may have: a week a move."""
-DAYS_CLOCKS = (3600.0, 12 * 3600.0, 86400.0, 3 * 86400.0)
-"""The clocks the browser offers for a game over days: 1 hour, 12 hours, 1 day, 3 days."""
 
 TimeoutRule = Literal["bot", "lose"]
-TIMEOUT_RULES: tuple[TimeoutRule, ...] = ("bot", "lose")
 """What happens when the clock of a person runs out at a table over days: a bot plays that
 one move for them (``bot``), or they lose the game, a bot playing their seat to its end
 (``lose``). At a live table a bot plays for them until they come back."""

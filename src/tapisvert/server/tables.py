@@ -74,7 +74,7 @@ class GameTable:
         self.over_days = speed_of(row.clock) == "days"
         """Played over days (see ``speeds``): it sleeps out of memory while nobody is at it."""
         self.timeout = row.timeout
-        """What happens when a person's clock runs out over days (``speeds.TIMEOUT_RULES``)."""
+        """What happens when a person's clock runs out over days (``speeds.TimeoutRule``)."""
         self.deadline = row.deadline
         self.to_act = row.to_act
         """When the clock of the person to act runs out, and who that is (``None``: no clock

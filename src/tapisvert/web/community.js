@@ -90,7 +90,7 @@ export function Leaderboard({ game }) {
       ${WHO.map((each) => html`<button key=${each} type="button" id=${`who-${each}`} class=${each === who ? "primary" : ""}
         aria-pressed=${each === who} onClick=${() => setWho(each)}>${t(`web.who_${each}`)}</button>`)}
     </div>
-    <div class="row speed-nav" role="group" aria-label=${t("web.clock")}>
+    <div class="row speed-nav" role="group" aria-label=${t("web.speed")}>
       ${SPEEDS.map((each) => html`<button key=${each} type="button" id=${`speed-${each}`} class=${each === speed ? "primary" : ""}
         aria-pressed=${each === speed} onClick=${() => setSpeed(each)}>${t(`web.speed_${each}`)}</button>`)}
     </div>

@@ -54,10 +54,15 @@ function Line({ row, mine }) {
   </li>`;
 }
 
-/** The person's games over days: their turn first, with the time left; hidden when they have none. */
+/** The person's games over days: their turn first, with the time left; hidden when they have
+ * none (a guest has none: they may not sit at a table over days for long). */
 export function GamesOverDays() {
+  return state.guest ? null : html`<${TurnLists} />`;
+}
+
+function TurnLists() {
   const [games] = useFetched(`/api/turns?heard=${told}`, 60000);
-  if (state.guest || !games || (!games.your_turn.length && !games.waiting.length)) return null;
+  if (!games || (!games.your_turn.length && !games.waiting.length)) return null;
   return html`<section class="panel" id="games-over-days" aria-labelledby="your-turn-heading">
     <h2 class="small" id="your-turn-heading">${t("web.over_days_heading")}</h2>
     ${games.your_turn.length ? html`<ul class="tables over-days">${games.your_turn.map((row) =>

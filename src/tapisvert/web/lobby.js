@@ -128,7 +128,7 @@ function NewTable() {
     setPlayers((count) => Math.max(next.min_players, Math.min(next.max_players, count))); };
   const create = (event) => {
     event.preventDefault();
-    send({ type: "create", room: state.room, game, players, options, clock: clock || null, timeout, rated }, (answer) => {
+    send({ type: "create", room: state.room, game, players, options, clock: clock || null, timeout: clock >= DAYS_CLOCK ? timeout : "bot", rated }, (answer) => {
       if (answer.type === "ack" && answer.table) location.hash = `table=${answer.table}`;
     });
   };

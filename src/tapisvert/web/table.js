@@ -126,7 +126,7 @@ function Countdown({ deadline }) {
   }, []);
   const left = Math.max(0, Math.ceil(deadline - now / 1000));
   return html`<span class=${`clock${left <= 10 ? " short" : ""}`} role="timer" aria-live="off">
-    ${left < 120 ? t("web.deadline", { seconds: left }) : t("web.time_left", { left: duration(left) })}</span>`;
+    ${left <= 120 ? t("web.deadline", { seconds: left }) : t("web.time_left", { left: duration(left) })}</span>`;
 }
 
 /** Before the start: who sits where, a seat to take, a bot to put in an empty seat. */

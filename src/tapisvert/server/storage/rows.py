@@ -40,7 +40,7 @@ class TableRow:
     rated: bool = True
     finished_at: float | None = None
     timeout: TimeoutRule = "bot"
-    """What happens when a person's clock runs out over days (see ``speeds.TIMEOUT_RULES``)."""
+    """What happens when a person's clock runs out over days (see ``speeds.TimeoutRule``)."""
     deadline: float | None = None
     """When the clock of the person to act runs out (seconds since 1970), if one runs."""
     to_act: int | None = None
