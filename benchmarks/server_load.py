@@ -928,7 +928,8 @@ class Side:
         assert self.clients is not None and self.clients.stdin is not None
         self.clients.stdin.write(f"{seconds} {think}\n")
         self.clients.stdin.flush()
-        return dict(json.loads(self.answer()))
+        measured = json.loads(self.answer())  # the peer's clients say null for not a number
+        return {key: float("nan") if value is None else value for key, value in measured.items()}
 
     def half_think(self, tables: int) -> float:
         """The mean thinking time at which the tables ask for half the moves a second measured
