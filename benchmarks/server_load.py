@@ -63,12 +63,31 @@ window by window, and each game's ratio to Wizard on the same engine (and the co
 engine's to the pure one, game by game) as the median of the rounds' ratios, with their range.
 The bots think 0 s by default there: the figures are capacities.
 
+With ``--peer`` (and ``--interleave``) boardgame.io 0.50.2 takes its turn in the same rounds:
+``benchmarks/bgio_peer``, a Node project of its own (its server and its clients, installed
+from the npm registry by ``npm install`` at the start; nothing of ``node_modules`` is kept in
+the repository), the same number of matches of Oh Hell for four (``game.js``), the
+trick-taking game Wizard grew from, each seat a bot on boardgame.io's own client (one
+WebSocket each, socket.io) that plays a random legal move as soon as it may, a move timed
+from leaving the client to the mover's next state. Each game's ratio to it is printed beside
+its ratio to Wizard, as the median of the rounds. What differs from our games: no wizards nor
+jesters (52 cards, 13 rounds, not 60 and 15); the matches kept in memory (boardgame.io's
+default storage), where ours commit every move to SQLite before acknowledging it; the whole
+view sent to each seat after every move (ours send what changed); the legal moves worked out by
+the client bots (ours are sent them).
+
+With ``--half-load`` (and ``--interleave``) as many rounds again follow, the peer holding still:
+each game's bots think so that its tables ask for half the moves a second the game sustained in
+the rounds before (a mean thinking time of 2 × tables / capacity: a table asks for a move every
+thinking time, one seat acting at a time), and the p99 of its moves there is printed, the
+median of the rounds' and the worst.
+
 At the end of the last window of moves the client kills the node(s) with SIGKILL, and the
 database is read back: every move acknowledged until then must be in the log (the
 ``persisted`` column).
 
 Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``, or
-``… --tables 100 --interleave 5 --window 3 [--engines pure,compiled]``
+``… --tables 250 --interleave 5 --window 3 [--engines pure,compiled] [--peer] [--half-load]``
 """
 
 from __future__ import annotations
