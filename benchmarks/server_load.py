@@ -780,6 +780,8 @@ def main() -> None:
     if arguments.interleave:
         interleaved(parser, arguments)
         return
+    if arguments.peer or arguments.half_load:
+        parser.error("--peer and --half-load take their turns with --interleave ROUNDS")
 
     games = GAMES if "all" in arguments.game else tuple(arguments.game)
     print(f"relays: {arguments.relays}; bots think {arguments.think:g} s on average")
