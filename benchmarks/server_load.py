@@ -63,12 +63,31 @@ window by window, and each game's ratio to Wizard on the same engine (and the co
 engine's to the pure one, game by game) as the median of the rounds' ratios, with their range.
 The bots think 0 s by default there: the figures are capacities.
 
+With ``--peer`` (and ``--interleave``) boardgame.io 0.50.2 takes its turn in the same rounds:
+``benchmarks/bgio_peer``, a Node project of its own (its server and its clients, installed
+from the npm registry by ``npm install`` at the start; nothing of ``node_modules`` is kept in
+the repository), the same number of matches of Oh Hell for four (``game.js``), the
+trick-taking game Wizard grew from, each seat a bot on boardgame.io's own client (one
+WebSocket each, socket.io) that plays a random legal move as soon as it may, a move timed
+from leaving the client to the mover's next state. Each game's ratio to it is printed beside
+its ratio to Wizard, as the median of the rounds. What differs from our games: no wizards nor
+jesters (52 cards, 13 rounds, not 60 and 15); the matches kept in memory (boardgame.io's
+default storage), where ours commit every move to SQLite before acknowledging it; the whole
+view sent to each seat after every move (ours send what changed); the legal moves worked out by
+the client bots (ours are sent them).
+
+With ``--half-load`` (and ``--interleave``) as many rounds again follow, the peer holding still:
+each game's bots think so that its tables ask for half the moves a second the game sustained in
+the rounds before (a mean thinking time of 2 × tables / capacity: a table asks for a move every
+thinking time, one seat acting at a time), and the p99 of its moves there is printed, the
+median of the rounds' and the worst.
+
 At the end of the last window of moves the client kills the node(s) with SIGKILL, and the
 database is read back: every move acknowledged until then must be in the log (the
 ``persisted`` column).
 
 Run: ``.venv/bin/python benchmarks/server_load.py [--game all] [--tables 25 100 250]``, or
-``… --tables 100 --interleave 5 --window 3 [--engines pure,compiled]``
+``… --tables 250 --interleave 5 --window 3 [--engines pure,compiled] [--peer] [--half-load]``
 """
 
 from __future__ import annotations
@@ -83,6 +102,7 @@ import os
 import random
 import re
 import shlex
+import shutil
 import signal
 import sqlite3
 import statistics
@@ -138,6 +158,21 @@ REFERENCE = "wizard"
 """The game every other is measured against with ``--interleave``."""
 TURNS = (REFERENCE, *(game for game in GAMES if game != REFERENCE))
 """The order the games take their turns in with ``--interleave``: the reference first."""
+PEER = "boardgame.io"
+"""The peer's side with ``--peer``: boardgame.io 0.50.2 (``bgio_peer/``)."""
+PEER_FOLDER = ROOT / "benchmarks" / "bgio_peer"
+PEER_STARTING_SECONDS = 60.0
+PEER_SAYS = (
+    "the peer, in the same windows: boardgame.io 0.50.2 (its server, its Node client, socket.io"
+    " over WebSocket), {tables} matches of Oh Hell for four (benchmarks/bgio_peer/game.js), the"
+    " trick-taking game Wizard grew from: 13 rounds of 1 to 13 cards of 52, bids then tricks,"
+    " hands hidden in each seat's view; unlike ours: no wizards nor jesters, 13 rounds not 15,"
+    " the matches kept in memory (boardgame.io's default storage; ours commit every move to"
+    " SQLite before acknowledging it), the whole view sent to each seat after every move, legal"
+    " moves worked out by the client bots (ours are sent them)"
+)
+NODE = shutil.which("node")
+NPM = shutil.which("npm")
 SCRAPE_SECONDS = 1.0
 """How often ``--metrics`` scrapes each node's metrics (Prometheus's default is a minute)."""
 
@@ -464,7 +499,9 @@ async def run_turns(arguments: argparse.Namespace) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     number = 0
     while line := await loop.run_in_executor(None, sys.stdin.readline):
-        seconds = float(line)
+        seconds, think = map(float, line.split())
+        for seat in load.seats:
+            seat.think = think
         first = len(tally.latencies)
         tally.window = number
         cpu_before = used(load.pids[0])
@@ -667,6 +704,18 @@ def main() -> None:
         "--window", type=float, default=3.0, help="seconds of each turn with --interleave"
     )
     parser.add_argument(
+        "--peer",
+        action="store_true",
+        help="with --interleave, boardgame.io's server and clients as a side of their own"
+        " (Node.js; benchmarks/bgio_peer, installed with npm at the start)",
+    )
+    parser.add_argument(
+        "--half-load",
+        action="store_true",
+        help="with --interleave, as many rounds again, each game's bots thinking so that its"
+        " tables ask for half the moves a second it sustained: its p99 there",
+    )
+    parser.add_argument(
         "--engines",
         default="",
         help="with --interleave, a server per game on each of these engines (pure,compiled);"
@@ -731,6 +780,8 @@ def main() -> None:
     if arguments.interleave:
         interleaved(parser, arguments)
         return
+    if arguments.peer or arguments.half_load:
+        parser.error("--peer and --half-load take their turns with --interleave ROUNDS")
 
     games = GAMES if "all" in arguments.game else tuple(arguments.game)
     print(f"relays: {arguments.relays}; bots think {arguments.think:g} s on average")
@@ -835,18 +886,53 @@ def main() -> None:
             measured = {False: [], True: []}
 
 
+class PeerServer:
+    """The peer's server: boardgame.io serving its Tricks game (``bgio_peer/server.js``)."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> PeerServer:
+        environment = {**os.environ, "NODE_ENV": "production"}  # no log line a move
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [NODE, "server.js", str(self.port)],
+                stdout=log, stderr=log, cwd=PEER_FOLDER, env=environment,
+            )  # fmt: skip
+        deadline = time.monotonic() + PEER_STARTING_SECONDS
+        while "listening" not in self.log.read_text():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the peer's server did not start: {self.log.read_text()}")
+            time.sleep(0.05)
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
 @dataclass
 class Side:
-    """One side of ``--interleave``: a game's server on an engine, and its clients' process."""
+    """One side of ``--interleave``: a game's server on an engine (or the peer's server), and
+    its clients' process."""
 
     game: str
     engine: str
-    """``pure`` or ``compiled``, or empty for the engine ``serve`` picks by itself."""
-    server: Server
+    """``pure`` or ``compiled``, or empty for the engine ``serve`` picks by itself; ``node``
+    for the peer."""
+    server: Server | PeerServer
     clients: subprocess.Popen[str] | None = None
     windows: list[dict[str, float]] = field(default_factory=list)
-    """What each of its windows measured."""
-    persisted: bool = False
+    """What each of its windows at capacity measured."""
+    half: list[dict[str, float]] = field(default_factory=list)
+    """What each of its windows at half its capacity measured (``--half-load``)."""
+    persisted: bool | None = None
+    """Whether every acknowledged move is in the database; ``None`` for the peer, which keeps
+    its matches in memory."""
 
     def answer(self) -> str:
         """The clients' next line: ``ready``, or a window's figures."""
@@ -857,12 +943,19 @@ class Side:
             raise RuntimeError(f"the clients of {self.game} stopped: {self.clients.wait()}\n{log}")
         return line
 
-    def measure(self, seconds: float) -> None:
-        """Let the clients play for ``seconds``, the other sides holding still."""
+    def measure(self, seconds: float, think: float = 0.0) -> dict[str, float]:
+        """Let the clients play for ``seconds``, thinking ``think`` seconds on average before
+        each move, the other sides holding still."""
         assert self.clients is not None and self.clients.stdin is not None
-        self.clients.stdin.write(f"{seconds}\n")
+        self.clients.stdin.write(f"{seconds} {think}\n")
         self.clients.stdin.flush()
-        self.windows.append(json.loads(self.answer()))
+        measured = json.loads(self.answer())  # the peer's clients say null for not a number
+        return {key: float("nan") if value is None else value for key, value in measured.items()}
+
+    def half_think(self, tables: int) -> float:
+        """The mean thinking time at which the tables ask for half the moves a second measured
+        at capacity: a table asks for a move every thinking time (one seat acts at a time)."""
+        return 2 * tables / median(self, "per_second")
 
 
 def engine_said(server: Server) -> str:
@@ -881,6 +974,7 @@ def interleave(arguments: argparse.Namespace, games: list[str], engines: list[st
         "compiled": translate("cli.engine_compiled", language),
     }
     sides: list[Side] = []
+    tables = arguments.tables[0]
     with tempfile.TemporaryDirectory() as folder:
         try:
             for game, engine in itertools.product(games, engines):
@@ -891,44 +985,76 @@ def interleave(arguments: argparse.Namespace, games: list[str], engines: list[st
                 environment["COLUMNS"] = "1000"
                 server = Server(sqlite_url(path), path / "node.log", environment, rate=PEER_RATE)
                 sides.append(Side(game, engine, server))
+            if arguments.peer:
+                sides.append(Side(PEER, "node", PeerServer(Path(folder) / "peer.log")))
             with ThreadPoolExecutor(len(sides)) as starting:  # they start while others import
                 list(starting.map(lambda side: side.server.start(), sides))
             for side in sides:
+                if isinstance(side.server, PeerServer):
+                    continue
                 said = engine_said(side.server)
                 print(f"{side.game} server ({side.engine or 'the engine serve picks'}): {said}")
                 if side.engine and said != expected[side.engine]:
                     raise SystemExit(f"{side.game}'s server does not run the {side.engine} engine")
             for side in sides:  # all warmed up together: no turn is measured before all are ready
-                arguments.game = side.game
                 side.clients = subprocess.Popen(
-                    client_command([side.server], arguments.tables[0], arguments),
+                    clients_of(side, tables, arguments),
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     text=True,
+                    cwd=PEER_FOLDER if isinstance(side.server, PeerServer) else None,
                 )
             for side in sides:
                 if side.answer().strip() != "ready":
                     raise RuntimeError(f"the clients of {side.game} did not get ready")
             for _ in range(arguments.interleave):
                 for side in sides:
-                    side.measure(arguments.window)
+                    side.windows.append(side.measure(arguments.window, arguments.think))
+            games_only = [side for side in sides if side.game != PEER]
+            for _ in range(arguments.interleave if arguments.half_load else 0):
+                for side in games_only:
+                    think = side.half_think(tables)
+                    side.half.append({**side.measure(arguments.window, think), "think": think})
             for side in sides:
                 assert side.clients is not None and side.clients.stdin is not None
                 side.clients.stdin.close()
                 if side.clients.wait() != 0:
                     raise RuntimeError(f"the clients of {side.game} failed")
-                report = json.loads(side.server.log.with_name("clients.json").read_text())
-                acked = {tuple(move) for move in report["acked"]}
-                side.persisted = acked <= logged_moves(side.server.database_url)
+                if isinstance(side.server, Server):
+                    report = json.loads(side.server.log.with_name("clients.json").read_text())
+                    acked = {tuple(move) for move in report["acked"]}
+                    side.persisted = acked <= logged_moves(side.server.database_url)
         finally:
             for side in sides:
                 if side.clients is not None and side.clients.poll() is None:
                     side.clients.kill()
                     side.clients.wait()
                 side.server.stop()
-    print_turns(sides, arguments.window)
-    if not all(side.persisted for side in sides):
+    print_turns(sides, arguments.window, tables)
+    if not all(side.persisted is not False for side in sides):
         raise SystemExit("an acknowledged move is missing from the database")
+
+
+def clients_of(side: Side, tables: int, arguments: argparse.Namespace) -> list[str]:
+    """The command of a side's clients' process."""
+    if isinstance(side.server, PeerServer):
+        assert side.server.process is not None
+        return [
+            NODE, "clients.js", str(side.server.port), str(tables), str(arguments.warmup),
+            str(side.server.process.pid),
+        ]  # fmt: skip
+    arguments.game = side.game
+    return client_command([side.server], tables, arguments)
+
+
+def install_peer() -> None:
+    """Install the peer's packages from the npm registry (``npm install``: quick once done)."""
+    if NODE is None or NPM is None:
+        raise SystemExit("--peer needs Node.js: node and npm on the PATH")
+    command = [NPM, "install", "--no-audit", "--no-fund", "--loglevel=error"]
+    done = subprocess.run(command, cwd=PEER_FOLDER, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"npm install in {PEER_FOLDER} failed: {done.stderr[-2000:]}")
 
 
 def spread(values: list[float]) -> str:
@@ -936,12 +1062,15 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} [{min(values):.2f}–{max(values):.2f}]"
 
 
-def print_turns(sides: list[Side], window: float) -> None:
+def print_turns(sides: list[Side], window: float, tables: int) -> None:
     """Each side's moves a second window by window, and its ratios to the first game's side on
-    the same engine (and, on the compiled engine, to the same game's pure side), round by round:
-    their median over the rounds, and their range."""
-    first = {side.engine: side for side in reversed(sides)}
+    the same engine, to the peer's (``--peer``) and, on the compiled engine, to the same game's
+    pure side, round by round: their median over the rounds, and their range; with
+    ``--half-load``, the thinking time that asks for half the capacity and what came of it."""
+    first = {side.engine: side for side in reversed(sides) if side.game != PEER}
     pure = {side.game: side for side in sides if side.engine == "pure"}
+    peer = next((side for side in sides if side.game == PEER), None)
+    half = any(side.half for side in sides)
 
     def ratios(side: Side, other: Side) -> list[float]:
         return [
@@ -955,10 +1084,19 @@ def print_turns(sides: list[Side], window: float) -> None:
         f"moves/s in windows of {window:g} s, taking turns; ratios: the median of the rounds'"
         f" [min–max]"
     )
+    if half:
+        print(
+            "at half capacity: each game's bots think so that its tables ask for half the moves"
+            " a second it sustained above (a table asks for a move every thinking time), for as"
+            " many rounds; their median moves/s, and p99 ms (the median of the rounds' and the"
+            " worst)"
+        )
     print(
-        f"{'game':<9} {'engine':<8} {'moves/s by window':<34} {'median':>7} {'p50 ms':>7}"
+        f"{'game':<12} {'engine':<8} {'moves/s by window':<34} {'median':>7} {'p50 ms':>7}"
         f" {'p99 ms':>7} {'µs/move':>7} {f'/{reference}':>18}"
+        + (f" {f'/{PEER}':>18}" if peer else "")
         + (f" {'compiled/pure':>18}" if both else "")
+        + (f" {'half: think ms':>14} {'moves/s':>7} {'p99 ms':>7} {'worst':>6}" if half else "")
         + f" {'persisted':>9}"
     )
     for side in sides:
@@ -966,13 +1104,25 @@ def print_turns(sides: list[Side], window: float) -> None:
         to_pure = (
             spread(ratios(side, pure[side.game])) if both and side.engine == "compiled" else "–"
         )
+        to_reference = first.get(side.engine, sides[0])
+        at_half = (
+            f" {1000 * side.half[0]['think']:>14.0f}"
+            f" {statistics.median(run['per_second'] for run in side.half):>7.0f}"
+            f" {1000 * statistics.median(run['p99'] for run in side.half):>7.1f}"
+            f" {1000 * max(run['p99'] for run in side.half):>6.1f}"
+            if side.half
+            else f" {'–':>14} {'–':>7} {'–':>7} {'–':>6}"
+        )
+        kept = {True: "all", False: "NO", None: "memory"}[side.persisted]
         print(
-            f"{side.game:<9} {side.engine or 'serve':<8} {rates:<34}"
+            f"{side.game:<12} {side.engine or 'serve':<8} {rates:<34}"
             f" {median(side, 'per_second'):>7.0f} {1000 * median(side, 'p50'):>7.1f}"
             f" {1000 * median(side, 'p99'):>7.1f} {median(side, 'us_per_move'):>7.0f}"
-            f" {spread(ratios(side, first[side.engine])):>18}"
+            f" {spread(ratios(side, to_reference)):>18}"
+            + (f" {spread(ratios(side, peer)):>18}" if peer else "")
             + (f" {to_pure:>18}" if both else "")
-            + f" {'all' if side.persisted else 'NO':>9}",
+            + (at_half if half else "")
+            + f" {kept:>9}",
             flush=True,
         )
 
@@ -1008,6 +1158,9 @@ def interleaved(parser: argparse.ArgumentParser, arguments: argparse.Namespace) 
         f" game in turn ({', '.join(games)}), after a warm-up of {arguments.warmup:g} s each;"
         f" the per-socket rate limit is raised to {PEER_RATE:,.0f} messages a second"
     )
+    if arguments.peer:
+        install_peer()
+        print(PEER_SAYS.format(tables=arguments.tables[0]))
     interleave(arguments, games, engines)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import os
 import re
+import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -350,3 +352,43 @@ def test_server_load_interleaves_the_games_and_gives_their_ratios_to_wizard() ->
         low, high = re.fullmatch(r"\[(\S+)–(\S+)\]", spread).groups()  # type: ignore[union-attr]
         assert float(low) <= float(ratio) <= float(high)
     assert rows[0].split()[-3:-1] == ["1.00", "[1.00–1.00]"]  # Wizard against itself
+
+
+def test_server_load_runs_the_boardgame_io_peer_in_the_same_windows() -> None:
+    """``--peer`` installs boardgame.io with npm, plays its matches in turn with the games, and
+    gives every game's ratio to it; ``--half-load`` adds each game's p99 at half capacity."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("the boardgame.io peer runs on Node.js: node and npm are not on the PATH")
+    arguments = ("--game", "fzzzt", "wizard", "--tables", "4", "--interleave", "2")
+    command = [
+        sys.executable, str(BENCHMARKS / "server_load.py"), *arguments,
+        "--window", "1", "--warmup", "1", "--peer", "--half-load",
+    ]  # fmt: skip
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    installed = (BENCHMARKS / "bgio_peer" / "node_modules" / "boardgame.io").is_dir()
+    if run.returncode != 0 and "npm install" in run.stderr and not installed:
+        pytest.skip(f"boardgame.io could not be installed from the npm registry: {run.stderr}")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert any(
+        line.startswith("the peer, in the same windows: boardgame.io 0.50.2") for line in lines
+    )
+    header, *rows = lines[-4:]
+    assert "/boardgame.io" in header and "half: think ms" in header
+    assert [row.split()[:2] for row in rows] == [
+        ["wizard", "serve"],
+        ["fzzzt", "serve"],
+        ["boardgame.io", "node"],
+    ]
+    columns = [row.split() for row in rows]
+    rates = [[float(moves) for moves in row[2:4]] for row in columns]
+    assert all(moves > 0 for side in rates for moves in side)
+    for side, row in zip(rates, columns, strict=True):  # the median of the rounds' ratios
+        ratio = statistics.median(mine / peer for mine, peer in zip(side, rates[2], strict=True))
+        assert float(row[10]) == pytest.approx(ratio, rel=0.05, abs=0.01)
+    assert columns[2][10:12] == ["1.00", "[1.00–1.00]"]  # the peer against itself
+    for row in columns[:2]:  # each game at half its capacity: a thinking time, moves, a p99
+        think, moves, p99, worst, persisted = row[-5:]
+        assert float(think) > 0 and float(moves) > 0 and 0 < float(p99) <= float(worst)
+        assert persisted == "all"
+    assert columns[2][-5:] == ["–", "–", "–", "–", "memory"]  # in memory: nothing to check

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Final, NamedTuple
 
 from tapisvert.core.errors import IllegalActionError
@@ -106,6 +107,13 @@ def cards_of(counts: Sequence[int]) -> list[int]:
 
 
 _CARD_ORDER = (*range(1, KINDS), JOKER)
+
+
+@lru_cache(maxsize=16384)
+def card_tuple(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """``cards_of(counts)`` as a tuple, remembered: a view shows the hands and piles of every
+    position, most of them as they were a move before (or at another table)."""
+    return tuple(cards_of(counts))
 
 
 def legal_sets(hand: Sequence[int]) -> list[CardSet]:

@@ -18,6 +18,7 @@ the start player moving one seat to the left each time, and adds up the scores.
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Any, Final
 
 from tapisvert.core.chance import draw
@@ -48,6 +49,7 @@ from tapisvert.games.abluxxen.cards import (
     KINDS,
     CardSet,
     can_steal,
+    card_tuple,
     cards_of,
     is_playable,
     kind_to_string,
@@ -114,6 +116,19 @@ def set_action(played: CardSet) -> Action:
 def action_set(action: Action) -> CardSet:
     code = action - SET_BASE
     return CardSet(code // 100, code // 10 % 10, code % 10)
+
+
+@lru_cache(maxsize=16384)
+def _set_actions(hand: tuple[int, ...]) -> tuple[Action, ...]:
+    """The sets ``hand`` can play, as actions: worked out once for a hand (it often stays
+    the same over several moves, and the seat's offered moves are asked for at each)."""
+    return tuple([set_action(played) for played in legal_sets(hand)])
+
+
+@lru_cache(maxsize=16384)
+def _set_texts(hand: tuple[int, ...]) -> tuple[str, ...]:
+    """``_set_actions(hand)`` in notation."""
+    return tuple([f"set {set_to_string(played)}" for played in legal_sets(hand)])
 
 
 class AbluxxenGame(Game["AbluxxenState"]):
@@ -309,7 +324,7 @@ class AbluxxenState(State):
     def legal_actions(self) -> list[Action]:
         phase = self._phase
         if phase == PHASE_PLAY:
-            return [set_action(played) for played in legal_sets(self._hands[self._player])]
+            return list(_set_actions(self._hands[self._player]))
         if phase == PHASE_STEAL:
             return [TAKE, DECLINE]
         if phase == PHASE_VICTIM:
@@ -324,6 +339,11 @@ class AbluxxenState(State):
         if phase in _CHANCE_VERBS:
             return [kind for kind in range(KINDS) if self._pile[kind]]
         return []
+
+    def legal_strings(self) -> list[str]:
+        if self._phase == PHASE_PLAY:
+            return list(_set_texts(self._hands[self._player]))
+        return super().legal_strings()
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self._phase == PHASE_START:
@@ -425,7 +445,7 @@ class AbluxxenState(State):
     def _hand(self, seat: Seat | None) -> tuple[int, ...]:
         if seat is None:
             return ()
-        return self._shared(seat, lambda: tuple(cards_of(self._hands[seat])))
+        return self._shared(seat, lambda: card_tuple(self._hands[seat]))
 
     def seat_view(self, seat: Seat) -> SeatView:
         """What ``observation(seat).seat_view()`` gives, without the observation."""
@@ -442,12 +462,12 @@ class AbluxxenState(State):
             "phase": PHASE_NAMES[self._phase],
             "current_player": self._player,
             "hand_sizes": tuple(sum(self._hands[other]) for other in players),
-            "known_in_hand": tuple(tuple(cards_of(self._known[other])) for other in players),
+            "known_in_hand": tuple(card_tuple(self._known[other]) for other in players),
             "stacks": self._stacks,
             "display": self._display,
             "pile_size": sum(self._pile),
-            "discard": tuple(cards_of(self._discard)),
-            "dummy": tuple(cards_of(self._dummy)),
+            "discard": card_tuple(self._discard),
+            "dummy": card_tuple(self._dummy),
             "played": self._played,
             "victim": self._victim,
             "in_play": self._in_play,

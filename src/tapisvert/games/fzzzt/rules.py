@@ -17,6 +17,7 @@ from itertools import combinations
 from operator import is_
 from typing import Any, Final, NamedTuple
 
+from tapisvert.core.cache import IdentityCache, itemwise
 from tapisvert.core.errors import IllegalActionError
 from tapisvert.core.game import (
     CHANCE,
@@ -146,6 +147,13 @@ def _bids(hand: tuple[int, ...]) -> tuple[Action, ...]:
 def _bid_texts(hand: tuple[int, ...]) -> tuple[str, ...]:
     """``_bids(hand)`` in notation."""
     return tuple(map(_bid_text, _bids(hand)))
+
+
+_sorted_units: IdentityCache[tuple[Units, ...], tuple[Units, ...]] = itemwise(
+    lambda units: tuple(sorted(units))
+)
+"""Each seat's units in order, sorted again only when they changed: a view of each position
+shows every seat's."""
 
 
 @lru_cache(maxsize=16384)
@@ -497,7 +505,7 @@ class FzzztState(State):
             "discards": self._discard,
             "known_held": self._known_held,
             "owned": tuple(holdings.owned for holdings in held),
-            "units": tuple(tuple(sorted(units)) for units in self._units),
+            "units": _sorted_units(self._units),
             "chits": self._chits,
             "placed_this_phase": self._placed_now,
             "belt": self._belt,
