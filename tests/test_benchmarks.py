@@ -392,3 +392,17 @@ def test_server_load_runs_the_boardgame_io_peer_in_the_same_windows() -> None:
         assert float(think) > 0 and float(moves) > 0 and 0 < float(p99) <= float(worst)
         assert persisted == "all"
     assert columns[2][-5:] == ["–", "–", "–", "–", "memory"]  # in memory: nothing to check
+
+
+def test_days_memory_runs_asleep_and_awake_and_plays_at_a_woken_table() -> None:
+    printed = run_benchmark("days_memory.py", "--tables", "40", "--awake", "20")
+    rows = [line.split() for line in printed.splitlines()[1:5]]
+    assert [(row[0], row[1]) for row in rows] == [
+        ("10", "asleep"),
+        ("40", "asleep"),
+        ("10", "awake"),
+        ("20", "awake"),
+    ]
+    ratio = re.search(r"40 tables asleep / 10 asleep, memory: ([0-9.]+)", printed)
+    assert ratio is not None and float(ratio.group(1)) > 0
+    assert "a table awake costs" in printed
