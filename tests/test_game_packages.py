@@ -40,6 +40,7 @@ EXAMPLES = {
     "benchmarks/review_calibration.py": {"wizard"},  # the game calibrated by default
     "benchmarks/abuse.py": {"luz", "wizard"},  # the tables the scenarios play
     "benchmarks/export_cost.py": {"wizard"},  # the games it exports
+    "benchmarks/days_memory.py": {"wizard"},  # the tables over days it stores
     "benchmarks/server_load.py": {"wizard"},  # the reference of the games' capacities
     "scripts/play": {"wizard"},  # the game it starts by default
     "scripts/test": {"abluxxen", "fzzzt", "luz", "wizard"},  # the games' own test files
