@@ -58,6 +58,20 @@ def test_engine_speed_runs_and_prints_its_figures() -> None:
         assert float(line.split()[-1]) > 0  # the ratio against OpenSpiel's clone
 
 
+def test_engine_profile_runs_the_same_work_on_both_sides() -> None:
+    """A fixed amount of work: each side plays its dealt positions to the end, or searches the
+    first decision of a hand with every iteration asked (OpenSpiel's counted as it runs)."""
+    printed = run_benchmark("engine_profile.py", "decisions", "--count", "3")
+    played = dict(line.split() for line in printed.splitlines())
+    assert set(played) == {"ours", "openspiel"}
+    assert all(3 * 52 <= int(count) <= 3 * 60 for count in played.values())
+    printed = run_benchmark("engine_profile.py", "search", "--count", "1")
+    assert dict(line.split() for line in printed.splitlines()) == {
+        "ours": "1000",
+        "openspiel": "1000",
+    }
+
+
 def test_bot_strength_runs_and_prints_its_figures() -> None:
     printed = run_benchmark(
         "bot_strength.py",

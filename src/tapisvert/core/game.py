@@ -139,9 +139,15 @@ class Game(ABC, Generic[S]):
         """A full state whose ``observation(observation.seat)`` equals ``observation``."""
         if not isinstance(observation, self.observation_class):
             raise TypeError(f"{self.name} samples states from a {self.observation_class.__name__}")
-        draw: Callable[[Game[S], Observation, random.Random], S]
-        draw = import_module(self.sampler).sample_state
+        draw: Callable[[Game[S], Observation, random.Random], S] | None
+        draw = _SAMPLERS.get(self.sampler)
+        if draw is None:  # looked up once: a search draws thousands of worlds a second
+            draw = _SAMPLERS[self.sampler] = import_module(self.sampler).sample_state
         return draw(self, observation, rng)
+
+
+_SAMPLERS: Final[dict[str, Callable[..., Any]]] = {}
+"""Each game's ``sample_state``, by the name of its sampler's module."""
 
 
 _MISSING: Final[Any] = object()

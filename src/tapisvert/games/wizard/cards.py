@@ -118,7 +118,9 @@ def reduced_deck(values: int, specials: int) -> int:
 
 
 def card_count(hand: int) -> int:
-    return (hand & (1 << SUIT_CARDS) - 1).bit_count() + wizard_count(hand) + jester_count(hand)
+    """The cards of a hand, its two counts of specials read in place (every observation
+    counts every hand)."""
+    return (hand & (1 << SUIT_CARDS) - 1).bit_count() + (hand >> 52 & 7) + (hand >> 55 & 7)
 
 
 def holds(hand: int, card: int) -> bool:

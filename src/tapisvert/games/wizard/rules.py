@@ -272,13 +272,15 @@ class WizardState(State):
             if follow < SUITS:
                 following = SUIT_TABLES[follow][hand >> 13 * follow & SUIT_FIELD]
                 if following:
-                    return [*following, *SPECIAL_TABLE[hand >> 52]]
+                    specials = hand >> 52
+                    return [*following, *SPECIAL_TABLE[specials]] if specials else list(following)
             return kinds_in(hand)
         if phase == PHASE_BID:
             bids = list(range(BID_BASE, BID_BASE + self._cards + 1))
-            forbidden = self._forbidden_bid()
-            if forbidden >= 0:
-                bids.remove(BID_BASE + forbidden)
+            if self._game.canadian:
+                forbidden = self._forbidden_bid()
+                if forbidden >= 0:
+                    bids.remove(BID_BASE + forbidden)
             return bids
         if phase in (PHASE_DEAL, PHASE_TURN):
             return kinds_in(self._deck)
@@ -423,7 +425,7 @@ class WizardState(State):
             "dealer": self._dealer,
             "phase": PHASE_NAMES[self._phase],
             "current_player": self._player,
-            "hand_sizes": tuple(card_count(hand) for hand in self._hands),
+            "hand_sizes": tuple(map(card_count, self._hands)),
             "trump_card": None if self._trump_card < 0 else self._trump_card,
             "trump": None if self._trump == TRUMP_UNDECIDED else self._trump,
             "bids": tuple(None if bid < 0 else bid for bid in self._bids),
@@ -496,7 +498,7 @@ class WizardState(State):
 
     def tricks_won(self) -> tuple[int, ...]:
         """Tricks taken by each seat in the current round."""
-        return tricks_taken((trick.winner for trick in self._completed), self._players)
+        return tricks_taken([trick[2] for trick in self._completed], self._players)
 
     def hand(self, seat: Seat) -> list[int]:
         """The true hand of ``seat``: for tests and the referee, never for a bot."""
@@ -572,10 +574,12 @@ class WizardState(State):
         bid = action - BID_BASE
         if not 0 <= bid <= self._cards:
             raise IllegalActionError("wizard.error.bid_range", cards=self._cards)
-        if bid == self._forbidden_bid():
+        if self._game.canadian and bid == self._forbidden_bid():
             raise IllegalActionError("wizard.error.bid_forbidden", bid=bid, cards=self._cards)
         player = self._player
-        self._bids = (*self._bids[:player], bid, *self._bids[player + 1 :])
+        bids = list(self._bids)
+        bids[player] = bid
+        self._bids = tuple(bids)
         if player == self._dealer:
             self._phase = PHASE_PLAY
             self._player = self._leader
@@ -584,10 +588,8 @@ class WizardState(State):
 
     def _finish_trick(self) -> None:
         winner = self._taker
-        self._completed = (
-            *self._completed,
-            CompletedTrick(self._leader, tuple(self._trick), winner),
-        )
+        trick = _new_tuple(CompletedTrick, (self._leader, tuple(self._trick), winner))
+        self._completed += (trick,)
         if len(self._completed) == self._cards:
             self._end_round()
             return
@@ -600,16 +602,19 @@ class WizardState(State):
         tricks_won = self.tricks_won()
         points = tuple(map(round_score, self._bids, tricks_won))
         self._scores = tuple(map(sum, zip(self._scores, points, strict=True)))
-        summary = RoundSummary(
-            self._cards,
-            self._dealer,
-            self._trump,
-            self._bids,
-            tricks_won,
-            points,
-            self._completed,
+        summary = _new_tuple(
+            RoundSummary,
+            (
+                self._cards,
+                self._dealer,
+                self._trump,
+                self._bids,
+                tricks_won,
+                points,
+                self._completed,
+            ),
         )
-        self._past_rounds = (*self._past_rounds, summary)
+        self._past_rounds += (summary,)
         self._round_index += 1
         if self._round_index == len(self._game.round_numbers):
             self._phase = PHASE_END
@@ -621,6 +626,9 @@ class WizardState(State):
 
 
 _CARD_PHASES: Final = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
+# A named tuple made by ``tuple.__new__`` (as its own constructor does) skips the constructor's
+# Python frame: a trick is finished a dozen times in every playout.
+_new_tuple: Final = tuple.__new__
 # For each card, the bits of a hand that show it is held (any of a Wizard's or a Jester's three).
 _HELD_MASKS: Final = tuple(
     CARD_UNIT[card] * (1 if card < SUIT_CARDS else 7) for card in range(KINDS)
