@@ -36,7 +36,7 @@ BUILT_IN = sorted(
 EXAMPLES = {
     "benchmarks/engine_speed.py": {"wizard"},  # Wizard's engine against OpenSpiel's clone
     "benchmarks/bot_strength.py": {"wizard"},  # the search against OpenSpiel's, on Wizard
-    "benchmarks/interface_cost.py": {"wizard"},  # shorter games than the default
+    "benchmarks/interface_games.py": {"wizard"},  # shorter games than the default
     "benchmarks/review_calibration.py": {"wizard"},  # the game calibrated by default
     "benchmarks/abuse.py": {"luz", "wizard"},  # the tables the scenarios play
     "benchmarks/export_cost.py": {"wizard"},  # the games it exports
