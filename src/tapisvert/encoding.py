@@ -264,9 +264,10 @@ class Encoding(ABC):
         return [*values[start:], *values[:start]]
 
 
-TEMPLATES_KEPT = 1024
-"""Templates a :class:`Templates` keeps: one per seat of each table in play, 64 tables of 4
-seats say, and room for more."""
+TEMPLATES_KEPT = 64
+"""Templates a :class:`Templates` keeps: an encoding serves one table (each environment's
+table builds its own), whose seats' templates over a few games fit; a spectator's too. An
+encoding shared by many tables writes their tensors whole, as it would without templates."""
 UNWRITTEN = object()
 """The source of a template's part not written yet: no part is written from it."""
 
