@@ -36,19 +36,12 @@ import pyspiel
 
 import tapisvert
 from engine_speed import side_by_side
-from tapisvert.encoding import encoding_for
+from interface_games import OPTIONS, PLAYERS, engine_games, tensor_games
 from tapisvert.envs.gymnasium import SingleSeatEnv
 from tapisvert.envs.openspiel import register
 from tapisvert.envs.pettingzoo import env
 from tapisvert.envs.vector import TablesVectorEnv
 
-OPTIONS: dict[str, tuple[str, dict[str, object]]] = {
-    "wizard": ("wizard", {"rounds": "first5"}),
-    "wizard-12": ("wizard", {"rounds": "12"}),
-}
-"""Each row's game and options, where they are not the game's defaults (a whole Wizard game
-would take too long; its 12-card round alone is the longest hand)."""
-PLAYERS = 4
 SYNC_ENVS = 8
 STEPS_PER_CALL = 20
 """Vector steps per timed call, so that timing costs nothing beside them."""
@@ -62,47 +55,6 @@ def rows(chosen: list[str]) -> list[str]:
     if unknown:
         raise SystemExit(f"no row {unknown[0]}: the rows are {', '.join(every)}")
     return [row for row in every if not chosen or row in chosen]
-
-
-def engine_games(row: str) -> Callable[[], int]:
-    name, options = OPTIONS.get(row, (row, {}))
-    game = tapisvert.load_game(name, PLAYERS, **options)
-    rng = random.Random(1)
-
-    def play() -> int:
-        state = game.new_initial_state(rng.getrandbits(32))
-        decisions = 0
-        state.resolve_chance()
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            state.resolve_chance()
-            decisions += 1
-        return decisions
-
-    return play
-
-
-def tensor_games(row: str) -> Callable[[], int]:
-    name, options = OPTIONS.get(row, (row, {}))
-    game = tapisvert.load_game(name, PLAYERS, **options)
-    encoding = encoding_for(game)
-    tensor = numpy.zeros(encoding.shape, dtype=numpy.float32)
-    mask = numpy.zeros(encoding.action_count, dtype=numpy.int8)
-    rng = random.Random(1)
-
-    def play() -> int:
-        state = game.new_initial_state(rng.getrandbits(32))
-        decisions = 0
-        state.resolve_chance()
-        while not state.is_terminal():
-            encoding.write_state(tensor, state, state.current_player())
-            mask.fill(0)
-            state.apply_action(rng.choice(encoding.write_legal(mask, state)))
-            state.resolve_chance()
-            decisions += 1
-        return decisions
-
-    return play
 
 
 def pettingzoo_games(row: str) -> Callable[[], int]:

@@ -212,6 +212,15 @@ def test_interface_cost_compares_tensors_and_vector_envs_for_one_row() -> None:
     assert speedup == pytest.approx(vector / sync, abs=0.1)
 
 
+def test_interface_instructions_count_the_same_games_on_both_sides() -> None:
+    """The games each side of the count plays (valgrind counts them around this): the same
+    decisions, since both draw from the same generator."""
+    engine = run_benchmark("interface_instructions.py", "--count", "luz", "engine", "2")
+    tensor = run_benchmark("interface_instructions.py", "--count", "luz", "tensor+mask", "2")
+    assert engine == tensor
+    assert int(engine.split()[-1]) > 100
+
+
 def test_review_calibration_runs_and_plots(tmp_path: Path) -> None:
     plot = tmp_path / "calibration.png"
     printed = run_benchmark(

@@ -178,6 +178,33 @@ def test_state_and_observation_write_the_same_tensors(
 
 
 @pytest.mark.parametrize("name", tapisvert.game_names())
+def test_a_template_serves_no_other_state_than_its_own_parts_say(name: str) -> None:
+    """A seat's tensor starts from the template kept for its state, found by the state's
+    address: tables played in turn, clones played apart, states freed and others made (at
+    the same address, as a freed one's is reused) each get their own observation's tensor
+    at every move."""
+    game = tapisvert.load_game(name, players=3)
+    encoding = encoding_for(game)
+    rng = random.Random(5)
+    buffer = numpy.full(encoding.shape, numpy.nan, dtype=numpy.float32)
+    tables = [game.new_initial_state(seed=seed) for seed in range(3)]
+    for step in range(240):
+        index = rng.randrange(len(tables))
+        state = tables[index]
+        if state.is_terminal() or step % 40 == 39:
+            tables[index] = game.new_initial_state(seed=step)  # the old one freed
+        elif step % 15 == 14:
+            tables[index] = state.clone()  # played apart from here on
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        for written in tables:
+            for seat in (None, 0, 1, 2):
+                encoding.write_state(buffer, written, seat)
+                expected = encoding.encode(written.observation(seat))
+                assert buffer.tobytes() == expected.tobytes(), (step, seat)
+
+
+@pytest.mark.parametrize("name", tapisvert.game_names())
 def test_each_field_is_documented(name: str) -> None:
     place = plugin(name).encoding
     assert place is not None  # every built-in game offers an encoding

@@ -37,7 +37,7 @@ EXAMPLES = {
     "benchmarks/engine_speed.py": {"wizard"},  # Wizard's engine against OpenSpiel's clone
     "benchmarks/bot_strength.py": {"wizard"},  # the search against OpenSpiel's, on Wizard
     "benchmarks/engine_profile.py": {"wizard"},  # the work of the two above, to profile
-    "benchmarks/interface_cost.py": {"wizard"},  # shorter games than the default
+    "benchmarks/interface_games.py": {"wizard"},  # shorter games than the default
     "benchmarks/review_calibration.py": {"wizard"},  # the game calibrated by default
     "benchmarks/abuse.py": {"luz", "wizard"},  # the tables the scenarios play
     "benchmarks/export_cost.py": {"wizard"},  # the games it exports

@@ -22,9 +22,10 @@ True
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from importlib import import_module
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -180,10 +181,14 @@ class Encoding(ABC):
         if state.current_player() < 0:
             raise ValueError("no seat is to act here: a mask is for a seat's decision")
         legal = state.legal_actions()
-        out = cast("MutableSequence[int]", mask.data)  # an item set costs less than numpy's
+        out: MutableSequence[int] = mask.data  # type: ignore[assignment]  # see values_of
         if self._index_reads_observation:
-            for at in self.legal_indices(state, legal):
-                out[at] = 1
+            indices = self.legal_indices(state, legal)
+            if isinstance(indices, range) and indices.step == 1:  # a run: one slice
+                mask[indices.start : indices.stop] = 1
+            else:
+                for at in indices:
+                    out[at] = 1
         elif self._first is not None:
             first = self._first
             for action in legal:
@@ -197,7 +202,8 @@ class Encoding(ABC):
     def legal_indices(self, state: State, legal: Sequence[Action]) -> Iterable[int]:
         """The compact indices of ``legal``, the legal actions of the seat to act in
         ``state``, where they depend on what that seat holds: from its observation, unless a
-        game's encoding reads them from the state (with :meth:`action_at_state`)."""
+        game's encoding reads them from the state (with :meth:`action_at_state`). A
+        ``range`` (not in the order of ``legal``) says they are that run of indices."""
         observation = state.observation(state.current_player())
         return [self.action_index(observation, action) for action in legal]
 
@@ -258,11 +264,99 @@ class Encoding(ABC):
         return [*values[start:], *values[:start]]
 
 
+TEMPLATES_KEPT = 64
+"""Templates a :class:`Templates` keeps: an encoding serves one table (each environment's
+table builds its own), whose seats' templates over a few games fit; a spectator's too. An
+encoding shared by many tables writes their tensors whole, as it would without templates."""
+UNWRITTEN = object()
+"""The source of a template's part not written yet: no part is written from it."""
+
+
+class Template:
+    """The parts of one seat's tensor that a state keeps as immutable objects (a hand, the
+    finished tricks, a discard pile), written where the tensor has them and zeros elsewhere,
+    with the object each part was written from.
+
+    Between one decision of a seat and its next, a move replaces a few of those objects and
+    leaves the others as they were: a part is written again only when its object changed
+    (:meth:`stale`), and the tensor starts as a copy of the template, its small fields then
+    written on it (see :class:`Templates`)."""
+
+    __slots__ = ("out", "remembers", "sources", "tensor")
+
+    def __init__(self, tensor: Tensor, parts: int, remembers: bool) -> None:
+        self.tensor = tensor
+        self.out = values_of(tensor)
+        self.remembers = remembers
+        self.sources: list[object] = [UNWRITTEN] * parts
+
+    @classmethod
+    def fresh(cls, tensor: Tensor, parts: int) -> Template:
+        """A template that is ``tensor`` itself, zeroed, remembering nothing: every part is
+        written (for an observation, which no later one follows)."""
+        tensor.fill(0.0)
+        return cls(tensor, parts, remembers=False)
+
+    def stale(self, part: int, source: object) -> bool:
+        """Whether part number ``part``, to be written from ``source``, must be written: it
+        was written from an object neither the same nor equal (a move often builds an equal
+        tuple again), or never; ``source`` is then remembered. Equal sources write the same
+        values. The caller writes every value of the part's run, zeros included."""
+        if not self.remembers:
+            return True
+        sources = self.sources
+        was = sources[part]
+        if was is source:
+            return False
+        sources[part] = source
+        return was != source
+
+    def copy_to(self, tensor: Tensor) -> MutableSequence[float]:
+        """Start ``tensor`` as this template (nothing to do where it is the template
+        itself), and answer it as a buffer of floats, for the small fields."""
+        if tensor is not self.tensor:
+            tensor[:] = self.tensor
+            return values_of(tensor)
+        return self.out
+
+
+class Templates:
+    """A :class:`Template` per seat of each state written lately (the last
+    ``TEMPLATES_KEPT``), to write a seat's tensor from what changed since its last one.
+
+    A template is found by the state's identity and the seat, but what it holds is only
+    trusted part by part, each part's source compared by identity (the template keeps the
+    objects, which therefore are not replaced by others of the same identity): another
+    state, a clone, a state of another game at the same address, get the tensor their own
+    parts give. A template is written by one thread at a time: the tensors of one state are
+    not to be written from several threads at once."""
+
+    def __init__(self, size: int, parts: int, kept: int = TEMPLATES_KEPT) -> None:
+        self._size = size
+        self._parts = parts
+        self._kept = kept
+        self._entries: dict[tuple[int, Seat | None], Template] = {}
+        self._order: deque[tuple[int, Seat | None]] = deque()
+        """The keys, the first added first (see ``IdentityCache``: the first to leave)."""
+
+    def __call__(self, state: State, seat: Seat | None) -> Template:
+        key = (id(state), seat)
+        template = self._entries.get(key)
+        if template is None:
+            entries = self._entries
+            if len(entries) >= self._kept:
+                del entries[self._order.popleft()]
+            template = Template(numpy.zeros(self._size, dtype=numpy.float32), self._parts, True)
+            entries[key] = template
+            self._order.append(key)
+        return template
+
+
 def values_of(tensor: Tensor) -> MutableSequence[float]:
     """``tensor`` (one-dimensional) as a buffer of floats, to write values one by one: an
-    item set there costs about half of one set through numpy. (The type is quoted: a
-    subscripted type would be built at every call, costing more than the buffer.)"""
-    return cast("MutableSequence[float]", tensor.data)
+    item set there costs about half of one set through numpy. (Its memoryview, typed as
+    what it does: a ``cast`` would be a call of its own at every use.)"""
+    return tensor.data  # type: ignore[return-value]
 
 
 def seat_places(players: int) -> tuple[tuple[int, ...], ...]:

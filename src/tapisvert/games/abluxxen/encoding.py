@@ -38,14 +38,13 @@ from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
     BLOCKS_KEPT,
     Encoding,
+    Template,
+    Templates,
     Tensor,
     block_cache,
-    per_seat,
     put_block,
-    put_rotated,
     scaled,
     seat_places,
-    values_of,
 )
 from tapisvert.games.abluxxen.cards import (
     COPIES,
@@ -82,6 +81,19 @@ DECK = sum(DECK_COUNTS)
 MANY_CARDS = 2 * HAND_SIZE
 CARD_WEIGHT = 1 / COPIES
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+(
+    PART_HAND,
+    PART_DISPLAY,
+    PART_DISCARD,
+    PART_IN_PLAY,
+    PART_DUMMY,
+    PART_PLAYED,
+    PART_STEALS,
+    PER_SEAT,
+) = range(8)
+"""The parts of a template (see ``Template``); from ``PER_SEAT`` on, ``SEAT_PARTS`` per
+seat: the cards known in its hand, its stack."""
+SEAT_PARTS = 2
 
 
 class AbluxxenEncoding(Encoding):
@@ -139,21 +151,25 @@ class AbluxxenEncoding(Encoding):
         self._counts = block_cache(KINDS, _write_counts)
         """A group's field, from its count vector (a state replaces one when it changes)."""
         self._displays = block_cache(DISPLAY_SIZE * KINDS, _write_display)
-        self._seats_counts = block_cache(players * KINDS, per_seat(_write_counts, KINDS))
-        """A per-seat field of count vectors (the cards known in each hand), from seat 0 on."""
-        self._stacked = IdentityCache(_stack_summary, size=BLOCKS_KEPT)
+        self._stacks = IdentityCache(_stacks_summary, size=BLOCKS_KEPT)
+        """Every stack's top set and cards, from the stacks (a move replaces them)."""
+        self._hand_sizes = IdentityCache(_sizes, size=BLOCKS_KEPT)
+        self._sets = block_cache(SET_SIZE, _write_set)
+        """A set's run of values (a set on a stack is the same object move after move)."""
+        self._templates = Templates(self.size, PER_SEAT + SEAT_PARTS * players)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(AbluxxenObservation, observation)
         self._fill(
             tensor,
+            Template.fresh(tensor, PER_SEAT + SEAT_PARTS * self.players),
             seen.seat,
             PHASES[seen.phase],
             (seen.active, seen.current_player, seen.victim, seen.drawer),
             counts_of(seen.hand),
             seen.hand_sizes,
             tuple(counts_of(known) for known in seen.known_in_hand),
-            seen.stacks,
+            self._stacks(seen.stacks),
             seen.display,
             seen.pile_size,
             counts_of(seen.discard),
@@ -172,17 +188,16 @@ class AbluxxenEncoding(Encoding):
         cards as the count vectors it keeps): the seat's own hand, and of the others what
         is public."""
         state = cast(AbluxxenState, state)
-        hands, stacks = state._hands, state._stacks
-        hand_sizes = [sum(hand) for hand in hands]
-        stacked = self._stacked
-        game_scores = [
-            stacked(stack)[1] - held for stack, held in zip(stacks, hand_sizes, strict=True)
-        ]
+        hands = state._hands
+        hand_sizes = self._hand_sizes(hands)
+        stacks = self._stacks(state._stacks)
+        game_scores = [cards - held for cards, held in zip(stacks[1], hand_sizes, strict=True)]
         scores = state._finished_totals()
         if state._phase != PHASE_END:
             scores = tuple(total + game for total, game in zip(scores, game_scores, strict=True))
         self._fill(
             tensor,
+            self._templates(state, seat),
             seat,
             state._phase,
             (state._active, state._player, state._victim, state._drawer),
@@ -206,13 +221,14 @@ class AbluxxenEncoding(Encoding):
     def _fill(
         self,
         tensor: Tensor,
+        template: Template,
         seat: Seat | None,
         phase: int,
         seats: tuple[Seat, Seat, Seat | None, Seat | None],
         hand: tuple[int, ...] | None,
         hand_sizes: Sequence[int],
         known: tuple[tuple[int, ...], ...],
-        stacks: tuple[tuple[CardSet, ...], ...],
+        stacks: tuple[tuple[CardSet | None, ...], tuple[int, ...]],
         display: tuple[tuple[int, ...], ...],
         pile_size: int,
         discard: tuple[int, ...],
@@ -227,57 +243,85 @@ class AbluxxenEncoding(Encoding):
     ) -> None:
         """Every field, from what an observation holds (seats absolute, groups of cards as
         count vectors by kind, ``None`` for no hand), as ``write`` and ``write_state`` read
-        them: one way to write, whichever the source."""
-        tensor.fill(0.0)
-        out = values_of(tensor)
+        them: one way to write, whichever the source.
+
+        The groups of cards, the stacks' top sets, the set on the table and the pending
+        steals are parts of ``template``, written where their object changed; the seats and
+        counts, on the tensor started from it."""
         players = self.players
         places = self._places[seat or 0]
         counts = self._counts
+        start = template.tensor
+        written = template.out
+        stale = template.stale
+        if stale(PART_HAND, hand):
+            if hand is None:
+                start[self.hand.start : self.hand.stop] = 0.0
+            else:
+                put_block(start, self.hand.start, counts(hand))
+        known_at, top_sets = self.known.start, self.top_sets.start
+        tops, stacked = stacks
+        for other, place in enumerate(places):
+            part = PER_SEAT + other * SEAT_PARTS
+            if stale(part, known[other]):
+                put_block(start, known_at + place * KINDS, counts(known[other]))
+            top = tops[other]
+            if stale(part + 1, top):
+                at = top_sets + place * SET_SIZE
+                if top is None:
+                    start[at : at + SET_SIZE] = 0.0
+                else:
+                    put_block(start, at, self._sets(top))
+        if stale(PART_DISPLAY, display):
+            put_block(start, self.display.start, self._displays(display))
+        if stale(PART_DISCARD, discard):
+            put_block(start, self.discard.start, counts(discard))
+        if stale(PART_IN_PLAY, in_play):
+            start[self.in_play.start : self.in_play.stop] = 0.0
+            in_play_at = self.in_play.start
+            for card in in_play:
+                written[in_play_at + card] += CARD_WEIGHT
+        if self.dummy.size and stale(PART_DUMMY, dummy):
+            put_block(start, self.dummy.start, counts(dummy))
+        if stale(PART_PLAYED, played):
+            if played is None:
+                start[self.played.start : self.played.stop] = 0.0
+            else:
+                put_block(start, self.played.start, self._sets(played))
+        if stale(PART_STEALS, pending_steals):
+            start[self.pending.start : self.pending.stop] = 0.0
+            for thief in pending_steals:
+                written[self.pending.start + (players if thief == DUMMY else places[thief])] = 1.0
+        out = template.copy_to(tensor)
         out[self.phase.start + phase] = 1.0
-        for field, other in zip(
+        for field, seated in zip(
             (self.active, self.to_act, self.victim, self.drawer), seats, strict=True
         ):
-            if other is not None and 0 <= other < players:  # a seat, not chance nor the dummy
-                out[field.start + places[other]] = 1.0
-        out[self.dummy_victim.start] = float(seats[2] == DUMMY)
-        if hand is not None:  # which most of the seat's moves change: no block to cache
-            _write_counts(out[self.hand.start : self.hand.stop], hand)
-        hand_sizes_at = self.hand_sizes.start
+            if seated is not None and 0 <= seated < players:  # a seat, not chance nor the dummy
+                out[field.start + places[seated]] = 1.0
+        if seats[2] == DUMMY:
+            out[self.dummy_victim.start] = 1.0
+        hand_sizes_at, stack_cards = self.hand_sizes.start, self.stack_cards.start
         game_scores_at, scores_at = self.game_scores.start, self.scores.start
-        top_sets, stack_cards = self.top_sets.start, self.stack_cards.start
         for other, place in enumerate(places):
-            out[hand_sizes_at + place] = scaled(hand_sizes[other], MANY_CARDS)
-            top, cards_in_stack = self._stacked(stacks[other])
-            if top is not None:
-                _put_set(out, top_sets + place * SET_SIZE, top)
-            out[stack_cards + place] = scaled(cards_in_stack, MANY_CARDS)
+            held = hand_sizes[other]
+            out[hand_sizes_at + place] = held / MANY_CARDS if held < MANY_CARDS else 1.0
+            cards = stacked[other]
+            out[stack_cards + place] = cards / MANY_CARDS if cards < MANY_CARDS else 1.0
             out[game_scores_at + place] = scaled(game_scores[other], DECK)
             out[scores_at + place] = scaled(scores[other], DECK)
-        origin = seat or 0
-        put_rotated(tensor, self.known.start, self._seats_counts(known), origin, players)
-        put_block(tensor, self.display.start, self._displays(display))
         out[self.pile.start] = pile_size / DECK
-        put_block(tensor, self.discard.start, counts(discard))
-        in_play_at = self.in_play.start
-        for card in in_play:
-            out[in_play_at + card] += CARD_WEIGHT
-        if self.dummy.size:
-            put_block(tensor, self.dummy.start, counts(dummy))
-        if played is not None:
-            _put_set(out, self.played.start, played)
         out[self.draws_left.start] = scaled(draws[0], HAND_SIZE)
-        out[self.refill.start] = float(draws[1])
-        for thief in pending_steals:
-            place = players if thief == DUMMY else places[thief]
-            out[self.pending.start + place] = 1.0
+        if draws[1]:
+            out[self.refill.start] = 1.0
         out[self.game_number.start] = scaled(game_number, 10)
 
 
-def _put_set(out: MutableSequence[float], start: int, played: CardSet) -> None:
+def _write_set(out: MutableSequence[float], played: CardSet) -> None:
     """A set as its value one-hot, its number cards / 8 and its jokers / 5."""
-    out[start + played.value - 1] = 1.0
-    out[start + JOKER_SET_VALUE] = played.numbers / COPIES
-    out[start + JOKER_SET_VALUE + 1] = played.jokers / JOKERS
+    out[played.value - 1] = 1.0
+    out[JOKER_SET_VALUE] = played.numbers / COPIES
+    out[JOKER_SET_VALUE + 1] = played.jokers / JOKERS
 
 
 def _write_counts(out: MutableSequence[float], counts: tuple[int, ...]) -> None:
@@ -294,6 +338,16 @@ def _write_display(out: MutableSequence[float], display: tuple[tuple[int, ...], 
             out[index * KINDS + card] += CARD_WEIGHT
 
 
-def _stack_summary(stack: tuple[CardSet, ...]) -> tuple[CardSet | None, int]:
-    """A stack's top set (``None``: empty) and how many cards it holds."""
-    return (stack[-1] if stack else None), sum(played.size for played in stack)
+def _stacks_summary(
+    stacks: tuple[tuple[CardSet, ...], ...],
+) -> tuple[tuple[CardSet | None, ...], tuple[int, ...]]:
+    """Each stack's top set (``None``: empty), and how many cards each holds."""
+    return (
+        tuple([stack[-1] if stack else None for stack in stacks]),
+        tuple([sum([played.size for played in stack]) for stack in stacks]),
+    )
+
+
+def _sizes(hands: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """How many cards each hand holds (hands as count vectors)."""
+    return tuple(map(sum, hands))

@@ -43,6 +43,8 @@ from tapisvert.core.game import Action, Observation, Seat, State
 from tapisvert.encoding import (
     BLOCKS_KEPT,
     Encoding,
+    Template,
+    Templates,
     Tensor,
     block_cache,
     per_seat,
@@ -50,7 +52,6 @@ from tapisvert.encoding import (
     put_rotated,
     scaled,
     seat_places,
-    values_of,
 )
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
@@ -87,6 +88,20 @@ MANY_ROUNDS = 10
 MANY_CHITS = 4
 HIGH_SCORE = 100
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+(
+    PART_MECHANICS,
+    PART_HAND,
+    PART_BID,
+    PART_DRAW_PILE,
+    PART_PLACED,
+    PART_BELT,
+    PART_LAST,
+    PER_SEAT,
+) = range(8)
+"""The parts of a template (see ``Template``); from ``PER_SEAT`` on, ``SEAT_PARTS`` per
+seat: its owned cards, discard pile, cards known in hand, units and chits."""
+SEAT_PARTS = 5
+OWN_PARTS = (PART_HAND, PART_BID, PART_DRAW_PILE)
 MECHANIC_INDEX = {mechanic: index for index, mechanic in enumerate(MECHANICS)}
 UNIT_INDEX = {unit: index for index, unit in enumerate(UNITS)}
 
@@ -135,14 +150,13 @@ class FzzztEncoding(Encoding):
         self._places = seat_places(players)
         self._cards = block_cache(CARD_COUNT, _write_cards)
         """A group of cards' field, from its tuple (a state replaces one when it changes)."""
-        every_seat = players * CARD_COUNT
-        self._seats_cards = block_cache(every_seat, per_seat(_write_cards, CARD_COUNT))
-        """A per-seat field of groups of cards (the discard piles), from seat 0 on."""
-        self._seats_bids = block_cache(every_seat, per_seat(_write_bid, CARD_COUNT))
-        self._seats_units = block_cache(players * UNITS_SIZE, per_seat(_write_units, UNITS_SIZE))
-        self._seats_chits = block_cache(players * SYMBOLS, per_seat(_write_chits, SYMBOLS))
+        self._seats_bids = block_cache(players * CARD_COUNT, per_seat(_write_bid, CARD_COUNT))
+        """The bids of the last auction, from seat 0 on."""
+        self._units_blocks = block_cache(UNITS_SIZE, _write_units)
+        self._chits_blocks = block_cache(SYMBOLS, _write_chits)
         self._belts = block_cache(BELT_SIZE * SLOT_SIZE, _write_belt)
         self._bid_indices = IdentityCache(self._bids_of, size=BLOCKS_KEPT)
+        self._templates = Templates(self.size, PER_SEAT + SEAT_PARTS * players)
 
     @property
     def action_count(self) -> int:
@@ -154,11 +168,17 @@ class FzzztEncoding(Encoding):
     def action_at(self, observation: Observation, index: int) -> Action:
         return self._action_in(cast(FzzztObservation, observation).hand, index)
 
-    def legal_indices(self, state: State, legal: Sequence[Action]) -> list[int]:
-        """The indices of ``legal``, a bid's read from the hand of the seat to act."""
+    def legal_indices(self, state: State, legal: Sequence[Action]) -> Sequence[int]:
+        """The indices of ``legal``, a bid's read from the hand of the seat to act: where
+        the seat may bid every set of its cards (it always may), the first ``len(legal)``
+        indices; a placement's, its action less the first placement's, after the bids."""
+        if not legal or legal[0] < BID_BASE:  # the production phase's placements and done
+            shift = BIDS - PLACE_BASE
+            return [action + shift for action in legal]
         hand = cast(FzzztState, state)._hands[state.current_player()]
-        # The table of bids where the seat bids (its legal actions are then bids) only.
-        bids = self._bid_indices(hand) if legal and legal[0] > BID_BASE else {}
+        if len(hand) <= HAND_LIMIT and len(legal) == (1 << len(hand)) - 1:
+            return range(len(legal))
+        bids = self._bid_indices(hand)
         return [
             bids[action] if action in bids else self._index_in(hand, action) for action in legal
         ]
@@ -202,6 +222,7 @@ class FzzztEncoding(Encoding):
         seen = cast(FzzztObservation, observation)
         self._fill(
             tensor,
+            Template.fresh(tensor, PER_SEAT + SEAT_PARTS * self.players),
             seen.seat,
             (PHASES[seen.phase], seen.round, seen.auction, seen.conveyor_left),
             (seen.chief, seen.current_player),
@@ -230,6 +251,7 @@ class FzzztEncoding(Encoding):
         held = [state._holdings(other) for other in range(self.players)]
         self._fill(
             tensor,
+            self._templates(state, seat),
             seat,
             (
                 state._phase,
@@ -258,6 +280,7 @@ class FzzztEncoding(Encoding):
     def _fill(
         self,
         tensor: Tensor,
+        template: Template,
         seat: Seat | None,
         counters: tuple[int, int, int, int],
         seats: tuple[Seat, Seat],
@@ -279,61 +302,92 @@ class FzzztEncoding(Encoding):
     ) -> None:
         """Every field, from what an observation holds (seats absolute; the phase's index;
         the round, the auction's slot and the cards left on the conveyor in ``counters``),
-        as ``write`` and ``write_state`` read them: one way to write, whichever the source."""
-        tensor.fill(0.0)
-        out = values_of(tensor)
+        as ``write`` and ``write_state`` read them: one way to write, whichever the source.
+
+        The groups of cards, units, chits, the belt and the last auction are parts of
+        ``template``, written where their object changed; the counts and seats, on the
+        tensor started from it."""
         players = self.players
         places = self._places[seat or 0]
+        origin = seat or 0
         cards = self._cards
+        start = template.tensor
+        written = template.out
+        stale = template.stale
+        if stale(PART_MECHANICS, mechanics):
+            at = self.mechanics.start
+            start[at : self.mechanics.stop] = 0.0
+            for other, place in enumerate(places):
+                mechanic = mechanics[other]
+                if mechanic is not None:
+                    written[at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = 1.0
+        own_fields = (self.hand, self.bid, self.draw_pile)
+        for part, field, group in zip(OWN_PARTS, own_fields, own, strict=True):
+            if stale(part, group):
+                put_block(start, field.start, cards(group))
+        owned_at, discards_at, known_at = (
+            self.owned.start,
+            self.discards.start,
+            self.known_held.start,
+        )
+        units_at, chits_at = self.units.start, self.chits.start
+        for other, place in enumerate(places):
+            # One part per seat and field: a move replaces one seat's, or an auction a few.
+            part = PER_SEAT + other * SEAT_PARTS
+            if stale(part, owned[other]):
+                put_block(start, owned_at + place * CARD_COUNT, cards(owned[other]))
+            if stale(part + 1, discards[other]):
+                put_block(start, discards_at + place * CARD_COUNT, cards(discards[other]))
+            if stale(part + 2, known_held[other]):
+                put_block(start, known_at + place * CARD_COUNT, cards(known_held[other]))
+            if stale(part + 3, units[other]):
+                put_block(start, units_at + place * UNITS_SIZE, self._units_blocks(units[other]))
+            if stale(part + 4, chits[other]):
+                put_block(start, chits_at + place * SYMBOLS, self._chits_blocks(chits[other]))
+        if stale(PART_PLACED, placed):
+            start[self.placed.start : self.placed.stop] = 0.0
+            for unit in placed:
+                written[self.placed.start + UNIT_INDEX[unit]] = 1.0
+        if stale(PART_BELT, belt):
+            put_block(start, self.belt.start, self._belts(belt))
+        if stale(PART_LAST, last):
+            start[self.last_card.start : self.last_bids.stop] = 0.0
+            if last is not None:
+                written[self.last_card.start + last.card] = 1.0
+                if 0 <= last.winner < players:
+                    written[self.last_winner.start + places[last.winner]] = 1.0
+                put_rotated(
+                    start, self.last_bids.start, self._seats_bids(last.bids), origin, players
+                )
+        out = template.copy_to(tensor)
         phase, round_number, auction, conveyor_left = counters
         out[self.phase.start + phase] = 1.0
-        out[self.round.start] = scaled(round_number, MANY_ROUNDS)
+        out[self.round.start] = round_number / MANY_ROUNDS if round_number < MANY_ROUNDS else 1.0
         out[self.auction.start] = auction / BELT_SIZE
-        for field, other in zip((self.chief, self.to_act), seats, strict=True):
-            if 0 <= other < players:  # a seat, not chance or the end
-                out[field.start + places[other]] = 1.0
-        for field, group in zip((self.hand, self.bid, self.draw_pile), own, strict=True):
-            start = field.start  # a few cards, which most moves change: no block to cache
-            for card in group:
-                out[start + card] = 1.0
-        mechanics_at, hand_sizes_at = self.mechanics.start, self.hand_sizes.start
-        draw_sizes_at, bid_made, bid_sizes_at = (
-            self.draw_sizes.start,
-            self.bid_made.start,
-            self.bid_sizes.start,
-        )
-        owned_at = self.owned.start
-        for other, place in enumerate(places):
-            mechanic = mechanics[other]
-            if mechanic is not None:
-                out[mechanics_at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = 1.0
-            out[hand_sizes_at + place] = scaled(hand_sizes[other], HAND_LIMIT)
-            out[draw_sizes_at + place] = draw_sizes[other] / CARD_COUNT
-            bid_size = bid_sizes[other]
-            if bid_size is not None:
-                out[bid_made + place] = 1.0
-                out[bid_sizes_at + place] = scaled(bid_size, HAND_LIMIT)
-            put_block(tensor, owned_at + place * CARD_COUNT, cards(owned[other]))
-            out[self.scores.start + place] = scaled(scores[other], HIGH_SCORE)
-        origin = seat or 0
-        put_rotated(tensor, self.discards.start, self._seats_cards(discards), origin, players)
-        put_rotated(tensor, self.known_held.start, self._seats_cards(known_held), origin, players)
-        put_rotated(tensor, self.units.start, self._seats_units(units), origin, players)
-        put_rotated(tensor, self.chits.start, self._seats_chits(chits), origin, players)
-        for unit in placed:
-            out[self.placed.start + UNIT_INDEX[unit]] = 1.0
-        put_block(tensor, self.belt.start, self._belts(belt))
+        chief, to_act = seats
+        if 0 <= chief < players:  # a seat, not chance or the end
+            out[self.chief.start + places[chief]] = 1.0
+        if 0 <= to_act < players:
+            out[self.to_act.start + places[to_act]] = 1.0
+        hand_sizes_at, draw_sizes_at = self.hand_sizes.start, self.draw_sizes.start
+        bid_made, bid_sizes_at = self.bid_made.start, self.bid_sizes.start
+        scores_at, pending_at = self.scores.start, self.pending_draws.start
         wanted = [0] * players
         for other, cards_wanted in pending_draws:
             wanted[other] += cards_wanted
         for other, place in enumerate(places):
-            out[self.pending_draws.start + place] = scaled(wanted[other], HAND_LIMIT)
+            held = hand_sizes[other]
+            out[hand_sizes_at + place] = held / HAND_LIMIT if held < HAND_LIMIT else 1.0
+            out[draw_sizes_at + place] = draw_sizes[other] / CARD_COUNT
+            bid_size = bid_sizes[other]
+            if bid_size is not None:
+                out[bid_made + place] = 1.0
+                out[bid_sizes_at + place] = bid_size / HAND_LIMIT if bid_size < HAND_LIMIT else 1.0
+            out[scores_at + place] = scaled(scores[other], HIGH_SCORE)
+            drawing = wanted[other]
+            if drawing:
+                out[pending_at + place] = drawing / HAND_LIMIT if drawing < HAND_LIMIT else 1.0
         out[self.conveyor_left.start] = conveyor_left / CARD_COUNT
-        if last is not None:
-            out[self.last_card.start + last.card] = 1.0
-            if 0 <= last.winner < players:
-                out[self.last_winner.start + places[last.winner]] = 1.0
-            put_rotated(tensor, self.last_bids.start, self._seats_bids(last.bids), origin, players)
 
 
 def _write_cards(out: MutableSequence[float], cards: Iterable[int]) -> None:

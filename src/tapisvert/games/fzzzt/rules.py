@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 from itertools import combinations
-from operator import is_
 from typing import Any, Final, NamedTuple
 
 from tapisvert.core.cache import IdentityCache, itemwise
@@ -441,11 +440,20 @@ class FzzztState(State):
         """``seat``'s owned cards and score, worked out again only when its cards or units
         changed: every change replaces the tuples they are read from, so the same tuples
         give the same holdings (a view of each position shows every seat's)."""
-        bid = self._bids[seat]
-        sources = (self._hands[seat], self._draw[seat], self._discard[seat], bid, self._units[seat])
+        hand, draw, discard = self._hands[seat], self._draw[seat], self._discard[seat]
+        bid, units = self._bids[seat], self._units[seat]
         known = self._held[seat]
-        if known is not None and all(map(is_, sources, known.sources)):
-            return known
+        if known is not None:
+            was = known.sources
+            if (
+                was[0] is hand
+                and was[1] is draw
+                and was[2] is discard
+                and was[3] is bid
+                and was[4] is units
+            ):
+                return known
+        sources = (hand, draw, discard, bid, units)
         owned = tuple(sorted([*sources[0], *sources[1], *sources[2], *(bid or ())]))
         held = Holdings(sources, owned, self._score(seat, owned))
         self._held = replaced(self._held, seat, held)

@@ -28,19 +28,20 @@ whose ids are compact already (32 in all). The first player is chance, not a dec
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableSequence, Sequence
-from typing import cast
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
+from typing import TypeVar, cast
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
     Encoding,
+    Template,
+    Templates,
     Tensor,
     block_cache,
     put_block,
     scaled,
     seat_places,
-    values_of,
 )
 from tapisvert.games.luz.cards import (
     COLOUR_COUNT,
@@ -76,6 +77,11 @@ SLOT_COLOUR = (*map(colour_of, range(CARD_IDS)), PLAYED)
 SLOT_VALUE: tuple[int | None, ...] = (*map(value_of, range(CARD_IDS)), None)
 """A slot's value, by its card; ``PLAYED`` (-1) reads the last entry: none."""
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+PART_KNOWLEDGE, PART_BETS, PART_FINISHED, PART_SCORES, PART_TRICK, PARTS = range(6)
+"""The parts of a template (see ``Template``); from ``PARTS`` on, each seat's colours, then
+each seat's values."""
+H = TypeVar("H")
+V = TypeVar("V")
 
 
 class LuzEncoding(Encoding):
@@ -111,18 +117,26 @@ class LuzEncoding(Encoding):
         self.scores = self.field("scores", players, "totals / 200")
         self._places = seat_places(players)
         self._played_blocks = block_cache(CARD_IDS, _write_played)
+        self._colour_blocks = block_cache(COLOURS_PER_HAND, _write_colours)
+        self._value_blocks = block_cache(VALUES_PER_HAND, _write_values)
+        self._hand_colours = block_cache(COLOURS_PER_HAND, _write_hand_colours)
+        """A hand's colours from its card ids, once per hand (a play replaces one)."""
+        self._hand_values = block_cache(VALUES_PER_HAND, _write_hand_values)
+        self._templates = Templates(self.size, PARTS + 2 * players)
         self._finished = IdentityCache(self._finished_tricks, size=256)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(LuzObservation, observation)
         self._fill(
             tensor,
-            seen.seat or 0,
+            Template.fresh(tensor, PARTS + 2 * self.players),
+            seen.seat,
             PHASES[seen.phase],
             seen.deal_index,
             (seen.first_player, seen.current_player, seen.leader),
             seen.colours,
             seen.values,
+            (self._colour_blocks, self._value_blocks),
             seen.knowledge,
             seen.bets,
             seen.trick,
@@ -137,15 +151,14 @@ class LuzEncoding(Encoding):
         hands = state._hands
         self._fill(
             tensor,
-            seat or 0,
+            self._templates(state, seat),
+            seat,
             state._phase,
             state._deal_index,
             (state._first, state._player, state._leader),
-            [map(SLOT_COLOUR.__getitem__, hand) for hand in hands],
-            [
-                () if other == seat or seat is None else map(SLOT_VALUE.__getitem__, hand)
-                for other, hand in enumerate(hands)
-            ],
+            hands,
+            hands,
+            (self._hand_colours, self._hand_values),
             () if seat is None else state._knowledge(seat),
             state._bets,
             state._trick,
@@ -156,12 +169,14 @@ class LuzEncoding(Encoding):
     def _fill(
         self,
         tensor: Tensor,
-        origin: Seat,
+        template: Template,
+        seat: Seat | None,
         phase: int,
         deal_index: int,
         seats: tuple[Seat, Seat, Seat],
-        colours: Sequence[Iterable[int]],
-        values: Sequence[Iterable[int | None]],
+        colours: Sequence[H],
+        values: Sequence[V],
+        blocks: tuple[Callable[[H], Tensor], Callable[[V], Tensor]],
         knowledge: Knowledge,
         bets: Sequence[tuple[int, int] | None],
         trick: Sequence[LuzPlay],
@@ -169,51 +184,67 @@ class LuzEncoding(Encoding):
         scores: Sequence[int],
     ) -> None:
         """Every field, from what an observation holds (seats absolute), as ``write`` and
-        ``write_state`` read them: one way to write, whichever the source.
+        ``write_state`` read them: one way to write, whichever the source. Each hand's
+        colours and values are blocks that ``blocks`` makes of ``colours[seat]`` and
+        ``values[seat]`` (a hand's card ids, or an observation's colours and values); the
+        observer's own values are never written (an observation has none).
 
-        The hands are written value by value: a move changes one, and a block kept per hand
-        would cost more to make than the values to write."""
-        tensor.fill(0.0)
-        out = values_of(tensor)
+        The hands, the knowledge, the bets, the tricks and the scores are parts of
+        ``template``, written where their object changed; the phase and the seats, on the
+        tensor started from it."""
         players = self.players
-        places = self._places[origin]
+        places = self._places[seat or 0]
+        start = template.tensor
+        written = template.out
+        stale = template.stale
+        colour_block, value_block = blocks
+        colours_at, values_at = self.colours.start, self.values.start
+        for other, place in enumerate(places):
+            if stale(PARTS + other, colours[other]):
+                put_block(
+                    start, colours_at + place * COLOURS_PER_HAND, colour_block(colours[other])
+                )
+            if other != seat and seat is not None and stale(PARTS + players + other, values[other]):
+                put_block(start, values_at + place * VALUES_PER_HAND, value_block(values[other]))
+        if stale(PART_KNOWLEDGE, knowledge):
+            start[self.knowledge.start : self.knowledge.stop] = 0.0
+            at = self.knowledge.start - 1
+            for possible in knowledge:
+                for value in possible or ():
+                    written[at + value] = 1.0
+                at += MAX_VALUE
+        if stale(PART_BETS, bets):
+            bet_made, bets_at, safety = self.bet_made.start, self.bets.start, self.safety.start
+            start[bet_made : self.safety.stop] = 0.0
+            for other, bet in enumerate(bets):
+                if bet is not None:
+                    place = places[other]
+                    written[bet_made + place] = 1.0
+                    written[bets_at + place] = bet[0] / MAX_BET
+                    written[safety + place] = bet[1]
+        if stale(PART_FINISHED, completed):
+            played, tricks_won = self._finished(completed)
+            tricks_at = self.tricks_won.start
+            for other, place in enumerate(places):
+                written[tricks_at + place] = tricks_won[other] / HAND_SIZE
+            if played is None:
+                start[self.played.start : self.played.stop] = 0.0
+            else:
+                put_block(start, self.played.start, played)
+        if stale(PART_SCORES, scores):
+            scores_at = self.scores.start
+            for other, place in enumerate(places):
+                written[scores_at + place] = scaled(scores[other], WORST_TOTAL)
+        if stale(PART_TRICK, trick):
+            start[self.trick.start : self.trick.stop] = 0.0
+            for play in trick:
+                written[self.trick.start + places[play.seat] * CARD_IDS + play.card] = 1.0
+        out = template.copy_to(tensor)
         out[self.phase.start + phase] = 1.0
         out[self.deal.start + deal_index] = 1.0
-        for field, seat in zip((self.first_player, self.to_act, self.leader), seats, strict=True):
-            if 0 <= seat < players:  # a seat, not chance or the end
-                out[field.start + places[seat]] = 1.0
-        colours_at, values_at = self.colours.start, self.values.start - 1
-        for seat, place in enumerate(places):
-            at = colours_at + place * COLOURS_PER_HAND
-            for colour in colours[seat]:
-                if colour >= 0:  # not played
-                    out[at + colour] = 1.0
-                at += COLOUR_COUNT
-            at = values_at + place * VALUES_PER_HAND
-            for value in values[seat]:
-                if value is not None:  # seen
-                    out[at + value] = 1.0
-                at += MAX_VALUE
-        at = self.knowledge.start - 1
-        for possible in knowledge:
-            for value in possible or ():
-                out[at + value] = 1.0
-            at += MAX_VALUE
-        bet_made, bets_at, safety = self.bet_made.start, self.bets.start, self.safety.start
-        for seat, bet in enumerate(bets):
-            if bet is not None:
-                place = places[seat]
-                out[bet_made + place] = 1.0
-                out[bets_at + place] = bet[0] / MAX_BET
-                out[safety + place] = bet[1]
-        played, tricks_won = self._finished(completed)
-        tricks_at, scores_at = self.tricks_won.start, self.scores.start
-        for seat, place in enumerate(places):
-            out[tricks_at + place] = tricks_won[seat] / HAND_SIZE
-            out[scores_at + place] = scaled(scores[seat], WORST_TOTAL)
-        for play in trick:
-            out[self.trick.start + places[play.seat] * CARD_IDS + play.card] = 1.0
-        put_block(tensor, self.played.start, played)
+        for field, other in zip((self.first_player, self.to_act, self.leader), seats, strict=True):
+            if 0 <= other < players:  # a seat, not chance or the end
+                out[field.start + places[other]] = 1.0
 
     def _finished_tricks(self, completed: tuple[LuzTrick, ...]) -> tuple[Tensor | None, list[int]]:
         """The ``played`` field and the tricks each seat took of a deal's finished tricks,
@@ -222,6 +253,34 @@ class LuzEncoding(Encoding):
         for trick in completed:
             taken[trick.winner] += 1
         return (self._played_blocks(completed) if completed else None), taken
+
+
+def _write_colours(out: MutableSequence[float], colours: Iterable[int]) -> None:
+    """A hand's colours, slot by slot (-1: played)."""
+    at = 0
+    for colour in colours:
+        if colour >= 0:
+            out[at + colour] = 1.0
+        at += COLOUR_COUNT
+
+
+def _write_values(out: MutableSequence[float], values: Iterable[int | None]) -> None:
+    """A hand's values seen, slot by slot (``None``: played or hidden)."""
+    at = -1
+    for value in values:
+        if value is not None:
+            out[at + value] = 1.0
+        at += MAX_VALUE
+
+
+def _write_hand_colours(out: MutableSequence[float], hand: tuple[int, ...]) -> None:
+    """A hand's colours, from its card ids (``PLAYED``: none)."""
+    _write_colours(out, map(SLOT_COLOUR.__getitem__, hand))
+
+
+def _write_hand_values(out: MutableSequence[float], hand: tuple[int, ...]) -> None:
+    """A hand's values, from its card ids (``PLAYED``: none)."""
+    _write_values(out, map(SLOT_VALUE.__getitem__, hand))
 
 
 def _write_played(out: MutableSequence[float], completed: tuple[LuzTrick, ...]) -> None:

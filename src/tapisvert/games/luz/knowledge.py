@@ -13,14 +13,13 @@ and a uniform consistent hand draws each gap's m values uniformly.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Container, Sequence
+from typing import NamedTuple
 
-from tapisvert.games.luz.cards import COLOUR_COUNT, MAX_VALUE, card, colour_of, value_of
+from tapisvert.games.luz.cards import COLOUR_COUNT, MAX_VALUE, colour_of
 
 
-@dataclass(frozen=True)
-class Gap:
+class Gap(NamedTuple):
     """Hidden slots of one colour between two known values (exclusive bounds)."""
 
     colour: int
@@ -31,7 +30,7 @@ class Gap:
 def hand_gaps(
     colours: Sequence[int],
     revealed: dict[int, int],
-    unknown_cards: set[int],
+    unknown_cards: Container[int],
     only: Collection[int] | None = None,
 ) -> list[Gap]:
     """The gaps of one hand (of the colours ``only`` alone, when given).
@@ -41,31 +40,35 @@ def hand_gaps(
     """
     gaps: list[Gap] = []
     for colour in range(COLOUR_COUNT) if only is None else sorted(only):
-        slots = [slot for slot, slot_colour in enumerate(colours) if slot_colour == colour]
-        low = 0
+        low = first = colour * MAX_VALUE  # the card below the gap's lowest candidate, plus 1
         pending: list[int] = []
-        for slot in [*slots, None]:
-            if slot is not None and slot not in revealed:
+        for slot, slot_colour in enumerate(colours):
+            if slot_colour != colour:
+                continue
+            if slot not in revealed:
                 pending.append(slot)
                 continue
-            high = MAX_VALUE + 1 if slot is None else value_of(revealed[slot])
+            high = revealed[slot]
             if pending:
-                inside = range(card(colour, low + 1), card(colour, high))
-                candidates = tuple([held for held in inside if held in unknown_cards])
+                candidates = tuple([held for held in range(low, high) if held in unknown_cards])
                 gaps.append(Gap(colour, tuple(pending), candidates))
-            pending = []
-            low = high
+                pending = []
+            low = high + 1
+        if pending:
+            high = first + MAX_VALUE
+            candidates = tuple([held for held in range(low, high) if held in unknown_cards])
+            gaps.append(Gap(colour, tuple(pending), candidates))
     return gaps
 
 
 def possible_values(gaps: Sequence[Gap], hand_size: int) -> list[tuple[int, ...] | None]:
     """For each slot, the values it may still hold (``None`` for slots not in the gaps)."""
     possible: list[tuple[int, ...] | None] = [None] * hand_size
-    for gap in gaps:
-        count, hidden = len(gap.candidates), len(gap.slots)
-        for index, slot in enumerate(gap.slots):
-            window = gap.candidates[index : count - hidden + index + 1]
-            possible[slot] = tuple([candidate % MAX_VALUE + 1 for candidate in window])
+    for _, slots, candidates in gaps:
+        values = [candidate % MAX_VALUE + 1 for candidate in candidates]
+        spare = len(candidates) - len(slots) + 1
+        for index, slot in enumerate(slots):
+            possible[slot] = tuple(values[index : index + spare])
     return possible
 
 

@@ -502,18 +502,20 @@ class LuzState(State):
             if known is None:
                 known = self._deduce_knowledge(seat)
             else:
-                colours = {colour for colour in range(COLOUR_COUNT) if stale >> colour & 1}
+                colours = [colour for colour in range(COLOUR_COUNT) if stale >> colour & 1]
                 fresh = self._deduce_knowledge(seat, colours)
                 dealt = sorted(self._dealt[seat])
                 known = tuple(
-                    fresh[slot] if colour_of(dealt[slot]) in colours else possible
-                    for slot, possible in enumerate(known)
+                    [
+                        fresh[slot] if dealt[slot] // MAX_VALUE in colours else possible
+                        for slot, possible in enumerate(known)
+                    ]
                 )
             self._known = (*self._known[:seat], known, *self._known[seat + 1 :])
             self._stale = (*self._stale[:seat], 0, *self._stale[seat + 1 :])
         return known
 
-    def _deduce_knowledge(self, seat: Seat, only: set[int] | None = None) -> Knowledge:
+    def _deduce_knowledge(self, seat: Seat, only: list[int] | None = None) -> Knowledge:
         """The values each of ``seat``'s slots may hold (of the colours ``only`` alone, when
         given: the others are left ``None``).
 
@@ -525,8 +527,8 @@ class LuzState(State):
             return ()
         dealt = sorted(self._dealt[seat])
         revealed = {slot: card for slot, card in enumerate(dealt) if hand[slot] == PLAYED}
-        unknown = {held for held in hand if held != PLAYED}.union(self._remaining)
-        gaps = hand_gaps([colour_of(card) for card in dealt], revealed, unknown, only)
+        unknown = {*hand, *self._remaining}  # PLAYED among them is no card
+        gaps = hand_gaps([card // MAX_VALUE for card in dealt], revealed, unknown, only)
         return tuple(possible_values(gaps, len(hand)))
 
     def action_to_string(self, action: Action) -> str:

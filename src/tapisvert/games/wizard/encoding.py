@@ -43,15 +43,15 @@ from tapisvert.games.wizard.cards import (
     SUITS,
     WIZARD,
     hand_of,
-    jester_count,
     kinds_in,
-    wizard_count,
 )
 from tapisvert.games.wizard.observation import CompletedTrick
 from tapisvert.games.wizard.rules import (
     DEALER_BASE,
     PHASE_BID,
     PHASE_NAMES,
+    PHASE_PLAY,
+    PHASE_TRUMP,
     TRUMP_UNDECIDED,
     WizardGame,
     WizardObservation,
@@ -116,6 +116,21 @@ class WizardEncoding(Encoding):
         self._seen_from = [self._seats_seen_from(origin) for origin in range(players)]
         """Per observer: where each seat's card on the trick begins, and for each seat where
         its bid flag, bid, tricks, hand size and score go (seats relative to the observer)."""
+        self._sizes_in_trick = tuple(
+            tuple(
+                tuple(
+                    tuple(left - ((seat - leader) % players < played) for seat in range(players))
+                    for left in range(self.most_cards + 1)
+                )
+                for played in range(players)
+            )
+            for leader in range(players)
+        )
+        """``[leader][cards on the trick][cards each seat held before it]``: every hand's
+        size, from the trump's choice to the last trick (one card less for each seat that
+        has played to the trick)."""
+        self._none_finished: tuple[Tensor | None, tuple[int, ...]] = (None, (0,) * players)
+        """The ``played`` field (none) and the tricks taken before a trick is finished."""
         self._finished: IdentityCache[
             tuple[CompletedTrick, ...], tuple[Tensor, tuple[int, ...]]
         ] = IdentityCache(self._finished_tricks, size=256)
@@ -145,10 +160,20 @@ class WizardEncoding(Encoding):
 
     def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
         """What ``state.observation(seat)`` holds, read from the state's own fields."""
-        state = cast(WizardState, state)
+        assert isinstance(state, WizardState)  # as a cast, less a call
         bids = state._bids
-        if self.hidden_bids and state._phase == PHASE_BID:
+        phase = state._phase
+        if self.hidden_bids and phase == PHASE_BID:
             bids = tuple(bid if other == seat else -1 for other, bid in enumerate(bids))
+        hand_sizes: Sequence[int]
+        if PHASE_TRUMP <= phase <= PHASE_PLAY:  # dealt: the hands shrink trick by trick
+            left = state._cards - len(state._completed)
+            hand_sizes = self._sizes_in_trick[state._leader][len(state._trick)][left]
+        else:
+            hand_sizes = [
+                (hand & SUIT_CARD_BITS).bit_count() + (hand >> 52 & 7) + (hand >> 55 & 7)
+                for hand in state._hands
+            ]
         self._fill(
             tensor,
             (
@@ -160,15 +185,12 @@ class WizardEncoding(Encoding):
                 state._trump,
                 state._scores,
             ),
-            state._phase,
+            phase,
             bids,
             state._player,
             state._leader,
             0 if seat is None else state._hands[seat],
-            [
-                (hand & SUIT_CARD_BITS).bit_count() + (hand >> 52 & 7) + (hand >> 55 & 7)
-                for hand in state._hands
-            ],
+            hand_sizes,
             state._trick,
             state._completed,
         )
@@ -207,22 +229,27 @@ class WizardEncoding(Encoding):
         out[self._leader_at + (leader - origin) % players] = 1.0
         if hand:
             at_hand = self._hand_at
-            for card in kinds_in(hand):
+            for card in kinds_in(hand & SUIT_CARD_BITS):
                 out[at_hand + card] = 1.0
-            if hand >> SUIT_CARDS:
-                out[at_hand + WIZARD] = wizard_count(hand) * SPECIAL_WEIGHT
-                out[at_hand + JESTER] = jester_count(hand) * SPECIAL_WEIGHT
-        played, tricks_won = self._finished(completed)
-        for other, made, bid_at, won, size, _ in slots:
+            if hand >> SUIT_CARDS:  # counts, as wizard_count and jester_count read them
+                out[at_hand + WIZARD] = (hand >> 52 & 7) * SPECIAL_WEIGHT
+                out[at_hand + JESTER] = (hand >> 55 & 7) * SPECIAL_WEIGHT
+        played, tricks_won = self._finished(completed) if completed else self._none_finished
+        for other, made, bid_at, won, size, _ in slots:  # the template holds zeros there
             bid = bids[other]
             if bid >= 0:
                 out[made] = 1.0
-                out[bid_at] = bid / most
-            out[won] = tricks_won[other] / most
-            out[size] = hand_sizes[other] / most
+                if bid:
+                    out[bid_at] = bid / most
+            taken = tricks_won[other]
+            if taken:
+                out[won] = taken / most
+            held = hand_sizes[other]
+            if held:
+                out[size] = held / most
         for order, card in enumerate(trick):
             out[tricks_at[(leader + order) % players] + card] = CARD_WEIGHTS[card]
-        if completed:
+        if played is not None:
             tensor[self.played.start : self.played.stop] = played
 
     def _settled_fields(self, settled: Settled) -> Tensor:
