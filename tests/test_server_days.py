@@ -61,31 +61,44 @@ def table_over_days(server: Server, tokens: list[str], timeout: str = "bot") -> 
     return table
 
 
+def in_database(server: Server, statement: str, **values: Any) -> list[Any]:
+    """The rows ``statement`` reads from the server's database (none for a change)."""
+    engine = engine_for(server.database_url)
+    with engine.begin() as connection:
+        result = connection.execute(text(statement), values)
+        rows = list(result.all()) if result.returns_rows else []
+    engine.dispose()
+    return rows
+
+
+def running_lease(server: Server, table: int) -> str | None:
+    """The node whose lease of the table runs now, if one does."""
+    rows = in_database(
+        server,
+        "SELECT node FROM table_leases WHERE table_id = :id AND expires_at >= :now",
+        id=table,
+        now=time.time(),
+    )
+    return str(rows[0].node) if rows else None
+
+
 def stored(server: Server, table: int) -> dict[str, Any]:
     """The table's row as the database holds it, and whether a node's lease of it runs."""
-    engine = engine_for(server.database_url)
-    with engine.connect() as connection:
-        row = connection.execute(
-            text("SELECT asleep, deadline, to_act, seats FROM game_tables WHERE id = :id"),
-            {"id": table},
-        ).one()
-        leased = connection.execute(
-            text("SELECT count(*) FROM table_leases WHERE table_id = :id AND expires_at >= :now"),
-            {"id": table, "now": time.time()},
-        ).scalar_one()
-    engine.dispose()
-    return {**row._asdict(), "asleep": bool(row.asleep), "leased": bool(leased)}
+    (row,) = in_database(
+        server, "SELECT asleep, deadline, to_act, seats FROM game_tables WHERE id = :id", id=table
+    )
+    leased = running_lease(server, table) is not None
+    return {**row._asdict(), "asleep": bool(row.asleep), "leased": leased}
 
 
 def move_time(server: Server, table: int) -> None:
     """The clock of the person to act runs out: its stored deadline is set a second back."""
-    engine = engine_for(server.database_url)
-    with engine.begin() as connection:
-        connection.execute(
-            text("UPDATE game_tables SET deadline = :past WHERE id = :id"),
-            {"past": time.time() - 1.0, "id": table},
-        )
-    engine.dispose()
+    in_database(
+        server,
+        "UPDATE game_tables SET deadline = :past WHERE id = :id",
+        past=time.time() - 1.0,
+        id=table,
+    )
 
 
 def wait_for(check: Any, seconds: float = 30.0) -> Any:
@@ -142,12 +155,9 @@ def test_a_table_over_days_sleeps_wakes_and_a_bot_plays_a_late_move(server: Serv
     wait_for(lambda: stored(server, table)["to_act"] != before["to_act"])
     after = stored(server, table)
     assert all(not seat.get("replaced") for seat in _seats(after))
-    engine = engine_for(server.database_url)
-    with engine.connect() as connection:
-        stand_ins = connection.execute(
-            text("SELECT actor FROM actions WHERE table_id = :id AND stand_in"), {"id": table}
-        ).all()
-    engine.dispose()
+    stand_ins = in_database(
+        server, "SELECT actor FROM actions WHERE table_id = :id AND stand_in", id=table
+    )
     late_seat = 1 - view["seat"]
     assert [actor for (actor,) in stand_ins] == [late_seat]
 
@@ -238,17 +248,6 @@ def test_a_clock_longer_than_a_week_or_an_unknown_rule_is_refused(server: Server
         assert refused.json() == {"code": "malformed", "message": expected[clock]}
 
 
-def holder(server: Server, table: int) -> str | None:
-    engine = engine_for(server.database_url)
-    with engine.connect() as connection:
-        node = connection.execute(
-            text("SELECT node FROM table_leases WHERE table_id = :id AND expires_at >= :now"),
-            {"id": table, "now": time.time()},
-        ).scalar()
-    engine.dispose()
-    return None if node is None else str(node)
-
-
 @pytest.fixture
 def two_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Server]]:
     """Two nodes on one new PostgreSQL database and Redis."""
@@ -274,7 +273,7 @@ def test_a_table_asleep_wakes_on_whichever_node_is_asked(two_nodes: list[Server]
     wait_for(lambda: stored(first, table)["asleep"] and not stored(first, table)["leased"])
     to_act = wait_for(lambda: next((token for token in tokens if my_turn(second, token)), None))
     play_first_legal(second, to_act, table)
-    woken_by = holder(second, table)
+    woken_by = running_lease(second, table)
     assert second.process is not None and woken_by is not None
     assert f":{second.process.pid}:" in woken_by
     wait_for(lambda: stored(first, table)["asleep"] and not stored(first, table)["leased"])

@@ -171,29 +171,6 @@ class GameTable:
         and which no other node can reach (the check costs a read of the lease per commit)."""
         return None if self.host.sole else self.fence
 
-    def clock_for(self, state: State) -> tuple[float | None, int | None]:
-        """When the clock of the person to act at ``state`` runs out if it starts now, and
-        who that is; ``(None, None)`` where no clock runs (a bot plays, or there is none).
-        A bot account has ``bot_account_clock`` where the table has no clock."""
-        if state.is_terminal():
-            return None, None
-        seat = self.seats[state.current_player()]
-        if seat.kind != "human" or seat.replaced:
-            return None, None
-        clock = self.clock
-        if clock is None and seat.owner is not None:
-            clock = self.host.settings.bot_account_clock
-        return (None, None) if clock is None else (time.time() + clock, seat.user_id)
-
-    def restart_clock(self, state: State) -> None:
-        """The clock of the seat to act starts now, or stops where a bot plays it: who plays
-        the seat changed (a person took it back, or left it to a bot), or a move was taken
-        back. Over days, it is stored with the table (and its "Your turn" lists)."""
-        before = (self.deadline, self.to_act)
-        self.deadline, self.to_act = self.clock_for(state)
-        if self.over_days and (self.deadline, self.to_act) != before:
-            self.host.spawn(self.save_until_stored())
-
     def seat_of(self, user_id: int) -> int | None:
         for index, seat in enumerate(self.seats):
             if seat.kind == "human" and seat.user_id == user_id:
@@ -458,7 +435,7 @@ class GameTable:
         if self.moved:
             raise TableMoved(self.id)
         storage = self.host.storage
-        deadline, to_act = self.clock_for(state)
+        deadline, to_act = self.turns.clock_for(state)
         try:
             if state.is_terminal():
                 row = replace(
@@ -655,6 +632,6 @@ class _Stored:
     entries: list[LoggedAction]
     deadline: float | None
     to_act: int | None
-    """The clock that starts at the new position (see ``GameTable.clock_for``)."""
+    """The clock that starts at the new position (see ``Turns.clock_for``)."""
     finished_at: float | None = None
     results: list[SeatResult] | None = None

@@ -53,11 +53,12 @@ class Turned(Protocol):
     @property
     def seq(self) -> int: ...
 
-    @property
-    def deadline(self) -> float | None: ...
+    deadline: float | None
+    to_act: int | None
+    """When the clock of the person to act runs out, and who that is (as stored)."""
 
     @property
-    def to_act(self) -> int | None: ...
+    def clock(self) -> float | None: ...
 
     @property
     def moved(self) -> bool: ...
@@ -74,9 +75,12 @@ class Turned(Protocol):
     @property
     def seed(self) -> int: ...
 
+    @property
+    def over_days(self) -> bool: ...
+
     def timed_out(self, seat: int) -> None: ...
 
-    def restart_clock(self, state: State) -> None: ...
+    async def save_until_stored(self) -> None: ...
 
     async def play(
         self,
@@ -97,6 +101,30 @@ class Turns:
         self.host = host
         self._timer: asyncio.TimerHandle | None = None
 
+    def clock_for(self, state: State) -> tuple[float | None, int | None]:
+        """When the clock of the person to act at ``state`` runs out if it starts now, and
+        who that is; ``(None, None)`` where no clock runs (a bot plays, or there is none).
+        A bot account has ``bot_account_clock`` where the table has no clock."""
+        if state.is_terminal():
+            return None, None
+        seat = self.table.seats[state.current_player()]
+        if seat.kind != "human" or seat.replaced:
+            return None, None
+        clock = self.table.clock
+        if clock is None and seat.owner is not None:
+            clock = self.host.settings.bot_account_clock
+        return (None, None) if clock is None else (time.time() + clock, seat.user_id)
+
+    def restart_clock(self, state: State) -> None:
+        """The clock of the seat to act starts now, or stops where a bot plays it: who plays
+        the seat changed (a person took it back, or left it to a bot), or a move was taken
+        back. Over days, it is stored with the table (and its "Your turn" lists)."""
+        table = self.table
+        before = (table.deadline, table.to_act)
+        table.deadline, table.to_act = self.clock_for(state)
+        if table.over_days and (table.deadline, table.to_act) != before:
+            self.host.spawn(table.save_until_stored())
+
     def stop(self) -> None:
         """No clock runs out."""
         if self._timer is not None:
@@ -114,13 +142,13 @@ class Turns:
         seat = table.seats[to_act]
         if seat.kind == "bot" or seat.replaced:
             if table.deadline is not None:  # no clock runs for a bot
-                table.restart_clock(state)
+                self.restart_clock(state)
             asyncio.get_running_loop().call_later(
                 self.host.settings.bot_delay, self._start_bot_turn, to_act, table.seq
             )
         else:
             if table.deadline is None or table.to_act != seat.user_id:
-                table.restart_clock(state)
+                self.restart_clock(state)
             if table.deadline is not None:
                 self._timer = asyncio.get_running_loop().call_later(
                     max(0.0, table.deadline - time.time()), self._time_out, to_act, table.seq
