@@ -3,7 +3,7 @@ and mask, seeded tables that repeat, and a new game the step after one ends."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy
 import pytest
@@ -13,6 +13,7 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from tapisvert.envs.pettingzoo import env
 from tapisvert.envs.vector import DEAL_SEEDS, TablesVectorEnv
+from tapisvert.games.luz.encoding import LuzEncoding
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wizard", 4, {"rounds": "1,2", "hidden_bids": True}),
@@ -139,6 +140,23 @@ def test_batches_are_copies_unless_asked_otherwise() -> None:
     first, _ = shared.reset(seed=1)
     second, *_ = shared.step(_choose(first["action_mask"], numpy.random.default_rng(1)))
     assert second["observation"] is first["observation"]
+
+
+def test_each_table_writes_from_its_own_seats_templates() -> None:
+    """More tables than an encoding keeps templates for (``TEMPLATES_KEPT``): each table
+    writes through its own encoding, so a seat's tensor starts from that seat's last one
+    rather than from nothing at every step (one encoding shared by the tables kept only the
+    last 64 of their 160 seats)."""
+    tables = TablesVectorEnv("luz", 40, 4, copy=False)
+    observations, _ = tables.reset(seed=1)
+    rng = numpy.random.default_rng(0)
+    for _ in range(12):
+        observations, *_ = tables.step(_choose(observations["action_mask"], rng))
+    assert len({id(table.encoding) for table in tables.tables}) == 40
+    for table in tables.tables:
+        seats_written = cast(LuzEncoding, table.encoding)._templates._entries.keys()
+        assert {seat for _, seat in seats_written} == {0, 1, 2, 3}
+        assert len(seats_written) == 4  # one state per table in these 12 steps
 
 
 def test_gymnasiums_episode_statistics_count_whole_games() -> None:

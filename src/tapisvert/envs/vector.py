@@ -66,6 +66,9 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
         self.tables = [Table(name, players, options) for _ in range(num_envs)]
         table = self.tables[0]
         self.encoding = table.encoding
+        """The layout and action space. Each table writes through its own encoding, whose
+        templates follow that table's seats from one decision to the next (one encoding for
+        every table would keep too few of them: each write would start from nothing)."""
         self.players = table.game.players
         self.copy = copy
         self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -123,10 +126,11 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
             raise ValueError(
                 f"one action index per table: shape ({self.num_envs},), not {chosen.shape}"
             )
-        encoding = self.encoding
         seats, ended, legal = self._seats, self._ended, self._legal
         moves = [
-            None if ended[index] else encoding.action_of(table.state, index_chosen, legal[index])
+            None
+            if ended[index]
+            else table.encoding.action_of(table.state, index_chosen, legal[index])
             for index, (table, index_chosen) in enumerate(
                 zip(self.tables, chosen.tolist(), strict=True)
             )
@@ -153,7 +157,7 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
             state = table.state
             if state.is_terminal():
                 terminated[index] = ended[index] = True
-                encoding.write_state(self._rows[index], state, seats[index])
+                table.encoding.write_state(self._rows[index], state, seats[index])
             else:
                 self._observe(index)
         return self._batch(), rewards, terminated, numpy.zeros_like(terminated), self._infos(paid)
@@ -165,11 +169,12 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
 
     def _observe(self, index: int) -> None:
         """The row of table ``index``: the tensor and legal mask of its seat to act."""
-        state = self.tables[index].state
+        table = self.tables[index]
+        state, encoding = table.state, table.encoding
         seat: Seat = state.current_player()
         self._seats[index] = seat
-        self.encoding.write_state(self._rows[index], state, seat)
-        self._legal[index] = self.encoding.write_legal(self._mask_rows[index], state)
+        encoding.write_state(self._rows[index], state, seat)
+        self._legal[index] = encoding.write_legal(self._mask_rows[index], state)
 
     def _batch(self) -> dict[str, Any]:
         tensors, masks = self._tensors, self._masks
