@@ -615,7 +615,10 @@ class Link:
 
 @asynccontextmanager
 async def link(server: Server, token: str, language: str = "en") -> AsyncIterator[Link]:
-    async with websockets.connect(server.ws_url) as socket:
+    """A person's connection, greeted. Its frames are all read off the socket as they come
+    (``max_queue=None``) so that a test may hold it without reading: a bounded queue, once
+    full, would leave the server's closing frame unread and each close waiting its 10 s."""
+    async with websockets.connect(server.ws_url, max_queue=None) as socket:
         opened = Link(socket)
         await opened.send(type="hello", version=1, token=token, language=language)
         welcome = await opened.expect(lambda frame: True)
