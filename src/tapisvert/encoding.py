@@ -204,12 +204,16 @@ class Encoding(ABC):
         ``state``, where they depend on what that seat holds: from its observation, unless a
         game's encoding reads them from the state (with :meth:`action_at_state`). A
         ``range`` (not in the order of ``legal``) says they are that run of indices."""
+        if not self._index_reads_observation:
+            return [self.index_of(action) for action in legal]
         observation = state.observation(state.current_player())
         return [self.action_index(observation, action) for action in legal]
 
     def action_at_state(self, state: State, index: int) -> Action:
         """:meth:`action_at` for the seat to act in ``state``, where indices depend on what
         that seat holds (see :meth:`legal_indices`)."""
+        if not self._index_reads_observation:
+            return self.actions[index]
         return self.action_at(state.observation(state.current_player()), index)
 
     def action_of(

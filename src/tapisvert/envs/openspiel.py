@@ -209,9 +209,13 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
         return self.state.is_terminal()
 
     def _legal_actions(self, player: int) -> list[int]:
-        observation = self.state.observation(player)
-        index = self.position.encoding.action_index
-        return sorted(index(observation, action) for action in self.state.legal_actions())
+        encoding, state = self.position.encoding, self.state
+        if player == state.current_player():  # indices read from the state: no observation
+            return sorted(encoding.legal_indices(state, state.legal_actions()))
+        observation = state.observation(player)
+        return sorted(
+            encoding.action_index(observation, action) for action in state.legal_actions()
+        )
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return sorted(self.state.chance_outcomes())
@@ -226,7 +230,10 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
         """The engine's action for OpenSpiel's ``action`` of ``player`` (a chance outcome as is)."""
         if player < 0:
             return action
-        return self.position.encoding.action_at(self.state.observation(player), action)
+        encoding, state = self.position.encoding, self.state
+        if player == state.current_player():
+            return encoding.action_at_state(state, action)
+        return encoding.action_at(state.observation(player), action)
 
     def returns(self) -> list[float]:
         if not self.state.is_terminal():
