@@ -150,7 +150,7 @@ def fill(url: str, tables: int, asleep: bool, people: dict[str, int]) -> None:
     engine.dispose()
 
 
-def measure(folder: Path, tables: int, asleep: bool) -> dict[str, Any]:
+def measure(folder: Path, tables: int, asleep: bool, settle: float) -> dict[str, Any]:
     url = f"sqlite:///{folder / 'days.sqlite3'}"
     node = Node(url, folder / "server.log")
     node.start()
@@ -166,7 +166,7 @@ def measure(folder: Path, tables: int, asleep: bool) -> dict[str, Any]:
     engine.dispose()
     fill(url, tables, asleep, people)
     starting = node.start()
-    time.sleep(2.0)  # what the start left behind is collected, its tasks settled
+    time.sleep(settle)  # what the start left behind is collected, its tasks settled
     resident = node.resident_bytes()
     headers = {name: {"Authorization": f"Bearer {token}"} for name, token in tokens.items()}
     asked = time.perf_counter()
@@ -201,12 +201,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=10_000)
     parser.add_argument("--awake", type=int, default=1_000, help="tables in the awake case")
+    parser.add_argument(
+        "--settle", type=float, default=2.0, help="seconds between a start and the reading"
+    )
     arguments = parser.parse_args()
     cases = [(10, True), (arguments.tables, True), (10, False), (arguments.awake, False)]
     results = []
     for tables, asleep in cases:
         with tempfile.TemporaryDirectory() as folder:
-            results.append(measure(Path(folder), tables, asleep))
+            results.append(measure(Path(folder), tables, asleep, arguments.settle))
     megabyte = 1024 * 1024
     print("tables  stored  server start  memory (RSS)  after a move  /api/turns  wake + move")
     for row in results:

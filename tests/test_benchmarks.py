@@ -102,11 +102,11 @@ def test_server_load_runs_and_checks_persistence() -> None:
     printed = run_benchmark(
         "server_load.py",
         *("--game", "fzzzt", "--tables", "3"),
-        *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
+        *("--seconds", "1", "--warmup", "0.5", "--think", "0.02"),
     )
     header, *rows = printed.strip().splitlines()[-2:]
     assert "the per-socket rate limit is raised to 1,000,000 messages a second" in printed
-    assert "the peer's pings and the moves alternate: 4 windows of 0.5 s each" in printed
+    assert "the peer's pings and the moves alternate: 4 windows of 0.25 s each" in printed
     assert "moves/s" in header and "p99 ms" in header
     assert [row.split()[1] for row in rows] == ["fzzzt"]
     for row in rows:
@@ -132,7 +132,7 @@ def test_server_load_runs_two_nodes_with_relays_and_kills_them_at_the_end() -> N
     printed = run_benchmark(
         "server_load.py",
         *("--game", "wizard", "--tables", "4", "--nodes", "2", "--relays", "1"),
-        *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
+        *("--seconds", "1", "--warmup", "0.5", "--think", "0.02"),
         *("--bus", REDIS_URL, "--database-url", base),
     )
     header, row = printed.strip().splitlines()[-2:]
@@ -147,7 +147,7 @@ def test_rolling_restart_runs_and_loses_no_move() -> None:
     base = postgres_and_redis()
     printed = run_benchmark(
         "rolling_restart.py",
-        *("--tables", "2", "--warmup", "1", "--seconds", "1", "--think", "0.02"),
+        *("--tables", "2", "--warmup", "0.5", "--seconds", "1", "--think", "0.02"),
         *("--bus", REDIS_URL, "--database-url", base),
     )
     counts = dict(re.findall(r"([a-z][a-z ]*): (\d+)", printed.splitlines()[1]))
@@ -162,7 +162,7 @@ def test_server_load_runs_with_the_servers_bots_without_and_with_a_redis_bus() -
     printed = run_benchmark(
         "server_load.py",
         *("--game", "luz", "--tables", "2", "--server-bots", "medium", "--bot-workers", "1"),
-        *("--seconds", "3", "--warmup", "1", "--think", "0.02", *bus),
+        *("--seconds", "2", "--warmup", "0.5", "--think", "0.02", *bus),
         TAPISVERT_SEARCH_SCALE="0.05",
     )
     header, *rows = printed.strip().splitlines()[-1 - (1 + len(bus) // 2) :]
@@ -319,7 +319,7 @@ def test_server_load_measures_without_and_with_the_metrics() -> None:
     printed = run_benchmark(
         "server_load.py",
         *("--game", "luz", "--tables", "2", "--metrics"),
-        *("--seconds", "2", "--warmup", "1", "--think", "0.02"),
+        *("--seconds", "1", "--warmup", "0.5", "--think", "0.02"),
     )
     *rows, cost = printed.strip().splitlines()[-5:]
     assert [row.split()[0] for row in rows] == ["off", "on", "on", "off"]
@@ -385,7 +385,7 @@ def test_server_load_runs_the_boardgame_io_peer_in_the_same_windows() -> None:
     arguments = ("--game", "fzzzt", "wizard", "--tables", "4", "--interleave", "2")
     command = [
         sys.executable, str(BENCHMARKS / "server_load.py"), *arguments,
-        "--window", "1", "--warmup", "1", "--peer", "--half-load",
+        "--window", "1", "--warmup", "0.5", "--peer", "--half-load",
     ]  # fmt: skip
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     installed = (BENCHMARKS / "bgio_peer" / "node_modules" / "boardgame.io").is_dir()
@@ -418,7 +418,7 @@ def test_server_load_runs_the_boardgame_io_peer_in_the_same_windows() -> None:
 
 
 def test_days_memory_runs_asleep_and_awake_and_plays_at_a_woken_table() -> None:
-    printed = run_benchmark("days_memory.py", "--tables", "40", "--awake", "20")
+    printed = run_benchmark("days_memory.py", "--tables", "40", "--awake", "20", "--settle", "0.3")
     rows = [line.split() for line in printed.splitlines()[1:5]]
     assert [(row[0], row[1]) for row in rows] == [
         ("10", "asleep"),

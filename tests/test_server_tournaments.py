@@ -204,7 +204,7 @@ def test_a_tournament_goes_on_after_a_restart_in_the_middle_of_a_round(tmp_path:
     with serving(tmp_path, **SETTINGS) as server:
         creator = server.register("steady")
         tokens = field(server, "rs", 4)
-        tournament_id = tournament(server, creator, 8, format="swiss", rounds=2)
+        tournament_id = tournament(server, creator, 4, format="swiss", rounds=2)
         enter(server, tokens, tournament_id)
 
         async def run() -> None:
@@ -329,7 +329,7 @@ def test_a_tournament_goes_on_after_the_node_running_it_is_killed(
     first, _ = two_nodes
     creator = first.register("durable")
     tokens = field(first, "nk", 4)
-    tournament_id = tournament(first, creator, 8, format="swiss", rounds=2)
+    tournament_id = tournament(first, creator, 4, format="swiss", rounds=2)
     enter(first, tokens, tournament_id)
     deadline = time.monotonic() + 30
     while (pid := runner_of(postgres, tournament_id)) is None:
