@@ -108,9 +108,16 @@ def test_roles_come_from_an_administrator_and_nobody_else_moderates(people: Peop
                 == "seuls les modérateurs et les administrateurs peuvent faire cela"
             )
             help_text = (await someone.answer(type="chat", room="main", text="/help"))["text"]
-            assert (
-                "/mute NOM MINUTES [room|table|all] RAISON" in help_text and "/report" in help_text
-            )
+            assert "/report" in help_text and "/join" in help_text  # what this person may use
+            assert "/mute" not in help_text and "/grant" not in help_text
+            async with link(server, people.moderator) as moderating:
+                help_text = (await moderating.answer(type="chat", room="main", text="/help"))[
+                    "text"
+                ]
+                assert "/mute NAME MINUTES [room|table|all] REASON" in help_text
+                assert "/close" in help_text and "/grant" not in help_text
+            help_text = (await admin.answer(type="chat", room="main", text="/help"))["text"]
+            assert "/mute" in help_text and "/grant" in help_text and "/revoke" in help_text
 
     asyncio.run(scenario())
     assert server.call(people.moderator, "GET", "/api/moderation/me").json()["roles"] == [

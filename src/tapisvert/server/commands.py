@@ -14,7 +14,11 @@ from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import message, translate
 from tapisvert.server.errors import ServerError
 from tapisvert.server.lobby import Lobby, User
-from tapisvert.server.moderation_commands import MODERATION_COMMANDS, run_moderation_command
+from tapisvert.server.moderation_commands import (
+    MODERATION_COMMANDS,
+    may_use,
+    run_moderation_command,
+)
 from tapisvert.server.protocol import MAX_OPTION_VALUE, Ack, Notice, ServerMessage
 from tapisvert.server.rooms import MAIN_ROOM, tournament_of
 from tapisvert.server.social_commands import SOCIAL_COMMANDS, run_social_command
@@ -53,7 +57,7 @@ async def run_command(
     if name not in COMMANDS:
         raise ServerError("bad_command", command=text.split()[0], commands=_names())
     if name == "help":
-        return _help(language, place)
+        return _help(language, place, await lobby.moderation.roles_of(user))
     if name == "who":
         return await lobby.rooms.who(place.room, place.table, user, language)
     if name in SOCIAL_COMMANDS:
@@ -173,6 +177,9 @@ def _names() -> str:
     return ", ".join(f"/{name}" for name in COMMANDS)
 
 
-def _help(language: str, place: Place) -> Notice:
-    lines = [translate(f"server.help.{name}", language) for name in COMMANDS]
+def _help(language: str, place: Place, roles: set[str]) -> Notice:
+    """The commands this person may use, a line each: a moderator's appear to moderators."""
+    lines = [
+        translate(f"server.help.{name}", language) for name in COMMANDS if may_use(name, roles)
+    ]
     return Notice(room=place.room, table=place.table, key="server.help", text="\n".join(lines))

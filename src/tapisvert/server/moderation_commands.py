@@ -26,6 +26,19 @@ MODERATION_COMMANDS = (
     "revoke",
 )
 SCOPES = ("room", "table", "all")
+ROLE_NEEDED = {
+    name: "administrator" if name in ("grant", "revoke") else "moderator"
+    for name in MODERATION_COMMANDS
+    if name != "report"
+}
+"""The role each command asks for (``/report`` is everyone's): ``/help`` shows a command
+only to those who may use it."""
+
+
+def may_use(name: str, roles: set[str]) -> bool:
+    """Whether someone with ``roles`` may run command ``name`` (an administrator moderates)."""
+    needed = ROLE_NEEDED.get(name)
+    return needed is None or needed in roles or "administrator" in roles
 
 
 async def run_moderation_command(
