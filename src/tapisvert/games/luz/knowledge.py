@@ -72,6 +72,52 @@ def possible_values(gaps: Sequence[Gap], hand_size: int) -> list[tuple[int, ...]
     return possible
 
 
+def colour_values(
+    possible: list[tuple[int, ...] | None],
+    slots: Sequence[int],
+    dealt: Sequence[int],
+    hand: Sequence[int],
+    unseen: Sequence[int],
+    first: int,
+) -> None:
+    """Set ``possible[slot]`` for the slots of one colour, as :func:`hand_gaps` and
+    :func:`possible_values` deduce them (``None`` for a played slot), that colour alone.
+
+    ``slots`` are the colour's slots in order, ``dealt`` the hand as dealt (sorted), ``hand``
+    as it is (a negative card: played), ``unseen`` the colour's cards out of every hand (set
+    aside), ``first`` its lowest card. A gap's candidates are its own cards, which lie
+    between its bounds since the hand was sorted, and the set-aside cards between them."""
+    low = first
+    pending: list[int] = []
+    for slot in slots:
+        if hand[slot] >= 0:
+            pending.append(slot)
+            continue
+        possible[slot] = None
+        high = dealt[slot]
+        if pending:
+            _gap_values(possible, pending, hand, unseen, low, high)
+            pending = []
+        low = high + 1
+    if pending:
+        _gap_values(possible, pending, hand, unseen, low, first + MAX_VALUE)
+
+
+def _gap_values(
+    possible: list[tuple[int, ...] | None],
+    pending: list[int],
+    hand: Sequence[int],
+    unseen: Sequence[int],
+    low: int,
+    high: int,
+) -> None:
+    candidates = sorted([hand[slot] for slot in pending] + [c for c in unseen if low <= c < high])
+    values = [candidate % MAX_VALUE + 1 for candidate in candidates]
+    spare = len(values) - len(pending) + 1
+    for index, slot in enumerate(pending):
+        possible[slot] = tuple(values[index : index + spare])
+
+
 def sample_hand(gaps: Sequence[Gap], rng: random.Random) -> dict[int, int]:
     """A uniformly drawn consistent assignment: slot → card."""
     assignment: dict[int, int] = {}

@@ -48,7 +48,7 @@ from tapisvert.games.luz.cards import (
     trick_winner,
     value_of,
 )
-from tapisvert.games.luz.knowledge import hand_gaps, possible_values
+from tapisvert.games.luz.knowledge import colour_values
 from tapisvert.games.luz.observation import PLAYED as PLAYED
 from tapisvert.games.luz.observation import SLOT_TEXT, public_json
 from tapisvert.games.luz.observation import DealSummary as DealSummary
@@ -99,6 +99,27 @@ _colours_of: IdentityCache[tuple[int, ...], tuple[int, ...]] = IdentityCache(
 )
 """A hand's colours, slot by slot; hands are replaced when played from, so a hand that
 did not change is not read again."""
+_layout: IdentityCache[tuple[int, ...], tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = (
+    IdentityCache(
+        lambda dealt: (
+            tuple(sorted(dealt)),
+            tuple(
+                tuple(
+                    slot for slot, card in enumerate(sorted(dealt)) if card // MAX_VALUE == colour
+                )
+                for colour in range(COLOUR_COUNT)
+            ),
+        )
+    )
+)
+"""A seat's cards as dealt, sorted (its slots), and the slots of each colour: once a deal."""
+_by_colour: IdentityCache[tuple[int, ...], tuple[tuple[int, ...], ...]] = IdentityCache(
+    lambda cards: tuple(
+        tuple(sorted(card for card in cards if card // MAX_VALUE == colour))
+        for colour in range(COLOUR_COUNT)
+    )
+)
+"""Cards (those set aside) by colour, sorted: once a deal."""
 _seen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = IdentityCache(
     lambda hand: tuple([SLOT_TEXT[_COLOUR_OF[card]][_VALUE_OF[card]] for card in hand])
 )
@@ -496,40 +517,26 @@ class LuzState(State):
 
     def _knowledge(self, seat: Seat) -> Knowledge:
         """What ``seat`` knows of its own values: deduced once per deal, then, after it has
-        played, deduced again for the colours it played only."""
+        played, deduced again for the colours it played only.
+
+        Every card of the others was in sight from the deal on, so what ``seat`` has not
+        seen is its own unplayed cards and the set-aside ones."""
         known, stale = self._known[seat], self._stale[seat]
         if known is None or stale:
-            if known is None:
-                known = self._deduce_knowledge(seat)
-            else:
-                colours = [colour for colour in range(COLOUR_COUNT) if stale >> colour & 1]
-                fresh = self._deduce_knowledge(seat, colours)
-                dealt = sorted(self._dealt[seat])
-                known = tuple(
-                    [
-                        fresh[slot] if dealt[slot] // MAX_VALUE in colours else possible
-                        for slot, possible in enumerate(known)
-                    ]
-                )
+            hand = self._hands[seat]
+            dealt, colour_slots = _layout(self._dealt[seat])
+            unseen = _by_colour(self._remaining)
+            possible: list[tuple[int, ...] | None] = (
+                [None] * len(hand) if known is None else [*known]
+            )
+            for colour, slots in enumerate(colour_slots if hand else ()):  # dealt: a hand
+                if slots and (known is None or stale >> colour & 1):
+                    first = colour * MAX_VALUE
+                    colour_values(possible, slots, dealt, hand, unseen[colour], first)
+            known = tuple(possible)
             self._known = (*self._known[:seat], known, *self._known[seat + 1 :])
             self._stale = (*self._stale[:seat], 0, *self._stale[seat + 1 :])
         return known
-
-    def _deduce_knowledge(self, seat: Seat, only: list[int] | None = None) -> Knowledge:
-        """The values each of ``seat``'s slots may hold (of the colours ``only`` alone, when
-        given: the others are left ``None``).
-
-        Every card of the others was in sight from the deal on, so what ``seat`` has not
-        seen is its own unplayed cards and the set-aside ones.
-        """
-        hand = self._hands[seat]
-        if not hand:
-            return ()
-        dealt = sorted(self._dealt[seat])
-        revealed = {slot: card for slot, card in enumerate(dealt) if hand[slot] == PLAYED}
-        unknown = {*hand, *self._remaining}  # PLAYED among them is no card
-        gaps = hand_gaps([card // MAX_VALUE for card in dealt], revealed, unknown, only)
-        return tuple(possible_values(gaps, len(hand)))
 
     def action_to_string(self, action: Action) -> str:
         if 0 <= action < CARD_IDS:
