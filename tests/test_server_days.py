@@ -133,6 +133,8 @@ def play_first_legal(server: Server, token: str, table: int) -> dict[str, Any]:
 def test_a_table_over_days_sleeps_wakes_and_a_bot_plays_a_late_move(server: Server) -> None:
     tokens = [server.register(name) for name in ("ana", "bob")]
     table = table_over_days(server, tokens)
+    said = server.call(tokens[0], "POST", "/api/chat", table=table, text="see you tomorrow")
+    assert said.status_code == 200, said.text
     first = wait_for(lambda: my_turn(server, tokens[0]) or my_turn(server, tokens[1]))
     assert first[0]["table"] == table and first[0]["game"] == "wizard"
     assert DAY - 120 < first[0]["deadline"] - time.time() <= DAY
@@ -160,6 +162,19 @@ def test_a_table_over_days_sleeps_wakes_and_a_bot_plays_a_late_move(server: Serv
     )
     late_seat = 1 - view["seat"]
     assert [actor for (actor,) in stand_ins] == [late_seat]
+    # asleep again, it kept what was said and what happened: the late person reads both
+    wait_for(lambda: stored(server, table)["asleep"])
+
+    async def come_back() -> list[dict[str, Any]]:
+        async with link(server, other) as late:
+            await late.answer(type="watch", table=table)
+            return [frame for frame in late.seen if frame.get("history")]
+
+    told = asyncio.run(come_back())
+    assert "see you tomorrow" in [frame.get("text") for frame in told if frame["type"] == "chat"]
+    timed_out = [frame for frame in told if frame.get("key") == "server.notice.timeout_move"]
+    late_name = "ana" if other == tokens[0] else "bob"
+    assert timed_out and timed_out[0]["text"].startswith(f"{late_name} ran out of time")
 
 
 def _seats(row: dict[str, Any]) -> list[dict[str, Any]]:

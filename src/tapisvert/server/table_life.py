@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from tapisvert.server.background import Background
 from tapisvert.server.cluster import Cluster
-from tapisvert.server.notices import table_notice
+from tapisvert.server.notices import said_from, table_notice
 from tapisvert.server.presence import Presence
 from tapisvert.server.protocol import YourTurn
 from tapisvert.server.pubsub import room_channel, table_channel
@@ -199,6 +199,7 @@ class TableLife:
         """A table from the database, as it was when its last node stopped serving it."""
         table = GameTable(row, self)
         table.fence = fence
+        table.history.extend(said_from(said) for said in row.chat)  # kept while it slept
         if row.status != "open":
             await table.restore(await self.storage.tables.actions(row.id))
         self.registry.hold(table)

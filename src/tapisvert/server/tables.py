@@ -25,7 +25,7 @@ from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.registry import load_game
 from tapisvert.server.errors import ServerError, StorageError, TableMoved
-from tapisvert.server.notices import CHAT_HISTORY, Said
+from tapisvert.server.notices import CHAT_HISTORY, Said, said_to
 from tapisvert.server.protocol import SeatView, TableInfo
 from tapisvert.server.pubsub import PubSub
 from tapisvert.server.results import counted, final_standings, final_words, seat_ratings
@@ -533,7 +533,8 @@ class GameTable:
             if self.status != "playing" or self.deadline is None or self.attended() or self.moved:
                 return False
             try:
-                await self.host.storage.tables.sleep(self.row(), node, self.write_fence())
+                kept = replace(self.row(), chat=[said_to(said) for said in self.history])
+                await self.host.storage.tables.sleep(kept, node, self.write_fence())
             except TableMoved:
                 self.host.lost(self)
                 return False

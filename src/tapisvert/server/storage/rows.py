@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tapisvert.server.ratings import Skill
@@ -47,6 +47,8 @@ class TableRow:
     """The account whose clock runs (see ``deadline``)."""
     asleep: bool = False
     """No node need keep the table in memory until someone comes or ``deadline`` passes."""
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    """What the table said (``notices.said_to``), as it fell asleep: read as it wakes."""
 
 
 @dataclass(frozen=True)

@@ -92,12 +92,13 @@ tables_table = Table(
     Column("deadline", Float, nullable=True),
     Column("to_act", Integer, nullable=True, index=True),
     Column("asleep", Boolean, nullable=False, server_default=false()),
+    Column("chat", Text, nullable=True),
 )
 """``deadline``: when the clock of the person to act (``to_act``, an account) runs out, in
 seconds since 1970; ``timeout``: what happens then (``bot``: a bot plays that move;
 ``lose``: the seat loses, a bot playing it to the end); ``asleep``: a table played over days
 that no node keeps in memory while nobody is at it, until someone comes or its clock runs
-out (see ``table_life``)."""
+out (see ``table_life``), its chat and notices kept in ``chat`` meanwhile (JSON)."""
 actions_table = Table(
     "actions",
     metadata,

@@ -49,10 +49,10 @@ class TableStore:
         await self._writer.run(_saving(row), groupable=True, fence=fence_of(row.id, fence))
 
     async def sleep(self, row: TableRow, node: str, fence: int | None = None) -> None:
-        """Save ``row`` (asleep) and end ``node``'s lease of it, in one transaction: the lease
-        is nobody's (``node`` renews it no more), the next node to wake the table takes it
-        under the next fencing token, and a request that finds it ended finds the table
-        asleep too."""
+        """Save ``row`` (asleep, with its chat) and end ``node``'s lease of it, in one
+        transaction: the lease is nobody's (``node`` renews it no more), the next node to
+        wake the table takes it under the next fencing token, and a request that finds it
+        ended finds the table asleep too."""
         save = _saving(replace(row, asleep=True))
 
         def work(connection: Connection) -> None:
@@ -235,6 +235,7 @@ def _table_values(row: TableRow) -> dict[str, Any]:
         "deadline": row.deadline,
         "to_act": row.to_act,
         "asleep": row.asleep,
+        "chat": json.dumps(row.chat) if row.asleep else None,  # kept only while it sleeps
     }
 
 
@@ -263,4 +264,5 @@ def table_row(values: Any) -> TableRow:
         deadline=values["deadline"],
         to_act=values["to_act"],
         asleep=bool(values["asleep"]),
+        chat=json.loads(values["chat"]) if values["chat"] else [],
     )
