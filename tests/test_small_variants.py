@@ -99,7 +99,7 @@ def test_a_few_cfr_iterations_beat_the_uniform_policy() -> None:
     game = small_game(variant)
     uniform = exploitability.nash_conv(game, policy.TabularPolicy(game))
     solver = cfr.CFRPlusSolver(game)
-    for _ in range(5):
+    for _ in range(3):
         solver.evaluate_and_update_policy()
     assert exploitability.nash_conv(game, solver.average_policy()) < uniform / 2
 
