@@ -262,8 +262,8 @@ class FzzztEncoding(Encoding):
             (state._chief, state._player),
             state._mechanic_of,
             ((), (), ()) if seat is None else (hands[seat], bids[seat] or (), draws[seat]),
-            [len(hand) for hand in hands],
-            [len(draw) for draw in draws],
+            [*map(len, hands)],
+            [*map(len, draws)],
             [None if bid is None else len(bid) for bid in bids],
             state._discard,
             state._known_held,
@@ -383,7 +383,8 @@ class FzzztEncoding(Encoding):
             if bid_size is not None:
                 out[bid_made + place] = 1.0
                 out[bid_sizes_at + place] = bid_size / HAND_LIMIT if bid_size < HAND_LIMIT else 1.0
-            out[scores_at + place] = scaled(scores[other], HIGH_SCORE)
+            score = scores[other] / HIGH_SCORE  # ``scaled``, written out: once per seat
+            out[scores_at + place] = score if -1.0 <= score <= 1.0 else scaled(score, 1.0)
             drawing = wanted[other]
             if drawing:
                 out[pending_at + place] = drawing / HAND_LIMIT if drawing < HAND_LIMIT else 1.0

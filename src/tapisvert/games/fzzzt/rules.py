@@ -454,8 +454,13 @@ class FzzztState(State):
             ):
                 return known
         sources = (hand, draw, discard, bid, units)
-        owned = tuple(sorted([*sources[0], *sources[1], *sources[2], *(bid or ())]))
-        held = Holdings(sources, owned, self._score(seat, owned))
+        owned = tuple(sorted([*hand, *draw, *discard, *(bid or ())]))
+        if known is not None and known.sources[4] is units and known.owned == owned:
+            # Cards moved between hand, draw pile, bid and discard pile (a bid, a draw): what
+            # the seat owns, hence its score, is what it was, and stays the same object.
+            held = Holdings(sources, known.owned, known.score)
+        else:
+            held = Holdings(sources, owned, self._score(seat, owned))
         self._held = replaced(self._held, seat, held)
         return held
 
