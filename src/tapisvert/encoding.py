@@ -446,7 +446,8 @@ def add_counts(tensor: Tensor, field: Field, items: Iterable[int], weight: float
 
 def scaled(value: float, maximum: float) -> float:
     """``value / maximum`` clipped to [-1, 1]: a count or a score on the tensor's scale."""
-    return max(-1.0, min(1.0, value / maximum))
+    ratio = value / maximum
+    return ratio if -1.0 <= ratio <= 1.0 else (1.0 if ratio > 0.0 else -1.0)
 
 
 def encoding_for(game: Game[Any]) -> Encoding:

@@ -308,8 +308,12 @@ class AbluxxenEncoding(Encoding):
             out[hand_sizes_at + place] = held / MANY_CARDS if held < MANY_CARDS else 1.0
             cards = stacked[other]
             out[stack_cards + place] = cards / MANY_CARDS if cards < MANY_CARDS else 1.0
-            out[game_scores_at + place] = scaled(game_scores[other], DECK)
-            out[scores_at + place] = scaled(scores[other], DECK)
+            # ``scaled``, written out: it is called eight times a tensor otherwise.
+            game_score, score = game_scores[other] / DECK, scores[other] / DECK
+            out[game_scores_at + place] = (
+                game_score if -1.0 <= game_score <= 1.0 else scaled(game_score, 1.0)
+            )
+            out[scores_at + place] = score if -1.0 <= score <= 1.0 else scaled(score, 1.0)
         out[self.pile.start] = pile_size / DECK
         out[self.draws_left.start] = scaled(draws[0], HAND_SIZE)
         if draws[1]:
