@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import re
 import shutil
 import subprocess
@@ -56,6 +57,7 @@ def counted(row: str, side: str, games: int) -> float:
         capture_output=True,
         text=True,
         check=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},  # the same dictionaries' layouts each run
     )
     decisions = re.search(r"^decisions (\d+)$", printed.stdout, re.MULTILINE)
     instructions = re.search(r"Collected : (\d+)", printed.stderr)
