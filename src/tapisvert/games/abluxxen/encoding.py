@@ -254,11 +254,10 @@ class AbluxxenEncoding(Encoding):
         start = template.tensor
         written = template.out
         stale = template.stale
-        if stale(PART_HAND, hand):
-            if hand is None:
-                start[self.hand.start : self.hand.stop] = 0.0
-            else:
-                put_block(start, self.hand.start, counts(hand))
+        if stale(PART_HAND, hand):  # the seat's own: no other tensor shares it as a block
+            start[self.hand.start : self.hand.stop] = 0.0
+            if hand is not None:
+                _write_counts(written[self.hand.start : self.hand.stop], hand)
         known_at, top_sets = self.known.start, self.top_sets.start
         tops, stacked = stacks
         for other, place in enumerate(places):

@@ -21,6 +21,7 @@ import random
 from functools import lru_cache
 from typing import Any, Final
 
+from tapisvert.core.cache import IdentityCache
 from tapisvert.core.chance import draw
 from tapisvert.core.errors import IllegalActionError, OptionError
 from tapisvert.core.game import (
@@ -129,6 +130,13 @@ def _set_actions(hand: tuple[int, ...]) -> tuple[Action, ...]:
 def _set_texts(hand: tuple[int, ...]) -> tuple[str, ...]:
     """``_set_actions(hand)`` in notation."""
     return tuple([f"set {set_to_string(played)}" for played in legal_sets(hand)])
+
+
+_totals_of: IdentityCache[tuple[GameSummary, ...], tuple[int, ...]] = IdentityCache(
+    lambda past: tuple(map(sum, zip(*(summary.points for summary in past), strict=True)))
+)
+"""Each seat's points over the finished games of a series, once per tuple of them (a view or
+tensor of every position reads them)."""
 
 
 class AbluxxenGame(Game["AbluxxenState"]):
@@ -411,10 +419,8 @@ class AbluxxenState(State):
         return tuple(total + self.score(seat) for seat, total in enumerate(finished))
 
     def _finished_totals(self) -> tuple[int, ...]:
-        return tuple(
-            sum(summary.points[seat] for summary in self._past_games)
-            for seat in range(self._players)
-        )
+        past = self._past_games
+        return _totals_of(past) if past else (0,) * self._players
 
     def segment(self) -> int:
         return self._game_index
