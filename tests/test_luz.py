@@ -16,6 +16,7 @@ from tapisvert import CHANCE, IllegalActionError, load_game
 from tapisvert.games.luz import LuzObservation, LuzState, deal_score, trick_winner
 from tapisvert.games.luz.cards import (
     COLOURS,
+    MAX_VALUE,
     card,
     card_to_string,
     colour_of,
@@ -23,7 +24,7 @@ from tapisvert.games.luz.cards import (
     string_to_card,
     value_of,
 )
-from tapisvert.games.luz.knowledge import hand_gaps, possible_values, sample_hand
+from tapisvert.games.luz.knowledge import Gap, colour_values, hand_gaps, sample_hand
 from tapisvert.testing import check_game
 
 from conftest import random_playthrough
@@ -188,6 +189,18 @@ def brute_force_possible(
     return possible
 
 
+def possible_values(gaps: list[Gap], hand_size: int) -> list[tuple[int, ...] | None]:
+    """For each slot, the values it may still hold, from its gaps (``None``: no gap's): the
+    deduction from what a seat saw alone, as a reference."""
+    possible: list[tuple[int, ...] | None] = [None] * hand_size
+    for _, slots, candidates in gaps:
+        values = [candidate % MAX_VALUE + 1 for candidate in candidates]
+        spare = len(candidates) - len(slots) + 1
+        for index, slot in enumerate(slots):
+            possible[slot] = tuple(values[index : index + spare])
+    return possible
+
+
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
@@ -207,6 +220,15 @@ def test_knowledge_matches_brute_force_on_small_decks(data: st.DataObject) -> No
     slot_colours = [colour_of(c) for c in hand]
     expected = brute_force_possible(slot_colours, revealed, unknown)
     computed = possible_values(hand_gaps(slot_colours, revealed, unknown), hand_size)
+    # The engine's way, colour by colour: the hand as it is (played slots negative) and the
+    # unseen cards out of it (set aside).
+    held = [-1 if slot in revealed else c for slot, c in enumerate(hand)]
+    by_engine: list[tuple[int, ...] | None] = [None] * hand_size
+    for colour in range(colours):
+        slots = [slot for slot, c in enumerate(hand) if colour_of(c) == colour]
+        aside = sorted(c for c in unknown - set(hand) if colour_of(c) == colour)
+        colour_values(by_engine, slots, hand, held, aside, colour * MAX_VALUE)
+    assert by_engine == computed
     for slot in range(hand_size):
         if slot in revealed:
             assert computed[slot] is None

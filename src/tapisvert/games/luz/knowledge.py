@@ -61,17 +61,6 @@ def hand_gaps(
     return gaps
 
 
-def possible_values(gaps: Sequence[Gap], hand_size: int) -> list[tuple[int, ...] | None]:
-    """For each slot, the values it may still hold (``None`` for slots not in the gaps)."""
-    possible: list[tuple[int, ...] | None] = [None] * hand_size
-    for _, slots, candidates in gaps:
-        values = [candidate % MAX_VALUE + 1 for candidate in candidates]
-        spare = len(candidates) - len(slots) + 1
-        for index, slot in enumerate(slots):
-            possible[slot] = tuple(values[index : index + spare])
-    return possible
-
-
 def colour_values(
     possible: list[tuple[int, ...] | None],
     slots: Sequence[int],
@@ -80,8 +69,9 @@ def colour_values(
     unseen: Sequence[int],
     first: int,
 ) -> None:
-    """Set ``possible[slot]`` for the slots of one colour, as :func:`hand_gaps` and
-    :func:`possible_values` deduce them (``None`` for a played slot), that colour alone.
+    """Set ``possible[slot]`` for the slots of one colour to the values each may still hold
+    (``None`` for a played slot): the i-th of a gap's m slots among n candidates, the i-th to
+    the (n-m+i)-th of them (see the module's documentation).
 
     ``slots`` are the colour's slots in order, ``dealt`` the hand as dealt (sorted), ``hand``
     as it is (a negative card: played), ``unseen`` the colour's cards out of every hand (set
