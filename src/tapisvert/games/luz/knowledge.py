@@ -13,7 +13,7 @@ and a uniform consistent hand draws each gap's m values uniformly.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Container, Sequence
+from collections.abc import Collection, Container, Iterable, Sequence
 from typing import NamedTuple
 
 from tapisvert.games.luz.cards import COLOUR_COUNT, MAX_VALUE, colour_of
@@ -117,7 +117,8 @@ def sample_hand(gaps: Sequence[Gap], rng: random.Random) -> dict[int, int]:
     return assignment
 
 
-def unknown_by_colour(unknown_cards: set[int]) -> list[list[int]]:
+def unknown_by_colour(unknown_cards: Iterable[int]) -> list[list[int]]:
+    """Cards by colour, each colour's in order (the set-aside ones, for :func:`colour_values`)."""
     by_colour: list[list[int]] = [[] for _ in range(COLOUR_COUNT)]
     for unknown in sorted(unknown_cards):
         by_colour[colour_of(unknown)].append(unknown)

@@ -48,7 +48,7 @@ from tapisvert.games.luz.cards import (
     trick_winner,
     value_of,
 )
-from tapisvert.games.luz.knowledge import colour_values
+from tapisvert.games.luz.knowledge import colour_values, unknown_by_colour
 from tapisvert.games.luz.observation import PLAYED as PLAYED
 from tapisvert.games.luz.observation import SLOT_TEXT, public_json
 from tapisvert.games.luz.observation import DealSummary as DealSummary
@@ -99,27 +99,21 @@ _colours_of: IdentityCache[tuple[int, ...], tuple[int, ...]] = IdentityCache(
 )
 """A hand's colours, slot by slot; hands are replaced when played from, so a hand that
 did not change is not read again."""
-_layout: IdentityCache[tuple[int, ...], tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = (
-    IdentityCache(
-        lambda dealt: (
-            tuple(sorted(dealt)),
-            tuple(
-                tuple(
-                    slot for slot, card in enumerate(sorted(dealt)) if card // MAX_VALUE == colour
-                )
-                for colour in range(COLOUR_COUNT)
-            ),
-        )
-    )
-)
-"""A seat's cards as dealt, sorted (its slots), and the slots of each colour: once a deal."""
-_by_colour: IdentityCache[tuple[int, ...], tuple[tuple[int, ...], ...]] = IdentityCache(
-    lambda cards: tuple(
-        tuple(sorted(card for card in cards if card // MAX_VALUE == colour))
-        for colour in range(COLOUR_COUNT)
-    )
-)
-"""Cards (those set aside) by colour, sorted: once a deal."""
+
+
+def _deal_layout(dealt: tuple[int, ...]) -> tuple[tuple[int, ...], list[list[int]]]:
+    """A seat's cards as dealt, sorted (its slots), and the slots of each colour."""
+    cards = tuple(sorted(dealt))
+    slots: list[list[int]] = [[] for _ in range(COLOUR_COUNT)]
+    for slot, card in enumerate(cards):
+        slots[colour_of(card)].append(slot)
+    return cards, slots
+
+
+_layout = IdentityCache(_deal_layout)
+"""Each seat's deal layout, once a deal."""
+_by_colour = IdentityCache(unknown_by_colour)
+"""The set-aside cards by colour, in order, once a deal."""
 _seen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = IdentityCache(
     lambda hand: tuple([SLOT_TEXT[_COLOUR_OF[card]][_VALUE_OF[card]] for card in hand])
 )
