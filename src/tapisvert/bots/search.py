@@ -115,7 +115,9 @@ class _Searcher:
             elif self.fast_policy is not None:
                 state.apply_action(self.fast_policy(state, legal, rng))
             else:
-                state.apply_action(self.policy.choose(state.observation(player), legal, rng))
+                state.apply_action(
+                    self.policy.choose(state.unshared_observation(player), legal, rng)
+                )
 
     def searched(self, legal: list[Action]) -> list[Action]:
         """The legal actions the search weighs: the game's abstraction of them, if any."""
@@ -181,9 +183,9 @@ class ISMCTSBot:
                 key = None
                 continue
             if searcher.redeterminize and player != observer:
-                state = game.sample_state(state.observation(player), rng)
+                state = game.sample_state(state.unshared_observation(player), rng)
             if key is None or player != observer:
-                key = state.observation(observer)
+                key = state.unshared_observation(observer)
             edges = tree.setdefault(key, {})
             key = None
             legal = searcher.searched(state.legal_actions())

@@ -243,6 +243,15 @@ class State(metaclass=ABCMeta):
     def observation(self, seat: Seat | None) -> Observation:
         """Everything ``seat`` may know and nothing else; ``None`` is a spectator."""
 
+    def unshared_observation(self, seat: Seat | None) -> Observation:
+        """``observation(seat)``, its parts not matched against the position before's.
+
+        A search walks positions in place and keys its tree by observations it builds once
+        each: the matching that lets a server's views and the encoders' caches see what did
+        not change (see ``_shared``) only costs it. The parts kept so far are let go."""
+        self._parts = None
+        return self.observation(seat)
+
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """``observation(seat).to_dict()``: what a client is sent of the position.
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from tapisvert.core.cache import IdentityCache
 from tapisvert.core.chance import draw
 from tapisvert.core.game import Seat
 from tapisvert.games.wizard.cards import (
@@ -70,32 +71,51 @@ def revealed_voids(observation: WizardObservation) -> dict[Seat, set[int]]:
     return voids
 
 
-def sample_state(
-    game: WizardGame, observation: WizardObservation, rng: random.Random
-) -> WizardState:
+class _Hidden(NamedTuple):
+    """What an observation says of the cards it does not show, the same at every draw."""
+
+    played: dict[Seat, list[int]]
+    seen: int
+    """The cards the seat saw (its hand, the cards played this round, the turned card)."""
+    capacity: dict[Seat, int]
+    """The room in each other seat's hand."""
+    voids: dict[Seat, set[int]]
+
+
+def _hidden(observation: WizardObservation) -> _Hidden:
     players = observation.players
     viewer = observation.seat
     played: dict[Seat, list[int]] = {seat: [] for seat in range(players)}
     for trick in round_tricks(observation):
         for position, card in enumerate(trick.cards):
             played[(trick.leader + position) % players].append(card)
-
-    seen = [*observation.hand, *(card for cards in played.values() for card in cards)]
-    unseen = game.deck - hand_of(seen)
+    seen = hand_of([*observation.hand, *(card for cards in played.values() for card in cards)])
     if observation.trump_card is not None:
-        unseen -= hand_of([observation.trump_card])
+        seen += hand_of([observation.trump_card])
     capacity = {seat: observation.hand_sizes[seat] for seat in range(players) if seat != viewer}
-    pool = cards_in(unseen)
-    capacity[STACK] = len(pool) - sum(capacity.values())
     voids = revealed_voids(observation)
     voids[STACK] = set()
-    hands = _assign(pool, capacity, voids, rng)
-    if viewer is not None:
-        hands[viewer] = list(observation.hand)
+    return _Hidden(played, seen, capacity, voids)
+
+
+_hidden_of = IdentityCache(_hidden, size=64)
+"""A search draws a world from the same observation at every iteration: what that
+observation says is worked out once."""
+
+
+def sample_state(
+    game: WizardGame, observation: WizardObservation, rng: random.Random
+) -> WizardState:
+    hidden = _hidden_of(observation)
+    pool = cards_in(game.deck - hidden.seen)
+    capacity = {**hidden.capacity, STACK: len(pool) - sum(hidden.capacity.values())}
+    hands = _assign(pool, capacity, hidden.voids, rng)
+    if observation.seat is not None:
+        hands[observation.seat] = list(observation.hand)
 
     if observation.phase in ("play", "bid", "trump"):
         return _build(game, observation, hands, rng)
-    return _replay(game, observation, hands, played, rng)
+    return _replay(game, observation, hands, hidden.played, rng)
 
 
 def _round_start(game: WizardGame, observation: WizardObservation) -> WizardState:
