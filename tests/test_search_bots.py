@@ -16,6 +16,7 @@ from tapisvert.bots.search import HalvingBot, ISMCTSBot, PIMCBot, SearchSettings
 from tapisvert.core.game import State
 from tapisvert.games.abluxxen.rules import SET_BASE, TAKE
 from tapisvert.games.abluxxen.search import SHORTLIST, strongest_sets
+from tapisvert.games.wizard.sampler import revealed_voids
 
 GAMES = {"wizard": {"rounds": "4"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
 
@@ -143,3 +144,55 @@ def test_abluxxen_search_weighs_the_sets_the_heuristic_rates_best() -> None:
         else:
             assert sorted(shortlist) == sorted(legal)
     assert set_decisions > 0
+
+
+def test_an_unshared_observation_is_the_observation_built_anew() -> None:
+    """What a search keys its tree by equals the observation, without the position before's
+    objects: a bid leaves the hand sizes as they were, and only ``observation`` keeps them."""
+    game = load_game("wizard", players=4, rounds="3")
+    state = game.new_initial_state(5)
+    state.resolve_chance()
+    while state.observation(0).phase != "bid":
+        state.apply_action(state.legal_actions()[0])
+    before = state.observation(0)
+    searched = state.clone()
+    state.apply_action(state.legal_actions()[0])
+    searched.apply_action(searched.legal_actions()[0])
+    kept, anew = state.observation(0), searched.unshared_observation(0)
+    assert anew == kept
+    assert kept.hand_sizes is before.hand_sizes
+    assert anew.hand_sizes == before.hand_sizes and anew.hand_sizes is not before.hand_sizes
+
+
+def test_wizard_draws_the_same_worlds_from_an_observation_used_again() -> None:
+    """The sampler works out once what an observation hides (a search draws from the same
+    one at every iteration); drawing again from it, where revealed voids make the draw
+    adjust each seat's room, gives the worlds that a fresh equal observation gives."""
+    game = load_game("wizard", players=4, rounds="8")
+    rng = random.Random(3)
+    for seed in range(200):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.resolve_chance(rng)
+                continue
+            seat = state.current_player()
+            observation = state.observation(seat)
+            if observation.phase == "play" and observation.completed_tricks:
+                voided = revealed_voids(observation)
+                if any(voided.values()):
+                    break
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+        else:
+            continue
+        for draw in range(20):
+            again = game.sample_state(observation, random.Random(draw))
+            fresh = game.sample_state(state.unshared_observation(seat), random.Random(draw))
+            assert again.every_card() == fresh.every_card()
+            assert [again.observation(other) for other in range(4)] == [
+                fresh.observation(other) for other in range(4)
+            ]
+            assert again.observation(seat) == observation
+        return
+    raise AssertionError("no position with a revealed void in 200 deals")
