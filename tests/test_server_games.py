@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from redis_support import relayed
+from tapisvert.client import merged_view
+from tapisvert.core.game import CHANCE
 from tapisvert.core.registry import game_names
+from tapisvert.server.storage import TableRow
+from tapisvert.server.tables import GameTable
 
 from server_support import Player, Server, assert_frames_leak_nothing, serving, set_up_table
 
@@ -107,3 +113,34 @@ def test_the_replay_of_a_finished_game_shows_every_hand_step_by_step(server: Ser
     assert {0, 1, 2, 3} <= {step["segment"] for step in steps}  # Luz has four deals
     middle = steps[len(steps) // 2]  # each seat saw something else, and not as a spectator
     assert len({json.dumps(view) for view in [middle["view"], *middle["seats"]]}) == 4
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [(name, {}) for name in game_names()] + [("wizard", {"hidden_bids": "true"})],
+)
+def test_the_changes_each_seat_is_sent_make_its_view(name: str, options: dict[str, str]) -> None:
+    """Frame after frame, what each seat and a spectator are sent (the changes to the part
+    every seat shares, worked out once a move, and to their own) makes their observation
+    and nothing else: with hidden bids, no seat is sent another's bid before all are in."""
+    rng = random.Random(7)
+    for seed in range(3):
+        row = TableRow("main", name, 4, options, seed, None, "playing", [{}] * 4)
+        table = GameTable(row, host=None)  # type: ignore[arg-type]  # frames need no host
+        state = table.game.new_initial_state(seed)
+        seen: dict[int | None, dict[str, Any]] = {}
+        while True:
+            if state.current_player() == CHANCE:
+                state.resolve_chance(rng)
+            table.state = state
+            for seat in (0, 1, 2, 3, None):
+                frame = json.loads(table.views.frame(seat, table.views.sent.get(seat)))
+                seen[seat] = merged_view(seen.get(seat, {}), frame)
+                wanted = json.loads(json.dumps(state.observation(seat).to_dict()))
+                assert seen[seat] == wanted, (seed, table.seq, seat)
+            if state.is_terminal():
+                break
+            state = state.clone()
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+            table.seq += 1

@@ -315,6 +315,12 @@ def _check_position(state: State, cards: list[int], rng: random.Random, here: st
         "legal_strings() is not the notation of legal_actions(), in their order",
     )
     for seat in _seats(state.game):
+        public, own = state.view_parts(seat)
+        _require(
+            not public.keys() & own.keys(),
+            here,
+            f"view_parts({seat}) name {sorted(public.keys() & own.keys())} in both parts",
+        )
         _require(
             state.view(seat) == state.observation(seat).to_dict(),
             here,

@@ -253,13 +253,21 @@ class State(metaclass=ABCMeta):
         return self.observation(seat)
 
     def view(self, seat: Seat | None) -> dict[str, Any]:
-        """``observation(seat).to_dict()``: what a client is sent of the position.
+        """``observation(seat).to_dict()``: what a client is sent of the position."""
+        public, own = self.view_parts(seat)
+        return {**public, **own}
 
-        A server asks for every seat's view after each move; a game whose dictionaries
-        convert its cards may build them from a converted part that the views of one
-        position share (see ``_shared``). The conformance kit checks that both agree.
+    def view_parts(self, seat: Seat | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``view(seat)`` in two parts with no key in common: what every seat is shown,
+        and what this seat is shown of its own.
+
+        A server sends every seat what changed in its view after each move: what changed in
+        the part every seat shares is worked out once. A game whose dictionaries convert
+        its cards builds the shared part once a position (see ``_shared_converted``);
+        by default the whole view is the seat's own. The conformance kit checks that the
+        parts have no key in common and make ``observation(seat).to_dict()``.
         """
-        return self.observation(seat).to_dict()
+        return {}, self.observation(seat).to_dict()
 
     def legal_strings(self) -> list[str]:
         """The legal actions in notation, in their order: what the seat to act is offered."""

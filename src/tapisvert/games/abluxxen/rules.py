@@ -443,10 +443,10 @@ class AbluxxenState(State):
         public = self._shared("public", self._public_view)
         return AbluxxenObservation.assemble({**public, "seat": seat, "hand": self._hand(seat)})
 
-    def view(self, seat: Seat | None) -> dict[str, Any]:
+    def view_parts(self, seat: Seat | None) -> tuple[dict[str, Any], dict[str, Any]]:
         """The public part converted once for every seat's view of the position."""
         public = self._shared_converted("public", self._public_view, public_json)
-        return {**public, "seat": seat, "hand": cards_json(self._hand(seat))}
+        return public, {"seat": seat, "hand": cards_json(self._hand(seat))}
 
     def _hand(self, seat: Seat | None) -> tuple[int, ...]:
         if seat is None:

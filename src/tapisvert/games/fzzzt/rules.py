@@ -485,10 +485,10 @@ class FzzztState(State):
         public = self._shared("public", self._public_view)
         return FzzztObservation.assemble({**public, **self._own_fields(seat)})
 
-    def view(self, seat: Seat | None) -> dict[str, Any]:
+    def view_parts(self, seat: Seat | None) -> tuple[dict[str, Any], dict[str, Any]]:
         """The public part converted once for every seat's view of the position."""
         public = self._shared_converted("public", self._public_view, json_fields)
-        return {**public, **json_fields(self._own_fields(seat))}
+        return public, json_fields(self._own_fields(seat))
 
     def _own_fields(self, seat: Seat | None) -> dict[str, Any]:
         hand, bid, draw_pile = (

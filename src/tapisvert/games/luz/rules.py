@@ -465,7 +465,7 @@ class LuzState(State):
             {**public, "seat": seat, "values": values, "knowledge": knowledge}
         )
 
-    def view(self, seat: Seat | None) -> dict[str, Any]:
+    def view_parts(self, seat: Seat | None) -> tuple[dict[str, Any], dict[str, Any]]:
         """The public part converted once for every seat's view of the position, and each
         hand once as others see it and once as its holder does."""
         public = self._shared_converted("public", self._public_view, public_json)
@@ -474,7 +474,7 @@ class LuzState(State):
             for other, hand in enumerate(self._hands)
         )
         knowledge = () if seat is None else self._knowledge(seat)
-        return {**public, "seat": seat, "knowledge": knowledge, "hands": hands}
+        return public, {"seat": seat, "knowledge": knowledge, "hands": hands}
 
     def _values_seen_by(self, seat: Seat | None) -> tuple[tuple[int | None, ...], ...]:
         seen_values, unseen_values = self._shared("values", self._hand_values)

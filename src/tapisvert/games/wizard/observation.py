@@ -106,6 +106,14 @@ def public_json(fields: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def shown_json(fields: dict[str, Any]) -> dict[str, Any]:
+    """What every seat is shown of the public fields, converted: all but the bids, which
+    some rules hide until all are in."""
+    data = public_json(fields)
+    del data["bids"]
+    return data
+
+
 hand_json: IdentityCache[tuple[int, ...], tuple[str, ...]] = IdentityCache(
     lambda hand: tuple(map(card_to_string, hand))
 )

@@ -60,7 +60,7 @@ from tapisvert.games.wizard.cards import (
 from tapisvert.games.wizard.observation import CompletedTrick as CompletedTrick
 from tapisvert.games.wizard.observation import RoundSummary as RoundSummary
 from tapisvert.games.wizard.observation import WizardObservation as WizardObservation
-from tapisvert.games.wizard.observation import hand_json, public_json
+from tapisvert.games.wizard.observation import hand_json, shown_json
 from tapisvert.i18n import message
 
 BID_BASE: Final = KINDS
@@ -398,11 +398,17 @@ class WizardState(State):
         own = {"seat": seat, "hand": self._hand(seat), "bids": self._bids_seen_by(seat, public)}
         return WizardObservation.assemble({**public, **own})
 
-    def view(self, seat: Seat | None) -> dict[str, Any]:
-        """The public part converted once for every seat's view of the position."""
-        public = self._shared_converted("public", self._public_view, public_json)
-        hand = hand_json(self._hand(seat))
-        return {**public, "seat": seat, "hand": hand, "bids": self._bids_seen_by(seat, public)}
+    def view_parts(self, seat: Seat | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The public part converted once for every seat's view of the position; the bids,
+        which some rules hide, are each seat's own."""
+        public = self._shared("public", self._public_view)
+        shown = self._shared(("public", "shown"), lambda: shown_json(public))
+        own = {
+            "seat": seat,
+            "hand": hand_json(self._hand(seat)),
+            "bids": self._bids_seen_by(seat, public),
+        }
+        return shown, own
 
     def _hand(self, seat: Seat | None) -> tuple[int, ...]:
         if seat is None:
