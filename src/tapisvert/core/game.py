@@ -298,7 +298,7 @@ class State(metaclass=ABCMeta):
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
 
-    def _shared(self, part: Hashable, compute: Callable[[], T]) -> T:
+    def _shared(self, part: Hashable, compute: Callable[[], T], matched: bool = True) -> T:
         """A part of this position's observations (what every seat sees, one seat's own
         cards), computed once.
 
@@ -307,22 +307,28 @@ class State(metaclass=ABCMeta):
         before had (its parent, or itself before its last move) is that same object, item
         by item for a dictionary or a tuple: conversions remembered by identity still apply,
         the view sent last is seen unchanged at a glance, and the equal copy is freed at
-        once, instead of living on for the garbage collector to visit.
+        once, instead of living on for the garbage collector to visit. ``matched=False``
+        skips that matching, for a part made of such conversions.
         """
         parts = self._parts
         if parts is None or parts[0] is not self._history:
             parts = self._parts = (self._history, {}, {} if parts is None else parts[1])
         found = parts[1].get(part, _MISSING)
         if found is _MISSING:  # taken from the position before, so that it lives no longer
-            found = parts[1][part] = _kept(compute(), parts[2].pop(part, _MISSING))
+            earlier = parts[2].pop(part, _MISSING)
+            found = parts[1][part] = _kept(compute(), earlier) if matched else compute()
         return cast(T, found)
 
     def _shared_converted(
         self, part: Hashable, compute: Callable[[], T], convert: Callable[[T], U]
     ) -> U:
         """``convert`` applied to the shared ``part``, itself once per position: the JSON form
-        of what every seat sees, from which each seat's ``view`` starts."""
-        return self._shared((part, "converted"), lambda: convert(self._shared(part, compute)))
+        of what every seat sees, from which each seat's ``view`` starts. Not matched again
+        once converted: the part's items are matched, and a conversion remembered by
+        identity gives an unchanged item's converted form as the same object."""
+        return self._shared(
+            (part, "converted"), lambda: convert(self._shared(part, compute)), matched=False
+        )
 
     def segment(self) -> int:
         """Which scoring segment (round, deal) the game is in: search looks no further.

@@ -402,7 +402,7 @@ class WizardState(State):
         """The public part converted once for every seat's view of the position; the bids,
         which some rules hide, are each seat's own."""
         public = self._shared("public", self._public_view)
-        shown = self._shared(("public", "shown"), lambda: shown_json(public))
+        shown = self._shared(("public", "shown"), lambda: shown_json(public), matched=False)
         own = {
             "seat": seat,
             "hand": hand_json(self._hand(seat)),
