@@ -144,11 +144,14 @@ class Outbox:
     """Frames waiting for a socket, in order; ``None`` closes the socket.
 
     A move reaches every seat at once: the socket's sender takes all that is waiting in
-    one go instead of waking once per frame.
+    one go instead of waking once per frame. Two queues take turns, so that taking makes
+    no new object for the garbage collector to visit while the socket waits.
     """
 
     def __init__(self) -> None:
         self._frames: deque[str | None] = deque()
+        self._taken: deque[str | None] = deque()
+        """The frames taken last, which the sender has sent once it takes again."""
         self._waiter: asyncio.Future[None] | None = None
         self.size = 0
         """Characters waiting: bytes, near enough, for frames of JSON."""
@@ -162,15 +165,18 @@ class Outbox:
             waiter.set_result(None)
 
     async def take(self) -> deque[str | None]:
+        """What is waiting, once something is: the sender's until it takes again."""
         while not self._frames:
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
             finally:
                 self._waiter = None
-        frames, self._frames = self._frames, deque()
+        taken = self._frames
+        self._taken.clear()
+        self._frames, self._taken = self._taken, taken
         self.size = 0
-        return frames
+        return taken
 
 
 def client_address(scope: Scope) -> str:
@@ -202,20 +208,6 @@ async def accept(receive: Receive, send: Send) -> bool:
     return True
 
 
-async def receive_text(receive: Receive) -> str | None:
-    """The next message of an ASGI WebSocket as text (a binary one is decoded, so that it is
-    refused as malformed rather than dropped); ``None`` once the client is gone."""
-    while True:
-        message = await receive()
-        if message["type"] == "websocket.disconnect":
-            return None
-        if message["type"] == "websocket.receive":
-            text = message.get("text")
-            if text is None:
-                text = (message.get("bytes") or b"").decode("utf-8", "replace")
-            return str(text)
-
-
 class AsgiLink:
     """A WebSocket held by this process's ASGI server, with its own sending task."""
 
@@ -231,11 +223,21 @@ class AsgiLink:
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
 
     async def receive(self) -> str | None:
+        """The next message as text (a binary one is decoded, so that it is refused as
+        malformed rather than dropped); ``None`` once the client is gone."""
         if self._dropped:
             return None
         self._reader = asyncio.current_task()
         try:
-            return await receive_text(self._receive)
+            while True:
+                message = await self._receive()
+                if message["type"] == "websocket.disconnect":
+                    return None
+                if message["type"] == "websocket.receive":
+                    text = message.get("text")
+                    if text is None:
+                        text = (message.get("bytes") or b"").decode("utf-8", "replace")
+                    return str(text)
         except asyncio.CancelledError as cancelled:
             if cancelled.args != (DROPPED,) or self._reader is None:
                 raise
