@@ -401,8 +401,8 @@ class WizardState(State):
     def view_parts(self, seat: Seat | None) -> tuple[dict[str, Any], dict[str, Any]]:
         """The public part converted once for every seat's view of the position; the bids,
         which some rules hide, are each seat's own."""
+        shown = self._shared_converted("public", self._public_view, shown_json)
         public = self._shared("public", self._public_view)
-        shown = self._shared(("public", "shown"), lambda: shown_json(public), matched=False)
         own = {
             "seat": seat,
             "hand": hand_json(self._hand(seat)),
