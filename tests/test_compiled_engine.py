@@ -48,7 +48,7 @@ def expected_engine_words() -> str:
     build_on_path = any(Path(entry).resolve() == COMPILED_BUILD for entry in sys.path if entry)
     if build_on_path or build_state() is None:
         return translate("cli.engine_compiled", "en")
-    if newer_source() is None:
+    if not (COMPILED_BUILD / ".built").exists():
         return translate("cli.engine_not_built", "en")
     return translate("cli.engine_stale", "en", source=str(newer_source()))
 
