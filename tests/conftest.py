@@ -84,9 +84,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that drives the browser is slow (it starts chromium and plays through the pages):
-    ``pytest -m "not slow"`` leaves them all out, those to come too. The slow tests come first,
-    so that the parallel processes end on short tests rather than wait for one long one."""
+    ``pytest -m "not slow"`` leaves them all out, those to come too."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
