@@ -319,7 +319,7 @@ def test_server_load_measures_without_and_with_the_metrics() -> None:
     printed = run_benchmark(
         "server_load.py",
         *("--game", "luz", "--tables", "2", "--metrics"),
-        *("--seconds", "1", "--warmup", "0.5", "--think", "0.02"),
+        *("--seconds", "0.5", "--warmup", "0.2", "--think", "0.02"),
     )
     *rows, cost = printed.strip().splitlines()[-5:]
     assert [row.split()[0] for row in rows] == ["off", "on", "on", "off"]
