@@ -350,64 +350,53 @@ def test_exploitability_quick_run_prints_its_table() -> None:
     assert "CFR+ NashConv by iteration (last values): 4: " in printed
 
 
-def test_server_load_interleaves_the_games_and_gives_their_ratios_to_wizard() -> None:
-    printed = run_benchmark(
-        "server_load.py",
-        *("--game", "fzzzt", "wizard", "--tables", "4"),
-        *("--interleave", "2", "--window", "1", "--warmup", "1"),
-    )
-    lines = printed.strip().splitlines()
-    assert lines[0] == (
-        "command: benchmarks/server_load.py --game fzzzt wizard --tables 4 --interleave 2"
-        " --window 1 --warmup 1"
-    )
-    assert "2 rounds of a 1 s window for each game in turn (wizard, fzzzt)" in printed
-    for game in ("wizard", "fzzzt"):  # which engine each server says it runs
-        assert any(line.startswith(f"{game} server (") and "engine" in line for line in lines)
-    header, *rows = lines[-3:]
-    assert header.split()[:2] == ["game", "engine"] and "median" in header and "/wizard" in header
-    assert [row.split()[0] for row in rows] == ["wizard", "fzzzt"]
-    for row in rows:
-        _, _, *windows, median, p50, p99, cost, ratio, spread, persisted = row.split()
-        assert len(windows) == 2 and all(float(moves) > 0 for moves in windows)
-        assert min(map(float, windows)) <= float(median) <= max(map(float, windows))
-        assert float(p50) <= float(p99) and float(cost) > 0 and persisted == "all"
-        low, high = re.fullmatch(r"\[(\S+)–(\S+)\]", spread).groups()  # type: ignore[union-attr]
-        assert float(low) <= float(ratio) <= float(high)
-    assert rows[0].split()[-3:-1] == ["1.00", "[1.00–1.00]"]  # Wizard against itself
-
-
-def test_server_load_runs_the_boardgame_io_peer_in_the_same_windows() -> None:
-    """``--peer`` installs boardgame.io with npm, plays its matches in turn with the games, and
-    gives every game's ratio to it; ``--half-load`` adds each game's p99 at half capacity."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("the boardgame.io peer runs on Node.js: node and npm are not on the PATH")
-    arguments = ("--game", "fzzzt", "wizard", "--tables", "4", "--interleave", "2")
-    command = [
-        sys.executable, str(BENCHMARKS / "server_load.py"), *arguments,
-        "--window", "1", "--warmup", "0.5", "--peer", "--half-load",
-    ]  # fmt: skip
+def test_server_load_interleaves_the_games_and_the_boardgame_io_peer() -> None:
+    """The games take turns in short windows, each ratio to Wizard's the median of the rounds;
+    where Node.js runs, ``--peer`` installs boardgame.io with npm and plays its matches in the
+    same windows (every game's ratio to it), and ``--half-load`` adds each game's p99 at half
+    its capacity. One run for both: each is a load run that takes the machine's cores."""
+    peer = shutil.which("node") is not None and shutil.which("npm") is not None
+    arguments = ["--game", "fzzzt", "wizard", "--tables", "4", "--interleave", "2"]
+    arguments += ["--window", "1", "--warmup", "0.5", *(["--peer", "--half-load"] if peer else [])]
+    command = [sys.executable, str(BENCHMARKS / "server_load.py"), *arguments]
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     installed = (BENCHMARKS / "bgio_peer" / "node_modules" / "boardgame.io").is_dir()
-    if run.returncode != 0 and "npm install" in run.stderr and not installed:
+    if peer and run.returncode != 0 and "npm install" in run.stderr and not installed:
         pytest.skip(f"boardgame.io could not be installed from the npm registry: {run.stderr}")
     assert run.returncode == 0, run.stderr
     lines = run.stdout.strip().splitlines()
+    assert lines[0] == "command: benchmarks/server_load.py " + " ".join(arguments)
+    assert "2 rounds of a 1 s window for each game in turn (wizard, fzzzt)" in run.stdout
+    for game in ("wizard", "fzzzt"):  # which engine each server says it runs
+        assert any(line.startswith(f"{game} server (") and "engine" in line for line in lines)
+    header, *rows = lines[-4:] if peer else lines[-3:]
+    assert header.split()[:2] == ["game", "engine"] and "median" in header and "/wizard" in header
+    columns = [row.split() for row in rows]
+    assert [row[:2] for row in columns] == [
+        ["wizard", "serve"],
+        ["fzzzt", "serve"],
+        *([["boardgame.io", "node"]] if peer else []),
+    ]
+    rates = [[float(moves) for moves in row[2:4]] for row in columns]
+    for row, windows in zip(columns, rates, strict=True):
+        median, p50, p99, cost, ratio, spread = row[4:10]
+        assert all(moves > 0 for moves in windows)
+        assert min(windows) <= float(median) <= max(windows)
+        assert float(p50) <= float(p99) and float(cost) > 0
+        low, high = re.fullmatch(r"\[(\S+)–(\S+)\]", spread).groups()  # type: ignore[union-attr]
+        assert float(low) <= float(ratio) <= float(high)
+    assert columns[0][8:10] == ["1.00", "[1.00–1.00]"]  # Wizard against itself
+    if not peer:
+        assert [row[-1] for row in columns] == ["all", "all"]
+        return
     assert any(
         line.startswith("the peer, in the same windows: boardgame.io 0.50.2") for line in lines
     )
-    header, *rows = lines[-4:]
     assert "/boardgame.io" in header and "half: think ms" in header
-    assert [row.split()[:2] for row in rows] == [
-        ["wizard", "serve"],
-        ["fzzzt", "serve"],
-        ["boardgame.io", "node"],
-    ]
-    columns = [row.split() for row in rows]
-    rates = [[float(moves) for moves in row[2:4]] for row in columns]
-    assert all(moves > 0 for side in rates for moves in side)
     for side, row in zip(rates, columns, strict=True):  # the median of the rounds' ratios
-        ratio = statistics.median(mine / peer for mine, peer in zip(side, rates[2], strict=True))
+        ratio = statistics.median(
+            ours / theirs for ours, theirs in zip(side, rates[2], strict=True)
+        )
         assert float(row[10]) == pytest.approx(ratio, rel=0.05, abs=0.01)
     assert columns[2][10:12] == ["1.00", "[1.00–1.00]"]  # the peer against itself
     for row in columns[:2]:  # each game at half its capacity: a thinking time, moves, a p99
