@@ -8,7 +8,8 @@ import { api, changed, frameHandlers, state, tell } from "./store.js";
 import { PlayerLink } from "./community.js";
 
 const NOTHING = { friends: [], asked_by: [], asking: [], ignored: [], unread: 0 };
-const social = { info: NOTHING, conversation: null, with: null, correspondents: null };
+// `frames` counts the `social` frames: an answer to a request made before the last one is older.
+const social = { info: NOTHING, conversation: null, with: null, correspondents: null, frames: 0 };
 
 /** A new hello: the server sends a `social` frame next only if it says something. */
 frameHandlers.welcome = () => {
@@ -17,6 +18,7 @@ frameHandlers.welcome = () => {
 };
 
 frameHandlers.social = (frame) => {
+  social.frames += 1;
   const before = social.info;
   social.info = frame;
   for (const name of frame.asked_by) {
@@ -86,8 +88,11 @@ function FriendLine({ friend, actions = true }) {
 
 /** Ask for the `social` frame again: friends come and go without one being sent. */
 async function refresh() {
+  const frames = social.frames;
   try {
-    social.info = await api("/api/social");
+    const info = await api("/api/social");
+    if (social.frames !== frames) return;  // a frame came meanwhile: it says what is newer
+    social.info = info;
     changed();
   } catch { /* signed out meanwhile: the next hello says it */ }
 }
