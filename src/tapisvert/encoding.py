@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from importlib import import_module
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -273,7 +273,10 @@ TEMPLATES_KEPT = 64
 table builds its own), whose seats' templates over a few games fit; a spectator's too. An
 encoding shared by many tables writes their tensors whole, as it would without templates."""
 UNWRITTEN = object()
-"""The source of a template's part not written yet: no part is written from it."""
+"""The source of a template's part not written yet: no part is written from it, and its run
+holds zeros."""
+UNCHANGED = object()
+"""What :meth:`Template.previous` answers for a part that holds its source's values already."""
 
 
 class Template:
@@ -306,14 +309,78 @@ class Template:
         was written from an object neither the same nor equal (a move often builds an equal
         tuple again), or never; ``source`` is then remembered. Equal sources write the same
         values. The caller writes every value of the part's run, zeros included."""
+        return self.previous(part, source) is not UNCHANGED
+
+    def previous(self, part: int, source: object) -> object:
+        """What part number ``part`` was written from (``UNWRITTEN``: nothing, its run is
+        zeros), where it must be written again from ``source``; ``UNCHANGED`` where it was
+        written from ``source`` or an equal object. ``source`` is then remembered.
+
+        For a part that changes a little from one decision to the next (a hand, the cards
+        on a trick): the caller writes again only what differs from the previous source."""
         if not self.remembers:
-            return True
+            return UNWRITTEN
         sources = self.sources
         was = sources[part]
         if was is source:
-            return False
+            return UNCHANGED
         sources[part] = source
-        return was != source
+        return UNCHANGED if was == source else was
+
+    def write_slots(
+        self, part: int, items: tuple[int, ...], start: int, width: int, offsets: Sequence[int]
+    ) -> None:
+        """Part number ``part``: a run of slots of ``width`` values from ``start`` on, slot
+        ``i`` holding 1 at ``offsets[items[i]]`` within it (nothing where that is -1), the
+        others zeros. Only the slots whose item changed are written again, where the part
+        was written from as many slots (a hand one card of which was played, say)."""
+        was = self.previous(part, items)
+        if was is UNCHANGED:
+            return
+        out = self.out
+        count = len(items)
+        if was is not UNWRITTEN:
+            before = cast(tuple[int, ...], was)
+            if len(before) == count:
+                for slot in range(count):
+                    old, item = before[slot], items[slot]
+                    if old != item:
+                        at = start + slot * width
+                        offset = offsets[old]
+                        if offset >= 0:
+                            out[at + offset] = 0.0
+                        offset = offsets[item]
+                        if offset >= 0:
+                            out[at + offset] = 1.0
+                return
+            clear_slots(out, start, width, offsets, before)
+        for slot in range(count):
+            offset = offsets[items[slot]]
+            if offset >= 0:
+                out[start + slot * width + offset] = 1.0
+
+    def write_counts(self, part: int, counts: tuple[int, ...], start: int, weight: float) -> None:
+        """Part number ``part``: ``counts[i] * weight`` at ``start + i`` (a group of cards
+        counted by kind, say). Only the counts that changed are written again, where the part
+        was written from as many counts."""
+        was = self.previous(part, counts)
+        if was is UNCHANGED:
+            return
+        out = self.out
+        if was is not UNWRITTEN:
+            before = cast(tuple[int, ...], was)
+            if len(before) == len(counts):
+                for index in range(len(counts)):
+                    count = counts[index]
+                    if count != before[index]:
+                        out[start + index] = count * weight
+                return
+            for index in range(len(before)):
+                out[start + index] = 0.0
+        for index in range(len(counts)):
+            count = counts[index]
+            if count:
+                out[start + index] = count * weight
 
     def copy_to(self, tensor: Tensor) -> MutableSequence[float]:
         """Start ``tensor`` as this template (nothing to do where it is the template
@@ -361,6 +428,33 @@ def values_of(tensor: Tensor) -> MutableSequence[float]:
     item set there costs about half of one set through numpy. (Its memoryview, typed as
     what it does: a ``cast`` would be a call of its own at every use.)"""
     return tensor.data  # type: ignore[return-value]
+
+
+def clear_slots(
+    out: MutableSequence[float],
+    start: int,
+    width: int,
+    offsets: Sequence[int],
+    items: tuple[int, ...],
+) -> None:
+    """Zero what :meth:`Template.write_slots` wrote from ``items``."""
+    for slot in range(len(items)):
+        offset = offsets[items[slot]]
+        if offset >= 0:
+            out[start + slot * width + offset] = 0.0
+
+
+def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The items ``after`` holds beyond ``before``, where it starts with them (a trick one
+    card longer, a deal one trick longer); ``None`` where it does not (``before`` is then
+    zeroed and ``after`` written whole, by the caller)."""
+    if before is UNWRITTEN:
+        return after
+    was = cast(tuple[Any, ...], before)
+    count = len(was)
+    if count <= len(after) and after[:count] == was:
+        return after[count:]
+    return None
 
 
 def seat_places(players: int) -> tuple[tuple[int, ...], ...]:

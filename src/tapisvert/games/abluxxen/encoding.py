@@ -148,8 +148,13 @@ class AbluxxenEncoding(Encoding):
         self.scores = self.field("scores", players, "the series' totals / 109")
         self.game_number = self.field("game_number", 1, "game of the series / 10")
         self._places = seat_places(players)
-        self._counts = block_cache(KINDS, _write_counts)
-        """A group's field, from its count vector (a state replaces one when it changes)."""
+        self._group_starts = (
+            self.hand.start,
+            self.known.start,
+            self.top_sets.start,
+            self.display.start,
+            self.discard.start,
+        )
         self._displays = block_cache(DISPLAY_SIZE * KINDS, _write_display)
         self._stacks = IdentityCache(_stacks_summary, size=BLOCKS_KEPT)
         """Every stack's top set and cards, from the stacks (a move replaces them)."""
@@ -250,20 +255,15 @@ class AbluxxenEncoding(Encoding):
         counts, on the tensor started from it."""
         players = self.players
         places = self._places[seat or 0]
-        counts = self._counts
+        hand_at, known_at, top_sets, display_at, discard_at = self._group_starts
         start = template.tensor
         written = template.out
         stale = template.stale
-        if stale(PART_HAND, hand):  # the seat's own: no other tensor shares it as a block
-            start[self.hand.start : self.hand.stop] = 0.0
-            if hand is not None:
-                _write_counts(written[self.hand.start : self.hand.stop], hand)
-        known_at, top_sets = self.known.start, self.top_sets.start
+        template.write_counts(PART_HAND, () if hand is None else hand, hand_at, CARD_WEIGHT)
         tops, stacked = stacks
         for other, place in enumerate(places):
             part = PER_SEAT + other * SEAT_PARTS
-            if stale(part, known[other]):
-                put_block(start, known_at + place * KINDS, counts(known[other]))
+            template.write_counts(part, known[other], known_at + place * KINDS, CARD_WEIGHT)
             top = tops[other]
             if stale(part + 1, top):
                 at = top_sets + place * SET_SIZE
@@ -272,16 +272,15 @@ class AbluxxenEncoding(Encoding):
                 else:
                     put_block(start, at, self._sets(top))
         if stale(PART_DISPLAY, display):
-            put_block(start, self.display.start, self._displays(display))
-        if stale(PART_DISCARD, discard):
-            put_block(start, self.discard.start, counts(discard))
+            put_block(start, display_at, self._displays(display))
+        template.write_counts(PART_DISCARD, discard, discard_at, CARD_WEIGHT)
         if stale(PART_IN_PLAY, in_play):
             start[self.in_play.start : self.in_play.stop] = 0.0
             in_play_at = self.in_play.start
             for card in in_play:
                 written[in_play_at + card] += CARD_WEIGHT
-        if self.dummy.size and stale(PART_DUMMY, dummy):
-            put_block(start, self.dummy.start, counts(dummy))
+        if self.dummy.size:
+            template.write_counts(PART_DUMMY, dummy, self.dummy.start, CARD_WEIGHT)
         if stale(PART_PLAYED, played):
             if played is None:
                 start[self.played.start : self.played.stop] = 0.0
@@ -325,13 +324,6 @@ def _write_set(out: MutableSequence[float], played: CardSet) -> None:
     out[played.value - 1] = 1.0
     out[JOKER_SET_VALUE] = played.numbers / COPIES
     out[JOKER_SET_VALUE + 1] = played.jokers / JOKERS
-
-
-def _write_counts(out: MutableSequence[float], counts: tuple[int, ...]) -> None:
-    """A group of cards as a count vector by kind, 1/8 per card."""
-    for kind, count in enumerate(counts):
-        if count:
-            out[kind] = count * CARD_WEIGHT
 
 
 def _write_display(out: MutableSequence[float], display: tuple[tuple[int, ...], ...]) -> None:

@@ -28,18 +28,19 @@ whose ids are compact already (32 in all). The first player is chance, not a dec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, MutableSequence, Sequence
-from typing import TypeVar, cast
+from collections.abc import MutableSequence, Sequence
+from typing import cast
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
+    UNCHANGED,
+    UNWRITTEN,
     Encoding,
     Template,
     Templates,
     Tensor,
-    block_cache,
-    put_block,
+    appended,
     scaled,
     seat_places,
 )
@@ -60,7 +61,6 @@ from tapisvert.games.luz.rules import (
     FIRST_BASE,
     MAX_BET,
     PHASE_NAMES,
-    PLAYED,
     Knowledge,
     LuzGame,
     LuzObservation,
@@ -72,16 +72,19 @@ from tapisvert.games.luz.rules import (
 WORST_TOTAL = FAIL_POINTS_PER_TRICK * HAND_SIZE * DEALS
 COLOURS_PER_HAND = HAND_SIZE * COLOUR_COUNT
 VALUES_PER_HAND = HAND_SIZE * MAX_VALUE
-SLOT_COLOUR = (*map(colour_of, range(CARD_IDS)), PLAYED)
-"""A slot's colour, by its card; ``PLAYED`` (-1) reads the last entry: played."""
-SLOT_VALUE: tuple[int | None, ...] = (*map(value_of, range(CARD_IDS)), None)
-"""A slot's value, by its card; ``PLAYED`` (-1) reads the last entry: none."""
+CARD_COLOUR_AT = (*map(colour_of, range(CARD_IDS)), -1)
+"""Where a slot's card sets its colour within the slot's run, by card id; ``PLAYED`` (-1)
+reads the last entry: nowhere."""
+CARD_VALUE_AT = (*(value_of(card) - 1 for card in range(CARD_IDS)), -1)
+"""Where a slot's card sets its value within the slot's run, by card id (-1: nowhere)."""
+COLOUR_AT = (*range(COLOUR_COUNT), -1)
+"""The same by an observation's colour (-1: played)."""
+VALUE_AT = (-1, *range(MAX_VALUE), -1)
+"""The same by an observation's value, 1 to 12 (-1: played or unseen)."""
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
 PART_KNOWLEDGE, PART_BETS, PART_FINISHED, PART_SCORES, PART_TRICK, PARTS = range(6)
 """The parts of a template (see ``Template``); from ``PARTS`` on, each seat's colours, then
 each seat's values."""
-H = TypeVar("H")
-V = TypeVar("V")
 
 
 class LuzEncoding(Encoding):
@@ -116,14 +119,10 @@ class LuzEncoding(Encoding):
         self.played = self.field("played", CARD_IDS, "cards of the deal's finished tricks")
         self.scores = self.field("scores", players, "totals / 200")
         self._places = seat_places(players)
-        self._played_blocks = block_cache(CARD_IDS, _write_played)
-        self._colour_blocks = block_cache(COLOURS_PER_HAND, _write_colours)
-        self._value_blocks = block_cache(VALUES_PER_HAND, _write_values)
-        self._hand_colours = block_cache(COLOURS_PER_HAND, _write_hand_colours)
-        """A hand's colours from its card ids, once per hand (a play replaces one)."""
-        self._hand_values = block_cache(VALUES_PER_HAND, _write_hand_values)
+        self._starts = tuple(field.start for field in self.fields)
+        """Each field's start, in the order declared (an int read, less an attribute's)."""
         self._templates = Templates(self.size, PARTS + 2 * players)
-        self._finished = IdentityCache(self._finished_tricks, size=256)
+        self._taken = IdentityCache(self._tricks_taken, size=256)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(LuzObservation, observation)
@@ -135,8 +134,8 @@ class LuzEncoding(Encoding):
             seen.deal_index,
             (seen.first_player, seen.current_player, seen.leader),
             seen.colours,
-            seen.values,
-            (self._colour_blocks, self._value_blocks),
+            tuple(tuple(-1 if value is None else value for value in hand) for hand in seen.values),
+            (COLOUR_AT, VALUE_AT),
             seen.knowledge,
             seen.bets,
             seen.trick,
@@ -158,7 +157,7 @@ class LuzEncoding(Encoding):
             (state._first, state._player, state._leader),
             hands,
             hands,
-            (self._hand_colours, self._hand_values),
+            (CARD_COLOUR_AT, CARD_VALUE_AT),
             () if seat is None else state._knowledge(seat),
             state._bets,
             state._trick,
@@ -174,116 +173,134 @@ class LuzEncoding(Encoding):
         phase: int,
         deal_index: int,
         seats: tuple[Seat, Seat, Seat],
-        colours: Sequence[H],
-        values: Sequence[V],
-        blocks: tuple[Callable[[H], Tensor], Callable[[V], Tensor]],
+        colours: Sequence[tuple[int, ...]],
+        values: Sequence[tuple[int, ...]],
+        offsets: tuple[Sequence[int], Sequence[int]],
         knowledge: Knowledge,
         bets: Sequence[tuple[int, int] | None],
-        trick: Sequence[LuzPlay],
+        trick: tuple[LuzPlay, ...],
         completed: tuple[LuzTrick, ...],
         scores: Sequence[int],
     ) -> None:
         """Every field, from what an observation holds (seats absolute), as ``write`` and
-        ``write_state`` read them: one way to write, whichever the source. Each hand's
-        colours and values are blocks that ``blocks`` makes of ``colours[seat]`` and
-        ``values[seat]`` (a hand's card ids, or an observation's colours and values); the
-        observer's own values are never written (an observation has none).
+        ``write_state`` read them: one way to write, whichever the source. Each slot of
+        ``colours[seat]`` and ``values[seat]`` (a hand's card ids, or an observation's
+        colours and values, -1 for none) sets its colour and value where ``offsets`` say;
+        the observer's own values are never written (an observation has none).
 
         The hands, the knowledge, the bets, the tricks and the scores are parts of
-        ``template``, written where their object changed; the phase and the seats, on the
-        tensor started from it."""
+        ``template``, written again where their object changed, and of a hand, the
+        knowledge and the tricks, only what changed; the phase and the seats, on the tensor
+        started from it."""
         players = self.players
         places = self._places[seat or 0]
         start = template.tensor
         written = template.out
-        stale = template.stale
-        colour_block, value_block = blocks
-        colours_at, values_at = self.colours.start, self.values.start
+        colour_at, value_at = offsets
+        (
+            phase_at,
+            deal_at,
+            first_at,
+            to_act_at,
+            leader_at,
+            colours_at,
+            values_at,
+            _,
+            bet_made,
+            bets_at,
+            safety,
+            tricks_at,
+            trick_at,
+            played_at,
+            scores_at,
+        ) = self._starts
         for other, place in enumerate(places):
-            if stale(PARTS + other, colours[other]):
-                put_block(
-                    start, colours_at + place * COLOURS_PER_HAND, colour_block(colours[other])
+            template.write_slots(
+                PARTS + other,
+                colours[other],
+                colours_at + place * COLOURS_PER_HAND,
+                COLOUR_COUNT,
+                colour_at,
+            )
+            if other != seat and seat is not None:
+                template.write_slots(
+                    PARTS + players + other,
+                    values[other],
+                    values_at + place * VALUES_PER_HAND,
+                    MAX_VALUE,
+                    value_at,
                 )
-            if other != seat and seat is not None and stale(PARTS + players + other, values[other]):
-                put_block(start, values_at + place * VALUES_PER_HAND, value_block(values[other]))
-        if stale(PART_KNOWLEDGE, knowledge):
-            start[self.knowledge.start : self.knowledge.stop] = 0.0
-            at = self.knowledge.start - 1
-            for possible in knowledge:
-                for value in possible or ():
-                    written[at + value] = 1.0
-                at += MAX_VALUE
-        if stale(PART_BETS, bets):
-            bet_made, bets_at, safety = self.bet_made.start, self.bets.start, self.safety.start
-            start[bet_made : self.safety.stop] = 0.0
+        was = template.previous(PART_KNOWLEDGE, knowledge)
+        if was is not UNCHANGED:
+            self._write_knowledge(written, was, knowledge)
+        if template.stale(PART_BETS, bets):
+            start[bet_made:tricks_at] = 0.0
             for other, bet in enumerate(bets):
                 if bet is not None:
                     place = places[other]
                     written[bet_made + place] = 1.0
                     written[bets_at + place] = bet[0] / MAX_BET
                     written[safety + place] = bet[1]
-        if stale(PART_FINISHED, completed):
-            played, tricks_won = self._finished(completed)
-            tricks_at = self.tricks_won.start
-            for other, place in enumerate(places):
-                written[tricks_at + place] = tricks_won[other] / HAND_SIZE
-            if played is None:
-                start[self.played.start : self.played.stop] = 0.0
-            else:
-                put_block(start, self.played.start, played)
-        if stale(PART_SCORES, scores):
-            scores_at = self.scores.start
+        was = template.previous(PART_FINISHED, completed)
+        if was is not UNCHANGED:
+            for other, taken in enumerate(self._taken(completed)):
+                written[tricks_at + places[other]] = taken / HAND_SIZE
+            finished = appended(was, completed)
+            if finished is None:
+                start[played_at:scores_at] = 0.0
+                finished = completed
+            for each in finished:
+                for play in each.plays:
+                    written[played_at + play.card] = 1.0
+        was = template.previous(PART_TRICK, trick)
+        if was is not UNCHANGED:
+            plays = appended(was, trick)
+            if plays is None:
+                for play in cast(tuple[LuzPlay, ...], was):
+                    written[trick_at + places[play.seat] * CARD_IDS + play.card] = 0.0
+                plays = trick
+            for play in plays:
+                written[trick_at + places[play.seat] * CARD_IDS + play.card] = 1.0
+        if template.stale(PART_SCORES, scores):
             for other, place in enumerate(places):
                 written[scores_at + place] = scaled(scores[other], WORST_TOTAL)
-        if stale(PART_TRICK, trick):
-            start[self.trick.start : self.trick.stop] = 0.0
-            for play in trick:
-                written[self.trick.start + places[play.seat] * CARD_IDS + play.card] = 1.0
         out = template.copy_to(tensor)
-        out[self.phase.start + phase] = 1.0
-        out[self.deal.start + deal_index] = 1.0
-        for field, other in zip((self.first_player, self.to_act, self.leader), seats, strict=True):
+        out[phase_at + phase] = 1.0
+        out[deal_at + deal_index] = 1.0
+        seats_at = (first_at, to_act_at, leader_at)
+        for index in range(3):
+            other = seats[index]
             if 0 <= other < players:  # a seat, not chance or the end
-                out[field.start + places[other]] = 1.0
+                out[seats_at[index] + places[other]] = 1.0
 
-    def _finished_tricks(self, completed: tuple[LuzTrick, ...]) -> tuple[Tensor | None, list[int]]:
-        """The ``played`` field and the tricks each seat took of a deal's finished tricks,
-        computed once while they are the same."""
+    def _write_knowledge(
+        self, written: MutableSequence[float], was: object, knowledge: Knowledge
+    ) -> None:
+        """The values each own slot may hold, written again for the slots whose possible
+        values changed since ``was`` (the knowledge the run holds, or ``UNWRITTEN``)."""
+        before: Knowledge = (
+            cast(Knowledge, was) if was is not UNWRITTEN else (None,) * len(knowledge)
+        )
+        if len(before) != len(knowledge):  # a new deal, or none yet
+            at = self.knowledge.start - 1
+            for possible in before:
+                for value in possible or ():
+                    written[at + value] = 0.0
+                at += MAX_VALUE
+            before = (None,) * len(knowledge)
+        at = self.knowledge.start - 1
+        for old, possible in zip(before, knowledge, strict=True):
+            if old is not possible and old != possible:
+                for value in old or ():
+                    written[at + value] = 0.0
+                for value in possible or ():
+                    written[at + value] = 1.0
+            at += MAX_VALUE
+
+    def _tricks_taken(self, completed: tuple[LuzTrick, ...]) -> list[int]:
+        """The tricks each seat took of a deal's finished tricks, counted once while they
+        are the same."""
         taken = [0] * self.players
         for trick in completed:
             taken[trick.winner] += 1
-        return (self._played_blocks(completed) if completed else None), taken
-
-
-def _write_colours(out: MutableSequence[float], colours: Iterable[int]) -> None:
-    """A hand's colours, slot by slot (-1: played)."""
-    at = 0
-    for colour in colours:
-        if colour >= 0:
-            out[at + colour] = 1.0
-        at += COLOUR_COUNT
-
-
-def _write_values(out: MutableSequence[float], values: Iterable[int | None]) -> None:
-    """A hand's values seen, slot by slot (``None``: played or hidden)."""
-    at = -1
-    for value in values:
-        if value is not None:
-            out[at + value] = 1.0
-        at += MAX_VALUE
-
-
-def _write_hand_colours(out: MutableSequence[float], hand: tuple[int, ...]) -> None:
-    """A hand's colours, from its card ids (``PLAYED``: none)."""
-    _write_colours(out, map(SLOT_COLOUR.__getitem__, hand))
-
-
-def _write_hand_values(out: MutableSequence[float], hand: tuple[int, ...]) -> None:
-    """A hand's values, from its card ids (``PLAYED``: none)."""
-    _write_values(out, map(SLOT_VALUE.__getitem__, hand))
-
-
-def _write_played(out: MutableSequence[float], completed: tuple[LuzTrick, ...]) -> None:
-    for trick in completed:
-        for play in trick.plays:
-            out[play.card] = 1.0
+        return taken
