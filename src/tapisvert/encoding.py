@@ -100,6 +100,7 @@ class Encoding(ABC):
         self.longest_game = longest_game
         self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
+        self._templates_made: list[Templates] = []
         cls = type(self)
         self._index_reads_observation = (
             cls.action_index is not Encoding.action_index or cls.action_at is not Encoding.action_at
@@ -131,6 +132,19 @@ class Encoding(ABC):
         added = Field(name, self.size, self.size + size, meaning)
         self.fields.append(added)
         return added
+
+    def templates(self, parts: int) -> Templates:
+        """The seats' templates of ``parts`` parts each, for a game's encoding that writes
+        its tensors from them (see ``Templates``)."""
+        made = Templates(self.size, parts)
+        self._templates_made.append(made)
+        return made
+
+    def keep_templates(self, tables: int) -> None:
+        """Keep the templates of every seat (and a spectator) of ``tables`` tables written
+        in turn, as a vector environment's do, rather than the few of one table."""
+        for templates in self._templates_made:
+            templates.kept = max(TEMPLATES_KEPT, tables * (self.players + 1))
 
     def describe(self) -> str:
         """The layout, one line per field: the field-by-field documentation. A field that
@@ -269,9 +283,10 @@ class Encoding(ABC):
 
 
 TEMPLATES_KEPT = 64
-"""Templates a :class:`Templates` keeps: an encoding serves one table (each environment's
-table builds its own), whose seats' templates over a few games fit; a spectator's too. An
-encoding shared by many tables writes their tensors whole, as it would without templates."""
+"""Templates a :class:`Templates` keeps by default: enough for the seats of one table (each
+single-table environment builds its own encoding) over a few games, a spectator's too, and
+a few tables'. An encoding that many tables share keeps more (``Encoding.keep_templates``);
+beyond what it keeps, a seat's tensor is written whole, as it would be without templates."""
 UNWRITTEN = object()
 """The source of a template's part not written yet: no part is written from it, and its run
 holds zeros."""
@@ -405,7 +420,8 @@ class Templates:
     def __init__(self, size: int, parts: int, kept: int = TEMPLATES_KEPT) -> None:
         self._size = size
         self._parts = parts
-        self._kept = kept
+        self.kept = kept
+        """How many templates are kept (``Encoding.keep_templates`` raises it)."""
         self._entries: dict[tuple[int, Seat | None], Template] = {}
         self._order: deque[tuple[int, Seat | None]] = deque()
         """The keys, the first added first (see ``IdentityCache``: the first to leave)."""
@@ -415,7 +431,7 @@ class Templates:
         template = self._entries.get(key)
         if template is None:
             entries = self._entries
-            if len(entries) >= self._kept:
+            if len(entries) >= self.kept:
                 del entries[self._order.popleft()]
             template = Template(numpy.zeros(self._size, dtype=numpy.float32), self._parts, True)
             entries[key] = template

@@ -63,12 +63,16 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
         if num_envs < 1:
             raise ValueError(f"num_envs is the number of tables, at least 1, not {num_envs}")
         self.num_envs = num_envs
-        self.tables = [Table(name, players, options) for _ in range(num_envs)]
-        table = self.tables[0]
+        table = Table(name, players, options)
         self.encoding = table.encoding
-        """The layout and action space. Each table writes through its own encoding, whose
-        templates follow that table's seats from one decision to the next (one encoding for
-        every table would keep too few of them: each write would start from nothing)."""
+        """The layout and action space, and what every table writes through: it keeps the
+        templates of all their seats (``keep_templates``), and the parts of positions it
+        converted once, for all. (An encoding per table would keep as many copies of what
+        it converts, whose collection by the garbage collector cost a third of the steps.)"""
+        self.encoding.keep_templates(num_envs)
+        self.tables = [table] + [
+            Table(name, players, options, self.encoding) for _ in range(num_envs - 1)
+        ]
         self.players = table.game.players
         self.copy = copy
         self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}

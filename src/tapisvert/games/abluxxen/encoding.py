@@ -39,7 +39,6 @@ from tapisvert.encoding import (
     BLOCKS_KEPT,
     Encoding,
     Template,
-    Templates,
     Tensor,
     block_cache,
     put_block,
@@ -161,7 +160,7 @@ class AbluxxenEncoding(Encoding):
         self._hand_sizes = IdentityCache(_sizes, size=BLOCKS_KEPT)
         self._sets = block_cache(SET_SIZE, _write_set)
         """A set's run of values (a set on a stack is the same object move after move)."""
-        self._templates = Templates(self.size, PER_SEAT + SEAT_PARTS * players)
+        self._templates = self.templates(PER_SEAT + SEAT_PARTS * players)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(AbluxxenObservation, observation)

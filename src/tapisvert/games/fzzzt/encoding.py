@@ -44,7 +44,6 @@ from tapisvert.encoding import (
     BLOCKS_KEPT,
     Encoding,
     Template,
-    Templates,
     Tensor,
     block_cache,
     per_seat,
@@ -156,7 +155,7 @@ class FzzztEncoding(Encoding):
         self._chits_blocks = block_cache(SYMBOLS, _write_chits)
         self._belts = block_cache(BELT_SIZE * SLOT_SIZE, _write_belt)
         self._bid_indices = IdentityCache(self._bids_of, size=BLOCKS_KEPT)
-        self._templates = Templates(self.size, PER_SEAT + SEAT_PARTS * players)
+        self._templates = self.templates(PER_SEAT + SEAT_PARTS * players)
 
     @property
     def action_count(self) -> int:

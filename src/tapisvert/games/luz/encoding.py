@@ -38,7 +38,6 @@ from tapisvert.encoding import (
     UNWRITTEN,
     Encoding,
     Template,
-    Templates,
     Tensor,
     appended,
     scaled,
@@ -121,7 +120,7 @@ class LuzEncoding(Encoding):
         self._places = seat_places(players)
         self._starts = tuple(field.start for field in self.fields)
         """Each field's start, in the order declared (an int read, less an attribute's)."""
-        self._templates = Templates(self.size, PARTS + 2 * players)
+        self._templates = self.templates(PARTS + 2 * players)
         self._taken = IdentityCache(self._tricks_taken, size=256)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:

@@ -117,9 +117,10 @@ def sample_hand(gaps: Sequence[Gap], rng: random.Random) -> dict[int, int]:
     return assignment
 
 
-def unknown_by_colour(unknown_cards: Iterable[int]) -> list[list[int]]:
-    """Cards by colour, each colour's in order (the set-aside ones, for :func:`colour_values`)."""
+def unknown_by_colour(unknown_cards: Iterable[int]) -> tuple[tuple[int, ...], ...]:
+    """Cards by colour, each colour's in order (the set-aside ones, for :func:`colour_values`),
+    as tuples (see ``_deal_layout`` in the rules: a cache keeps thousands)."""
     by_colour: list[list[int]] = [[] for _ in range(COLOUR_COUNT)]
     for unknown in sorted(unknown_cards):
         by_colour[colour_of(unknown)].append(unknown)
-    return by_colour
+    return tuple(map(tuple, by_colour))

@@ -101,13 +101,15 @@ _colours_of: IdentityCache[tuple[int, ...], tuple[int, ...]] = IdentityCache(
 did not change is not read again."""
 
 
-def _deal_layout(dealt: tuple[int, ...]) -> tuple[tuple[int, ...], list[list[int]]]:
-    """A seat's cards as dealt, sorted (its slots), and the slots of each colour."""
+def _deal_layout(dealt: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """A seat's cards as dealt, sorted (its slots), and the slots of each colour: tuples,
+    which the garbage collector stops visiting once it has seen they hold numbers only (a
+    cache keeps thousands of layouts)."""
     cards = tuple(sorted(dealt))
     slots: list[list[int]] = [[] for _ in range(COLOUR_COUNT)]
     for slot, card in enumerate(cards):
         slots[colour_of(card)].append(slot)
-    return cards, slots
+    return cards, tuple(map(tuple, slots))
 
 
 _layout = IdentityCache(_deal_layout)
