@@ -24,8 +24,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, MutableSequence, Sequence
+from dataclasses import dataclass
 from importlib import import_module
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -45,8 +46,10 @@ BLOCKS_KEPT = 4096
 """Blocks a :func:`block_cache` keeps: a few per seat of each table in play, 64 tables say."""
 
 
-class Field(NamedTuple):
-    """A named run of the tensor: ``tensor[start:stop]`` means ``meaning``."""
+@dataclass(frozen=True)
+class Field:
+    """A named run of the tensor: ``tensor[start:stop]`` means ``meaning``. (A class of its
+    own, not a named tuple: compiled, reading ``start`` is then a field's read, not a call.)"""
 
     name: str
     start: int

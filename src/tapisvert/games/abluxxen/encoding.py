@@ -257,35 +257,34 @@ class AbluxxenEncoding(Encoding):
         hand_at, known_at, top_sets, display_at, discard_at = self._group_starts
         start = template.tensor
         written = template.out
-        stale = template.stale
         template.write_counts(PART_HAND, () if hand is None else hand, hand_at, CARD_WEIGHT)
         tops, stacked = stacks
         for other, place in enumerate(places):
             part = PER_SEAT + other * SEAT_PARTS
             template.write_counts(part, known[other], known_at + place * KINDS, CARD_WEIGHT)
             top = tops[other]
-            if stale(part + 1, top):
+            if template.stale(part + 1, top):
                 at = top_sets + place * SET_SIZE
                 if top is None:
                     start[at : at + SET_SIZE] = 0.0
                 else:
                     put_block(start, at, self._sets(top))
-        if stale(PART_DISPLAY, display):
+        if template.stale(PART_DISPLAY, display):
             put_block(start, display_at, self._displays(display))
         template.write_counts(PART_DISCARD, discard, discard_at, CARD_WEIGHT)
-        if stale(PART_IN_PLAY, in_play):
+        if template.stale(PART_IN_PLAY, in_play):
             start[self.in_play.start : self.in_play.stop] = 0.0
             in_play_at = self.in_play.start
             for card in in_play:
                 written[in_play_at + card] += CARD_WEIGHT
         if self.dummy.size:
             template.write_counts(PART_DUMMY, dummy, self.dummy.start, CARD_WEIGHT)
-        if stale(PART_PLAYED, played):
+        if template.stale(PART_PLAYED, played):
             if played is None:
                 start[self.played.start : self.played.stop] = 0.0
             else:
                 put_block(start, self.played.start, self._sets(played))
-        if stale(PART_STEALS, pending_steals):
+        if template.stale(PART_STEALS, pending_steals):
             start[self.pending.start : self.pending.stop] = 0.0
             for thief in pending_steals:
                 written[self.pending.start + (players if thief == DUMMY else places[thief])] = 1.0

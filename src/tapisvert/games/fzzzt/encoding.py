@@ -312,8 +312,7 @@ class FzzztEncoding(Encoding):
         cards = self._cards
         start = template.tensor
         written = template.out
-        stale = template.stale
-        if stale(PART_MECHANICS, mechanics):
+        if template.stale(PART_MECHANICS, mechanics):
             at = self.mechanics.start
             start[at : self.mechanics.stop] = 0.0
             for other, place in enumerate(places):
@@ -322,7 +321,7 @@ class FzzztEncoding(Encoding):
                     written[at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = 1.0
         own_fields = (self.hand, self.bid, self.draw_pile)
         for part, field, group in zip(OWN_PARTS, own_fields, own, strict=True):
-            if stale(part, group):
+            if template.stale(part, group):
                 put_block(start, field.start, cards(group))
         owned_at, discards_at, known_at = (
             self.owned.start,
@@ -333,23 +332,23 @@ class FzzztEncoding(Encoding):
         for other, place in enumerate(places):
             # One part per seat and field: a move replaces one seat's, or an auction a few.
             part = PER_SEAT + other * SEAT_PARTS
-            if stale(part, owned[other]):
+            if template.stale(part, owned[other]):
                 put_block(start, owned_at + place * CARD_COUNT, cards(owned[other]))
-            if stale(part + 1, discards[other]):
+            if template.stale(part + 1, discards[other]):
                 put_block(start, discards_at + place * CARD_COUNT, cards(discards[other]))
-            if stale(part + 2, known_held[other]):
+            if template.stale(part + 2, known_held[other]):
                 put_block(start, known_at + place * CARD_COUNT, cards(known_held[other]))
-            if stale(part + 3, units[other]):
+            if template.stale(part + 3, units[other]):
                 put_block(start, units_at + place * UNITS_SIZE, self._units_blocks(units[other]))
-            if stale(part + 4, chits[other]):
+            if template.stale(part + 4, chits[other]):
                 put_block(start, chits_at + place * SYMBOLS, self._chits_blocks(chits[other]))
-        if stale(PART_PLACED, placed):
+        if template.stale(PART_PLACED, placed):
             start[self.placed.start : self.placed.stop] = 0.0
             for unit in placed:
                 written[self.placed.start + UNIT_INDEX[unit]] = 1.0
-        if stale(PART_BELT, belt):
+        if template.stale(PART_BELT, belt):
             put_block(start, self.belt.start, self._belts(belt))
-        if stale(PART_LAST, last):
+        if template.stale(PART_LAST, last):
             start[self.last_card.start : self.last_bids.stop] = 0.0
             if last is not None:
                 written[self.last_card.start + last.card] = 1.0
