@@ -26,6 +26,7 @@ bid 0–20, choose a trump suit (79 in all). The first dealer is chance, not a d
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from typing import cast
 
@@ -113,6 +114,9 @@ class WizardEncoding(Encoding):
             self.hand.start,
         )
         self._settled: dict[Settled, Tensor] = {}
+        self._settled_order: deque[Settled] = deque()
+        """The keys, the first added first: a dictionary's first key, once many have been
+        deleted before it, takes a scan of the deleted ones to find."""
         self._seen_from = [self._seats_seen_from(origin) for origin in range(players)]
         """Per observer: where each seat's card on the trick begins, and for each seat where
         its bid flag, bid, tricks, hand size and score go (seats relative to the observer)."""
@@ -271,8 +275,9 @@ class WizardEncoding(Encoding):
             score = scores[other] / best
             out[scored] = score if -1.0 <= score <= 1.0 else scaled(score, 1.0)
         if len(self._settled) >= SETTLED_KEPT:
-            del self._settled[next(iter(self._settled))]
+            del self._settled[self._settled_order.popleft()]
         self._settled[settled] = template
+        self._settled_order.append(settled)
         return template
 
     def _seats_seen_from(
