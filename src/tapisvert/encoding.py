@@ -198,7 +198,7 @@ class Encoding(ABC):
         if state.current_player() < 0:
             raise ValueError("no seat is to act here: a mask is for a seat's decision")
         legal = state.legal_actions()
-        out: MutableSequence[int] = mask.data  # type: ignore[assignment]  # see values_of
+        out: MutableSequence[int] = output_values(mask)
         if self._index_reads_observation:
             indices = self.legal_indices(state, legal)
             if isinstance(indices, range) and indices.step == 1:  # a run: one slice
@@ -405,7 +405,7 @@ class Template:
         itself), and answer it as a buffer of floats, for the small fields."""
         if tensor is not self.tensor:
             tensor[:] = self.tensor
-            return values_of(tensor)
+            return output_values(tensor)
         return self.out
 
 
@@ -474,6 +474,18 @@ def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
     if count <= len(after) and after[:count] == was:
         return after[count:]
     return None
+
+
+OUTPUTS_KEPT = 256
+"""Buffers :func:`output_values` remembers: a batch's rows, 64 tables' say, and a few more."""
+_outputs: IdentityCache[NDArray[Any], MutableSequence[Any]] = IdentityCache(values_of, OUTPUTS_KEPT)
+
+
+def output_values(array: NDArray[Any]) -> MutableSequence[Any]:
+    """:func:`values_of` a tensor or a mask written into, remembered: a caller writes
+    tensor after tensor into the same buffer (a batch, the same row of it), and making the
+    view costs more than finding it."""
+    return _outputs(array)
 
 
 def seat_places(players: int) -> tuple[tuple[int, ...], ...]:
