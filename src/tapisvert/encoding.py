@@ -326,8 +326,17 @@ class Template:
         """Whether part number ``part``, to be written from ``source``, must be written: it
         was written from an object neither the same nor equal (a move often builds an equal
         tuple again), or never; ``source`` is then remembered. Equal sources write the same
-        values. The caller writes every value of the part's run, zeros included."""
-        return self.previous(part, source) is not UNCHANGED
+        values. The caller writes every value of the part's run, zeros included. (What
+        :meth:`previous` does, answering less: a call of its own would cost the parts it is
+        asked for, dozens a tensor.)"""
+        if not self.remembers:
+            return True
+        sources = self.sources
+        was = sources[part]
+        if was is source:
+            return False
+        sources[part] = source
+        return was != source
 
     def previous(self, part: int, source: object) -> object:
         """What part number ``part`` was written from (``UNWRITTEN``: nothing, its run is
