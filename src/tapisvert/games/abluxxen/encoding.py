@@ -157,7 +157,6 @@ class AbluxxenEncoding(Encoding):
         self._displays = block_cache(DISPLAY_SIZE * KINDS, _write_display)
         self._stacks = IdentityCache(_stacks_summary, size=BLOCKS_KEPT)
         """Every stack's top set and cards, from the stacks (a move replaces them)."""
-        self._hand_sizes = IdentityCache(_sizes, size=BLOCKS_KEPT)
         self._sets = block_cache(SET_SIZE, _write_set)
         """A set's run of values (a set on a stack is the same object move after move)."""
         self._templates = self.templates(PER_SEAT + SEAT_PARTS * players)
@@ -193,7 +192,7 @@ class AbluxxenEncoding(Encoding):
         is public."""
         state = cast(AbluxxenState, state)
         hands = state._hands
-        hand_sizes = self._hand_sizes(hands)
+        hand_sizes = [*map(sum, hands)]  # new hands at most moves: not worth a cache
         stacks = self._stacks(state._stacks)
         game_scores = [cards - held for cards, held in zip(stacks[1], hand_sizes, strict=True)]
         scores = state._finished_totals()
@@ -339,8 +338,3 @@ def _stacks_summary(
         tuple([stack[-1] if stack else None for stack in stacks]),
         tuple([sum([played.size for played in stack]) for stack in stacks]),
     )
-
-
-def _sizes(hands: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
-    """How many cards each hand holds (hands as count vectors)."""
-    return tuple(map(sum, hands))
