@@ -104,6 +104,10 @@ class Encoding(ABC):
         self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
         self._templates_made: list[Templates] = []
+        self._tensor_view = LastView()
+        """The view of the tensor written last, for a game's encoding that writes into the
+        caller's tensor itself (one that writes through templates keeps one per template)."""
+        self._mask_view = LastView()
         cls = type(self)
         self._index_reads_observation = (
             cls.action_index is not Encoding.action_index or cls.action_at is not Encoding.action_at
@@ -198,7 +202,7 @@ class Encoding(ABC):
         if state.current_player() < 0:
             raise ValueError("no seat is to act here: a mask is for a seat's decision")
         legal = state.legal_actions()
-        out: MutableSequence[int] = output_values(mask)
+        out: MutableSequence[int] = self._mask_view(mask)
         if self._index_reads_observation:
             indices = self.legal_indices(state, legal)
             if isinstance(indices, range) and indices.step == 1:  # a run: one slice
@@ -307,13 +311,15 @@ class Template:
     (:meth:`stale`), and the tensor starts as a copy of the template, its small fields then
     written on it (see :class:`Templates`)."""
 
-    __slots__ = ("out", "remembers", "sources", "tensor")
+    __slots__ = ("out", "remembers", "sources", "tensor", "view")
 
     def __init__(self, tensor: Tensor, parts: int, remembers: bool) -> None:
         self.tensor = tensor
         self.out = values_of(tensor)
         self.remembers = remembers
         self.sources: list[object] = [UNWRITTEN] * parts
+        self.view = LastView()
+        """The view of the tensor this template was last copied to (a table's row, say)."""
 
     @classmethod
     def fresh(cls, tensor: Tensor, parts: int) -> Template:
@@ -414,7 +420,7 @@ class Template:
         itself), and answer it as a buffer of floats, for the small fields."""
         if tensor is not self.tensor:
             tensor[:] = self.tensor
-            return output_values(tensor)
+            return self.view(tensor)
         return self.out
 
 
@@ -485,16 +491,23 @@ def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return None
 
 
-OUTPUTS_KEPT = 256
-"""Buffers :func:`output_values` remembers: a batch's rows, 64 tables' say, and a few more."""
-_outputs: IdentityCache[NDArray[Any], MutableSequence[Any]] = IdentityCache(values_of, OUTPUTS_KEPT)
+class LastView:
+    """:func:`values_of` the buffer written into last, kept for the next write: a caller
+    writes tensor after tensor into the same buffer (or each table's into the same row of a
+    batch), and making the view costs more than finding it. Keeps that buffer alive."""
 
+    __slots__ = ("_last",)
 
-def output_values(array: NDArray[Any]) -> MutableSequence[Any]:
-    """:func:`values_of` a tensor or a mask written into, remembered: a caller writes
-    tensor after tensor into the same buffer (a batch, the same row of it), and making the
-    view costs more than finding it."""
-    return _outputs(array)
+    def __init__(self) -> None:
+        self._last: tuple[object, MutableSequence[Any]] | None = None
+
+    def __call__(self, array: NDArray[Any]) -> MutableSequence[Any]:
+        last = self._last  # one read: another thread may replace it meanwhile
+        if last is not None and last[0] is array:
+            return last[1]
+        view: MutableSequence[Any] = values_of(array)
+        self._last = (array, view)
+        return view
 
 
 def seat_places(players: int) -> tuple[tuple[int, ...], ...]:

@@ -34,7 +34,7 @@ import numpy
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
-from tapisvert.encoding import Encoding, Tensor, output_values, scaled, values_of
+from tapisvert.encoding import Encoding, Tensor, scaled, values_of
 from tapisvert.games.wizard.cards import (
     COPIES_OF_SPECIALS,
     JESTER,
@@ -222,7 +222,7 @@ class WizardEncoding(Encoding):
         if template is None:
             template = self._settled_fields(settled)
         tensor[:] = template
-        out = output_values(tensor)
+        out = self._tensor_view(tensor)
         players = self.players
         most = self.most_cards
         origin = settled[0]
