@@ -149,9 +149,10 @@ class Encoding(ABC):
 
     def keep_templates(self, tables: int) -> None:
         """Keep the templates of every seat (and a spectator) of ``tables`` tables written
-        in turn, as a vector environment's do, rather than the few of one table."""
+        in turn, as a vector environment's do, rather than the few of one table (never fewer
+        than kept already)."""
         for templates in self._templates_made:
-            templates.kept = max(TEMPLATES_KEPT, tables * (self.players + 1))
+            templates.kept = max(templates.kept, tables * (self.players + 1))
 
     def describe(self) -> str:
         """The layout, one line per field: the field-by-field documentation. A field that

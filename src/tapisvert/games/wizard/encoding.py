@@ -26,6 +26,7 @@ bid 0–20, choose a trump suit (79 in all). The first dealer is chance, not a d
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Sequence
 from typing import cast
@@ -115,6 +116,7 @@ class WizardEncoding(Encoding):
         )
         self._settled: dict[Settled, Tensor] = {}
         self._settled_order: deque[Settled] = deque()
+        self._settling = threading.Lock()
         """The keys, the first added first: a dictionary's first key, once many have been
         deleted before it, takes a scan of the deleted ones to find."""
         self._seen_from = [self._seats_seen_from(origin) for origin in range(players)]
@@ -274,10 +276,13 @@ class WizardEncoding(Encoding):
         for other, _, _, _, _, scored in self._seen_from[origin][1]:
             score = scores[other] / best
             out[scored] = score if -1.0 <= score <= 1.0 else scaled(score, 1.0)
-        if len(self._settled) >= SETTLED_KEPT:
-            del self._settled[self._settled_order.popleft()]
-        self._settled[settled] = template
-        self._settled_order.append(settled)
+        with self._settling:  # as ``IdentityCache``: each key once in the queue
+            kept = self._settled
+            if settled not in kept:
+                self._settled_order.append(settled)
+            kept[settled] = template
+            if len(kept) > SETTLED_KEPT:
+                del kept[self._settled_order.popleft()]
         return template
 
     def _seats_seen_from(
