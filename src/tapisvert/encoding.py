@@ -309,7 +309,7 @@ class Template:
 
     Between one decision of a seat and its next, a move replaces a few of those objects and
     leaves the others as they were: a part is written again only when its object changed
-    (:meth:`stale`), and the tensor starts as a copy of the template, its small fields then
+    (:meth:`previous`), and the tensor starts as a copy of the template, its small fields then
     written on it (see :class:`Templates`)."""
 
     __slots__ = ("out", "remembers", "sources", "tensor", "view")
@@ -329,29 +329,15 @@ class Template:
         tensor.fill(0.0)
         return cls(tensor, parts, remembers=False)
 
-    def stale(self, part: int, source: object) -> bool:
-        """Whether part number ``part``, to be written from ``source``, must be written: it
-        was written from an object neither the same nor equal (a move often builds an equal
-        tuple again), or never; ``source`` is then remembered. Equal sources write the same
-        values. The caller writes every value of the part's run, zeros included. (What
-        :meth:`previous` does, answering less: a call of its own would cost the parts it is
-        asked for, dozens a tensor.)"""
-        if not self.remembers:
-            return True
-        sources = self.sources
-        was = sources[part]
-        if was is source:
-            return False
-        sources[part] = source
-        return was != source
-
     def previous(self, part: int, source: object) -> object:
         """What part number ``part`` was written from (``UNWRITTEN``: nothing, its run is
         zeros), where it must be written again from ``source``; ``UNCHANGED`` where it was
         written from ``source`` or an equal object. ``source`` is then remembered.
 
-        For a part that changes a little from one decision to the next (a hand, the cards
-        on a trick): the caller writes again only what differs from the previous source."""
+        Equal sources write the same values (a move often builds an equal tuple again). A
+        caller writes a part again whole where the answer is not ``UNCHANGED``, or, for a part
+        that changes a little from one decision to the next (a hand, the cards on a trick),
+        only what differs from the previous source."""
         if not self.remembers:
             return UNWRITTEN
         sources = self.sources

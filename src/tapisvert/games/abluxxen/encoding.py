@@ -37,6 +37,7 @@ from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
     BLOCKS_KEPT,
+    UNCHANGED,
     Encoding,
     Template,
     Tensor,
@@ -262,28 +263,28 @@ class AbluxxenEncoding(Encoding):
             part = PER_SEAT + other * SEAT_PARTS
             template.write_counts(part, known[other], known_at + place * KINDS, CARD_WEIGHT)
             top = tops[other]
-            if template.stale(part + 1, top):
+            if template.previous(part + 1, top) is not UNCHANGED:
                 at = top_sets + place * SET_SIZE
                 if top is None:
                     start[at : at + SET_SIZE] = 0.0
                 else:
                     put_block(start, at, self._sets(top))
-        if template.stale(PART_DISPLAY, display):
+        if template.previous(PART_DISPLAY, display) is not UNCHANGED:
             put_block(start, display_at, self._displays(display))
         template.write_counts(PART_DISCARD, discard, discard_at, CARD_WEIGHT)
-        if template.stale(PART_IN_PLAY, in_play):
+        if template.previous(PART_IN_PLAY, in_play) is not UNCHANGED:
             start[self.in_play.start : self.in_play.stop] = 0.0
             in_play_at = self.in_play.start
             for card in in_play:
                 written[in_play_at + card] += CARD_WEIGHT
         if self.dummy.size:
             template.write_counts(PART_DUMMY, dummy, self.dummy.start, CARD_WEIGHT)
-        if template.stale(PART_PLAYED, played):
+        if template.previous(PART_PLAYED, played) is not UNCHANGED:
             if played is None:
                 start[self.played.start : self.played.stop] = 0.0
             else:
                 put_block(start, self.played.start, self._sets(played))
-        if template.stale(PART_STEALS, pending_steals):
+        if template.previous(PART_STEALS, pending_steals) is not UNCHANGED:
             start[self.pending.start : self.pending.stop] = 0.0
             for thief in pending_steals:
                 written[self.pending.start + (players if thief == DUMMY else places[thief])] = 1.0

@@ -42,6 +42,7 @@ from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Action, Observation, Seat, State
 from tapisvert.encoding import (
     BLOCKS_KEPT,
+    UNCHANGED,
     Encoding,
     Template,
     Tensor,
@@ -312,7 +313,7 @@ class FzzztEncoding(Encoding):
         cards = self._cards
         start = template.tensor
         written = template.out
-        if template.stale(PART_MECHANICS, mechanics):
+        if template.previous(PART_MECHANICS, mechanics) is not UNCHANGED:
             at = self.mechanics.start
             start[at : self.mechanics.stop] = 0.0
             for other, place in enumerate(places):
@@ -321,7 +322,7 @@ class FzzztEncoding(Encoding):
                     written[at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = 1.0
         own_fields = (self.hand, self.bid, self.draw_pile)
         for part, field, group in zip(OWN_PARTS, own_fields, own, strict=True):
-            if template.stale(part, group):
+            if template.previous(part, group) is not UNCHANGED:
                 put_block(start, field.start, cards(group))
         owned_at, discards_at, known_at = (
             self.owned.start,
@@ -332,23 +333,23 @@ class FzzztEncoding(Encoding):
         for other, place in enumerate(places):
             # One part per seat and field: a move replaces one seat's, or an auction a few.
             part = PER_SEAT + other * SEAT_PARTS
-            if template.stale(part, owned[other]):
+            if template.previous(part, owned[other]) is not UNCHANGED:
                 put_block(start, owned_at + place * CARD_COUNT, cards(owned[other]))
-            if template.stale(part + 1, discards[other]):
+            if template.previous(part + 1, discards[other]) is not UNCHANGED:
                 put_block(start, discards_at + place * CARD_COUNT, cards(discards[other]))
-            if template.stale(part + 2, known_held[other]):
+            if template.previous(part + 2, known_held[other]) is not UNCHANGED:
                 put_block(start, known_at + place * CARD_COUNT, cards(known_held[other]))
-            if template.stale(part + 3, units[other]):
+            if template.previous(part + 3, units[other]) is not UNCHANGED:
                 put_block(start, units_at + place * UNITS_SIZE, self._units_blocks(units[other]))
-            if template.stale(part + 4, chits[other]):
+            if template.previous(part + 4, chits[other]) is not UNCHANGED:
                 put_block(start, chits_at + place * SYMBOLS, self._chits_blocks(chits[other]))
-        if template.stale(PART_PLACED, placed):
+        if template.previous(PART_PLACED, placed) is not UNCHANGED:
             start[self.placed.start : self.placed.stop] = 0.0
             for unit in placed:
                 written[self.placed.start + UNIT_INDEX[unit]] = 1.0
-        if template.stale(PART_BELT, belt):
+        if template.previous(PART_BELT, belt) is not UNCHANGED:
             put_block(start, self.belt.start, self._belts(belt))
-        if template.stale(PART_LAST, last):
+        if template.previous(PART_LAST, last) is not UNCHANGED:
             start[self.last_card.start : self.last_bids.stop] = 0.0
             if last is not None:
                 written[self.last_card.start + last.card] = 1.0

@@ -118,8 +118,6 @@ class LuzEncoding(Encoding):
         self.played = self.field("played", CARD_IDS, "cards of the deal's finished tricks")
         self.scores = self.field("scores", players, "totals / 200")
         self._places = seat_places(players)
-        self._starts = tuple(field.start for field in self.fields)
-        """Each field's start, in the order declared (an int read, less an attribute's)."""
         self._templates = self.templates(PARTS + 2 * players)
         self._taken = IdentityCache(self._tricks_taken, size=256)
 
@@ -196,23 +194,7 @@ class LuzEncoding(Encoding):
         start = template.tensor
         written = template.out
         colour_at, value_at = offsets
-        (
-            phase_at,
-            deal_at,
-            first_at,
-            to_act_at,
-            leader_at,
-            colours_at,
-            values_at,
-            _,
-            bet_made,
-            bets_at,
-            safety,
-            tricks_at,
-            trick_at,
-            played_at,
-            scores_at,
-        ) = self._starts
+        colours_at, values_at = self.colours.start, self.values.start
         for other, place in enumerate(places):
             template.write_slots(
                 PARTS + other,
@@ -232,8 +214,9 @@ class LuzEncoding(Encoding):
         was = template.previous(PART_KNOWLEDGE, knowledge)
         if was is not UNCHANGED:
             self._write_knowledge(written, was, knowledge)
-        if template.stale(PART_BETS, bets):
-            start[bet_made:tricks_at] = 0.0
+        if template.previous(PART_BETS, bets) is not UNCHANGED:
+            bet_made, bets_at, safety = self.bet_made.start, self.bets.start, self.safety.start
+            start[bet_made : self.safety.stop] = 0.0
             for other, bet in enumerate(bets):
                 if bet is not None:
                     place = places[other]
@@ -242,17 +225,20 @@ class LuzEncoding(Encoding):
                     written[safety + place] = bet[1]
         was = template.previous(PART_FINISHED, completed)
         if was is not UNCHANGED:
+            tricks_at = self.tricks_won.start
             for other, taken in enumerate(self._taken(completed)):
                 written[tricks_at + places[other]] = taken / HAND_SIZE
+            played_at = self.played.start
             finished = appended(was, completed)
             if finished is None:
-                start[played_at:scores_at] = 0.0
+                start[self.played.start : self.played.stop] = 0.0
                 finished = completed
             for each in finished:
                 for play in each.plays:
                     written[played_at + play.card] = 1.0
         was = template.previous(PART_TRICK, trick)
         if was is not UNCHANGED:
+            trick_at = self.trick.start
             plays = appended(was, trick)
             if plays is None:
                 for play in cast(tuple[LuzPlay, ...], was):
@@ -260,13 +246,14 @@ class LuzEncoding(Encoding):
                 plays = trick
             for play in plays:
                 written[trick_at + places[play.seat] * CARD_IDS + play.card] = 1.0
-        if template.stale(PART_SCORES, scores):
+        if template.previous(PART_SCORES, scores) is not UNCHANGED:
+            scores_at = self.scores.start
             for other, place in enumerate(places):
                 written[scores_at + place] = scaled(scores[other], WORST_TOTAL)
         out = template.copy_to(tensor)
-        out[phase_at + phase] = 1.0
-        out[deal_at + deal_index] = 1.0
-        seats_at = (first_at, to_act_at, leader_at)
+        out[self.phase.start + phase] = 1.0
+        out[self.deal.start + deal_index] = 1.0
+        seats_at = (self.first_player.start, self.to_act.start, self.leader.start)
         for index in range(3):
             other = seats[index]
             if 0 <= other < players:  # a seat, not chance or the end
