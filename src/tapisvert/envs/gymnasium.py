@@ -46,7 +46,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], numpy.int64]):
             raise ValueError(f"the render modes are None and 'ansi', not {render_mode!r}")
         self.metadata = {"render_modes": ["ansi"], "render_fps": 1}
         self.render_mode = render_mode
-        self.table = Table(name, players, options)
+        self.table = Table.of(name, players, options)
         game = self.table.game
         if not 0 <= seat < game.players:
             raise ValueError(f"{game.name} with {game.players} players has no seat {seat}")

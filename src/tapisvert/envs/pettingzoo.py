@@ -42,7 +42,7 @@ class TapisvertEnv(AECEnv):  # type: ignore[misc]
         if render_mode not in (None, "ansi"):
             raise ValueError(f"the render modes are None and 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
-        self.table = Table(name, players, options)
+        self.table = Table.of(name, players, options)
         self.metadata = {
             "render_modes": ["ansi"],
             "name": f"tapisvert_{self.table.game.name}",

@@ -20,21 +20,20 @@ with needs("research", "tapisvert.envs"):
 class Table:
     """One game from reset to end: the state, its encoding, and the rewards to pay."""
 
-    def __init__(
-        self,
-        name: str,
-        players: int | None,
-        options: dict[str, object],
-        encoding: Encoding | None = None,
-    ) -> None:
-        """A table of game ``name``, or of ``encoding``'s game where it is given (tables
-        sharing one encoding, and the objects it keeps, beside a vector environment's)."""
-        self.game: Game[Any] = (
-            load_game(name, players, **options) if encoding is None else encoding.game
-        )
-        self.encoding: Encoding = encoding_for(self.game) if encoding is None else encoding
-        self.state: State = self.game.new_initial_state(0)
-        self._paid = [0.0] * self.game.players
+    def __init__(self, game: Game[Any], encoding: Encoding) -> None:
+        """A table of ``game`` written through ``encoding`` (which tables may share, with
+        what it keeps, as a vector environment's do)."""
+        self.game = game
+        self.encoding = encoding
+        self.state: State = game.new_initial_state(0)
+        self._paid = [0.0] * game.players
+
+    @classmethod
+    def of(cls, name: str, players: int | None, options: dict[str, object]) -> Table:
+        """A table of game ``name`` with ``players`` seats and these options, and its own
+        encoding."""
+        game: Game[Any] = load_game(name, players, **options)
+        return cls(game, encoding_for(game))
 
     def observation_space(self) -> spaces.Dict:
         encoding = self.encoding

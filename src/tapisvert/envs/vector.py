@@ -63,16 +63,14 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
         if num_envs < 1:
             raise ValueError(f"num_envs is the number of tables, at least 1, not {num_envs}")
         self.num_envs = num_envs
-        table = Table(name, players, options)
+        table = Table.of(name, players, options)
         self.encoding = table.encoding
         """The layout and action space, and what every table writes through: it keeps the
         templates of all their seats (``keep_templates``), and the parts of positions it
         converted once, for all. (An encoding per table would keep as many copies of what
         it converts, whose collection by the garbage collector cost a third of the steps.)"""
         self.encoding.keep_templates(num_envs)
-        self.tables = [table] + [
-            Table(name, players, options, self.encoding) for _ in range(num_envs - 1)
-        ]
+        self.tables = [table] + [Table(table.game, self.encoding) for _ in range(num_envs - 1)]
         self.players = table.game.players
         self.copy = copy
         self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
