@@ -42,9 +42,11 @@ def position(
     state = game.new_initial_state()
     assert isinstance(state, AbluxxenState)
     state._hands = tuple(counts_of(kinds(hand)) for hand in hands)
-    state._stacks = tuple(
-        tuple(string_to_set(s) for s in (stack.split() if stack else []))
-        for stack in (stacks or [""] * len(hands))
+    state.lay_stacks(
+        tuple(
+            tuple(string_to_set(s) for s in (stack.split() if stack else []))
+            for stack in (stacks or [""] * len(hands))
+        )
     )
     state._display = tuple((card,) for card in kinds(display))
     state._dummy = counts_of(kinds(dummy))
@@ -160,20 +162,24 @@ def test_a9_exhaustion_mid_turn() -> None:
 
 def test_a10_a11_scoring_and_ties() -> None:
     state = position(["", "1 1 1 1 1 1", "1 1", "2 2 2 2 2 2 2 2 3 3 3"], display="")
-    state._stacks = (
-        (CardSet(13, 7, 0), CardSet(12, 7, 0)),
-        (CardSet(11, 8, 0), CardSet(10, 1, 0)),
-        (CardSet(9, 8, 0), CardSet(8, 3, 0)),
-        (CardSet(7, 4, 0),),
+    state.lay_stacks(
+        (
+            (CardSet(13, 7, 0), CardSet(12, 7, 0)),
+            (CardSet(11, 8, 0), CardSet(10, 1, 0)),
+            (CardSet(9, 8, 0), CardSet(8, 3, 0)),
+            (CardSet(7, 4, 0),),
+        )
     )
     assert state.returns() == [14.0, 3.0, 9.0, -7.0]
     assert state.winners() == [A]
     state._hands = (counts_of(kinds("4")), counts_of([]), counts_of(kinds("5 5 5")), counts_of([]))
-    state._stacks = (
-        (CardSet(13, 7, 0), CardSet(12, 3, 0)),
-        (),
-        (CardSet(11, 8, 0), CardSet(10, 4, 0)),
-        (),
+    state.lay_stacks(
+        (
+            (CardSet(13, 7, 0), CardSet(12, 3, 0)),
+            (),
+            (CardSet(11, 8, 0), CardSet(10, 4, 0)),
+            (),
+        )
     )
     assert state.returns()[A] == state.returns()[C] == 9.0
     assert state.winners() == [A, C]

@@ -354,6 +354,8 @@ class Template:
         ``i`` holding 1 at ``offsets[items[i]]`` within it (nothing where that is -1), the
         others zeros. Only the slots whose item changed are written again, where the part
         was written from as many slots (a hand one card of which was played, say)."""
+        if self.sources[part] is items:  # the most frequent answer, without a call
+            return
         was = self.previous(part, items)
         if was is UNCHANGED:
             return
@@ -379,10 +381,30 @@ class Template:
             if offset >= 0:
                 out[start + slot * width + offset] = 1.0
 
+    def write_flags(self, part: int, items: tuple[int, ...], start: int) -> None:
+        """Part number ``part``: 1 at ``start + item`` for each of ``items`` (a group of
+        cards, each its own flag), zeros elsewhere. Where ``items`` only adds to what the
+        part was written from, the added are written; else the old flags are cleared first."""
+        if self.sources[part] is items:  # the most frequent answer, without a call
+            return
+        was = self.previous(part, items)
+        if was is UNCHANGED:
+            return
+        out = self.out
+        added = appended(was, items)
+        if added is None:
+            for item in cast(tuple[int, ...], was):
+                out[start + item] = 0.0
+            added = items
+        for item in added:
+            out[start + item] = 1.0
+
     def write_counts(self, part: int, counts: tuple[int, ...], start: int, weight: float) -> None:
         """Part number ``part``: ``counts[i] * weight`` at ``start + i`` (a group of cards
         counted by kind, say). Only the counts that changed are written again, where the part
         was written from as many counts."""
+        if self.sources[part] is counts:  # the most frequent answer, without a call
+            return
         was = self.previous(part, counts)
         if was is UNCHANGED:
             return

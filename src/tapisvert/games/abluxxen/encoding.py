@@ -33,16 +33,13 @@ from __future__ import annotations
 from collections.abc import MutableSequence, Sequence
 from typing import cast
 
-from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
-    BLOCKS_KEPT,
     UNCHANGED,
+    UNWRITTEN,
     Encoding,
     Template,
     Tensor,
-    block_cache,
-    put_block,
     scaled,
     seat_places,
 )
@@ -155,11 +152,6 @@ class AbluxxenEncoding(Encoding):
             self.display.start,
             self.discard.start,
         )
-        self._displays = block_cache(DISPLAY_SIZE * KINDS, _write_display)
-        self._stacks = IdentityCache(_stacks_summary, size=BLOCKS_KEPT)
-        """Every stack's top set and cards, from the stacks (a move replaces them)."""
-        self._sets = block_cache(SET_SIZE, _write_set)
-        """A set's run of values (a set on a stack is the same object move after move)."""
         self._templates = self.templates(PER_SEAT + SEAT_PARTS * players)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
@@ -173,7 +165,8 @@ class AbluxxenEncoding(Encoding):
             counts_of(seen.hand),
             seen.hand_sizes,
             tuple(counts_of(known) for known in seen.known_in_hand),
-            self._stacks(seen.stacks),
+            seen.stacks,
+            [sum(played.size for played in stack) for stack in seen.stacks],
             seen.display,
             seen.pile_size,
             counts_of(seen.discard),
@@ -194,8 +187,8 @@ class AbluxxenEncoding(Encoding):
         state = cast(AbluxxenState, state)
         hands = state._hands
         hand_sizes = [*map(sum, hands)]  # new hands at most moves: not worth a cache
-        stacks = self._stacks(state._stacks)
-        game_scores = [cards - held for cards, held in zip(stacks[1], hand_sizes, strict=True)]
+        stacked = state._stacked
+        game_scores = [cards - held for cards, held in zip(stacked, hand_sizes, strict=True)]
         scores = state._finished_totals()
         if state._phase != PHASE_END:
             scores = tuple(total + game for total, game in zip(scores, game_scores, strict=True))
@@ -208,7 +201,8 @@ class AbluxxenEncoding(Encoding):
             None if seat is None else hands[seat],
             hand_sizes,
             state._known,
-            stacks,
+            state._stacks,
+            stacked,
             state._display,
             sum(state._pile),
             state._discard,
@@ -232,7 +226,8 @@ class AbluxxenEncoding(Encoding):
         hand: tuple[int, ...] | None,
         hand_sizes: Sequence[int],
         known: tuple[tuple[int, ...], ...],
-        stacks: tuple[tuple[CardSet | None, ...], tuple[int, ...]],
+        stacks: tuple[tuple[CardSet, ...], ...],
+        stacked: Sequence[int],
         display: tuple[tuple[int, ...], ...],
         pile_size: int,
         discard: tuple[int, ...],
@@ -258,19 +253,17 @@ class AbluxxenEncoding(Encoding):
         start = template.tensor
         written = template.out
         template.write_counts(PART_HAND, () if hand is None else hand, hand_at, CARD_WEIGHT)
-        tops, stacked = stacks
         for other, place in enumerate(places):
             part = PER_SEAT + other * SEAT_PARTS
             template.write_counts(part, known[other], known_at + place * KINDS, CARD_WEIGHT)
-            top = tops[other]
-            if template.previous(part + 1, top) is not UNCHANGED:
-                at = top_sets + place * SET_SIZE
-                if top is None:
-                    start[at : at + SET_SIZE] = 0.0
-                else:
-                    put_block(start, at, self._sets(top))
-        if template.previous(PART_DISPLAY, display) is not UNCHANGED:
-            put_block(start, display_at, self._displays(display))
+            stack = stacks[other]
+            top = stack[-1] if stack else None
+            was = template.previous(part + 1, top)
+            if was is not UNCHANGED:
+                _put_set(written, top_sets + place * SET_SIZE, was, top)
+        was = template.previous(PART_DISPLAY, display)
+        if was is not UNCHANGED:
+            _put_display(written, display_at, () if was is UNWRITTEN else was, display)
         template.write_counts(PART_DISCARD, discard, discard_at, CARD_WEIGHT)
         if template.previous(PART_IN_PLAY, in_play) is not UNCHANGED:
             start[self.in_play.start : self.in_play.stop] = 0.0
@@ -279,11 +272,9 @@ class AbluxxenEncoding(Encoding):
                 written[in_play_at + card] += CARD_WEIGHT
         if self.dummy.size:
             template.write_counts(PART_DUMMY, dummy, self.dummy.start, CARD_WEIGHT)
-        if template.previous(PART_PLAYED, played) is not UNCHANGED:
-            if played is None:
-                start[self.played.start : self.played.stop] = 0.0
-            else:
-                put_block(start, self.played.start, self._sets(played))
+        was = template.previous(PART_PLAYED, played)
+        if was is not UNCHANGED:
+            _put_set(written, self.played.start, was, played)
         if template.previous(PART_STEALS, pending_steals) is not UNCHANGED:
             start[self.pending.start : self.pending.stop] = 0.0
             for thief in pending_steals:
@@ -317,25 +308,35 @@ class AbluxxenEncoding(Encoding):
         out[self.game_number.start] = scaled(game_number, 10)
 
 
-def _write_set(out: MutableSequence[float], played: CardSet) -> None:
-    """A set as its value one-hot, its number cards / 8 and its jokers / 5."""
-    out[played.value - 1] = 1.0
-    out[JOKER_SET_VALUE] = played.numbers / COPIES
-    out[JOKER_SET_VALUE + 1] = played.jokers / JOKERS
+def _put_set(out: MutableSequence[float], at: int, was: object, played: CardSet | None) -> None:
+    """A set (or none) as its value one-hot, its number cards / 8 and its jokers / 5, from
+    ``at`` on, where the set ``was`` (or ``None``, or ``UNWRITTEN``: zeros) was written."""
+    if isinstance(was, CardSet):
+        out[at + was.value - 1] = 0.0
+    if played is None:
+        out[at + JOKER_SET_VALUE] = out[at + JOKER_SET_VALUE + 1] = 0.0
+        return
+    out[at + played.value - 1] = 1.0
+    out[at + JOKER_SET_VALUE] = played.numbers / COPIES
+    out[at + JOKER_SET_VALUE + 1] = played.jokers / JOKERS
 
 
-def _write_display(out: MutableSequence[float], display: tuple[tuple[int, ...], ...]) -> None:
-    """Each display entry's cards, 1/8 per card."""
-    for index, entry in enumerate(display):
-        for card in entry:
-            out[index * KINDS + card] += CARD_WEIGHT
-
-
-def _stacks_summary(
-    stacks: tuple[tuple[CardSet, ...], ...],
-) -> tuple[tuple[CardSet | None, ...], tuple[int, ...]]:
-    """Each stack's top set (``None``: empty), and how many cards each holds."""
-    return (
-        tuple([stack[-1] if stack else None for stack in stacks]),
-        tuple([sum([played.size for played in stack]) for stack in stacks]),
-    )
+def _put_display(
+    out: MutableSequence[float],
+    at: int,
+    was: object,
+    display: tuple[tuple[int, ...], ...],
+) -> None:
+    """Each display entry's cards, 1/8 per card, from ``at`` on, where the display ``was``
+    written: only the entries that are not the same objects as before (a card added to an
+    entry, one taken, the entries after it moved up)."""
+    before = cast(tuple[tuple[int, ...], ...], was)
+    for index in range(max(len(before), len(display))):
+        old = before[index] if index < len(before) else ()
+        entry = display[index] if index < len(display) else ()
+        if old is not entry:
+            for card in old:
+                out[at + card] = 0.0
+            for card in entry:
+                out[at + card] += CARD_WEIGHT
+        at += KINDS

@@ -269,6 +269,13 @@ class AbluxxenState(State):
         if game.start_player is None:
             self._phase = PHASE_START
 
+    def lay_stacks(self, stacks: tuple[tuple[CardSet, ...], ...]) -> None:
+        """Every stack at once (a new game, a world drawn, a position set up), with the
+        cards in each counted: kept beside the stacks, since a score reads them at every
+        view."""
+        self._stacks = stacks
+        self._stacked = tuple(sum(played.size for played in stack) for stack in stacks)
+
     def _set_up_game(self, starter: Seat) -> None:
         """A full deck and empty tables, ready to deal a game that ``starter`` begins."""
         players = self._players
@@ -277,7 +284,7 @@ class AbluxxenState(State):
         """Count vectors, by kind: the pile, each hand, what is known of each hand, …"""
         self._hands = (none,) * players
         self._known = (none,) * players
-        self._stacks: tuple[tuple[CardSet, ...], ...] = ((),) * players
+        self.lay_stacks(((),) * players)
         self._display: tuple[tuple[int, ...], ...] = ()
         self._discard = none
         self._dummy = none
@@ -319,6 +326,7 @@ class AbluxxenState(State):
         twin._players = self._players
         twin._refill = self._refill
         twin._stacks = self._stacks
+        twin._stacked = self._stacked
         twin._starter = self._starter
         twin._steals = self._steals
         twin._victim = self._victim
@@ -409,7 +417,7 @@ class AbluxxenState(State):
 
     def score(self, seat: Seat) -> int:
         """``seat``'s score in the game on the table."""
-        return sum(played.size for played in self._stacks[seat]) - sum(self._hands[seat])
+        return self._stacked[seat] - sum(self._hands[seat])
 
     def totals(self) -> tuple[int, ...]:
         """The scores of the series: the games played, and the one going on."""
@@ -433,8 +441,7 @@ class AbluxxenState(State):
         def key(seat: Seat) -> tuple[int, ...]:
             if not self._game.tie_break:
                 return (totals[seat],)
-            stacked = sum(played.size for played in self._stacks[seat])
-            return (totals[seat], -sum(self._hands[seat]), stacked)
+            return (totals[seat], -sum(self._hands[seat]), self._stacked[seat])
 
         best = max(key(seat) for seat in range(self._players))
         return [seat for seat in range(self._players) if key(seat) == best]
@@ -636,6 +643,7 @@ class AbluxxenState(State):
         self._hands = replaced(self._hands, player, hand)
         self._known = replaced(self._known, player, tuple(known))
         self._stacks = replaced(self._stacks, player, (*self._stacks[player], played))
+        self._stacked = added(self._stacked, player, played.size)
         self._played = played
         if not sum(hand):
             self._finish()
@@ -767,6 +775,7 @@ class AbluxxenState(State):
             self._victim = victim
             *kept, taken = self._stacks[victim]
             self._stacks = replaced(self._stacks, victim, tuple(kept))
+            self._stacked = added(self._stacked, victim, -taken.size)
             self._in_play = tuple(taken.cards())
             self._phase, self._player = PHASE_STEAL, self._active
             return

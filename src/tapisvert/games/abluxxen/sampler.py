@@ -52,7 +52,7 @@ def sample_state(
     state._hands = tuple(hands)
     state._pile = counts_of(pool)
     state._known = tuple(map(counts_of, observation.known_in_hand))
-    state._stacks = observation.stacks
+    state.lay_stacks(observation.stacks)
     state._display = observation.display
     state._discard = counts_of(observation.discard)
     state._dummy = counts_of(observation.dummy)

@@ -63,7 +63,6 @@ from tapisvert.games.fzzzt.rules import (
     BELT_SIZE,
     BID_BASE,
     DONE,
-    GONE,
     HAND_LIMIT,
     HIDDEN,
     MECHANIC_BASE,
@@ -101,7 +100,9 @@ PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
 """The parts of a template (see ``Template``); from ``PER_SEAT`` on, ``SEAT_PARTS`` per
 seat: its owned cards, discard pile, cards known in hand, units and chits."""
 SEAT_PARTS = 5
-OWN_PARTS = (PART_HAND, PART_BID, PART_DRAW_PILE)
+SLOT_AT = (*range(2, SLOT_SIZE), 1, 0)
+"""Where a belt slot's flag goes within the slot's run, by its card: a card from 2 on, a
+slot whose card is gone (-2) at 1, a face-down one (-1) at 0."""
 MECHANIC_INDEX = {mechanic: index for index, mechanic in enumerate(MECHANICS)}
 UNIT_INDEX = {unit: index for index, unit in enumerate(UNITS)}
 
@@ -148,13 +149,10 @@ class FzzztEncoding(Encoding):
         self.last_bids = self.field("last_bids", players * cards, "its revealed bids")
         self.scores = self.field("scores", players, "scores / 100")
         self._places = seat_places(players)
-        self._cards = block_cache(CARD_COUNT, _write_cards)
-        """A group of cards' field, from its tuple (a state replaces one when it changes)."""
         self._seats_bids = block_cache(players * CARD_COUNT, per_seat(_write_bid, CARD_COUNT))
         """The bids of the last auction, from seat 0 on."""
         self._units_blocks = block_cache(UNITS_SIZE, _write_units)
         self._chits_blocks = block_cache(SYMBOLS, _write_chits)
-        self._belts = block_cache(BELT_SIZE * SLOT_SIZE, _write_belt)
         self._bid_indices = IdentityCache(self._bids_of, size=BLOCKS_KEPT)
         self._templates = self.templates(PER_SEAT + SEAT_PARTS * players)
 
@@ -310,7 +308,6 @@ class FzzztEncoding(Encoding):
         players = self.players
         places = self._places[seat or 0]
         origin = seat or 0
-        cards = self._cards
         start = template.tensor
         written = template.out
         if template.previous(PART_MECHANICS, mechanics) is not UNCHANGED:
@@ -320,10 +317,10 @@ class FzzztEncoding(Encoding):
                 mechanic = mechanics[other]
                 if mechanic is not None:
                     written[at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = 1.0
-        own_fields = (self.hand, self.bid, self.draw_pile)
-        for part, field, group in zip(OWN_PARTS, own_fields, own, strict=True):
-            if template.previous(part, group) is not UNCHANGED:
-                put_block(start, field.start, cards(group))
+        hand, bid, draw_pile = own
+        template.write_flags(PART_HAND, hand, self.hand.start)
+        template.write_flags(PART_BID, bid, self.bid.start)
+        template.write_flags(PART_DRAW_PILE, draw_pile, self.draw_pile.start)
         owned_at, discards_at, known_at = (
             self.owned.start,
             self.discards.start,
@@ -333,12 +330,10 @@ class FzzztEncoding(Encoding):
         for other, place in enumerate(places):
             # One part per seat and field: a move replaces one seat's, or an auction a few.
             part = PER_SEAT + other * SEAT_PARTS
-            if template.previous(part, owned[other]) is not UNCHANGED:
-                put_block(start, owned_at + place * CARD_COUNT, cards(owned[other]))
-            if template.previous(part + 1, discards[other]) is not UNCHANGED:
-                put_block(start, discards_at + place * CARD_COUNT, cards(discards[other]))
-            if template.previous(part + 2, known_held[other]) is not UNCHANGED:
-                put_block(start, known_at + place * CARD_COUNT, cards(known_held[other]))
+            at = place * CARD_COUNT
+            template.write_flags(part, owned[other], owned_at + at)
+            template.write_flags(part + 1, discards[other], discards_at + at)
+            template.write_flags(part + 2, known_held[other], known_at + at)
             if template.previous(part + 3, units[other]) is not UNCHANGED:
                 put_block(start, units_at + place * UNITS_SIZE, self._units_blocks(units[other]))
             if template.previous(part + 4, chits[other]) is not UNCHANGED:
@@ -347,8 +342,7 @@ class FzzztEncoding(Encoding):
             start[self.placed.start : self.placed.stop] = 0.0
             for unit in placed:
                 written[self.placed.start + UNIT_INDEX[unit]] = 1.0
-        if template.previous(PART_BELT, belt) is not UNCHANGED:
-            put_block(start, self.belt.start, self._belts(belt))
+        template.write_slots(PART_BELT, belt, self.belt.start, SLOT_SIZE, SLOT_AT)
         if template.previous(PART_LAST, last) is not UNCHANGED:
             start[self.last_card.start : self.last_bids.stop] = 0.0
             if last is not None:
@@ -417,9 +411,3 @@ def _write_chits(out: MutableSequence[float], chits: Iterable[int]) -> None:
     counted = Counter(chits)
     for symbol in range(SYMBOLS):
         out[symbol] = scaled(counted[symbol], MANY_CHITS)
-
-
-def _write_belt(out: MutableSequence[float], belt: Iterable[int]) -> None:
-    """Each belt slot: face down, gone, or its card."""
-    for slot, card in enumerate(belt):
-        out[slot * SLOT_SIZE + (0 if card == HIDDEN else 1 if card == GONE else 2 + card)] = 1.0
