@@ -300,6 +300,10 @@ UNWRITTEN = object()
 holds zeros."""
 UNCHANGED = object()
 """What :meth:`Template.previous` answers for a part that holds its source's values already."""
+SlotRun = tuple[int, int, Sequence[int]]
+"""Where :meth:`Template.write_slots` writes a tuple of items: from ``start`` on, one slot
+of ``width`` values per item, item ``x`` setting 1 at ``offsets[x]`` within its slot
+(nowhere where that is -1)."""
 
 
 class Template:
@@ -347,13 +351,12 @@ class Template:
         sources[part] = source
         return UNCHANGED if was == source else was
 
-    def write_slots(
-        self, part: int, items: tuple[int, ...], start: int, width: int, offsets: Sequence[int]
-    ) -> None:
-        """Part number ``part``: a run of slots of ``width`` values from ``start`` on, slot
-        ``i`` holding 1 at ``offsets[items[i]]`` within it (nothing where that is -1), the
-        others zeros. Only the slots whose item changed are written again, where the part
-        was written from as many slots (a hand one card of which was played, say)."""
+    def write_slots(self, part: int, items: tuple[int, ...], runs: Sequence[SlotRun]) -> None:
+        """Part number ``part``: in each run, slot ``i`` holding 1 at the offset of
+        ``items[i]`` within it (see :data:`SlotRun`), the others zeros. Only the slots whose
+        item changed are written again, where the part was written from as many slots (a
+        hand one card of which was played, say). Several runs written from the same items
+        (a card's colour and its value, say) share the finding of what changed."""
         if self.sources[part] is items:  # the most frequent answer, without a call
             return
         was = self.previous(part, items)
@@ -367,19 +370,21 @@ class Template:
                 for slot in range(count):
                     old, item = before[slot], items[slot]
                     if old != item:
-                        at = start + slot * width
-                        offset = offsets[old]
-                        if offset >= 0:
-                            out[at + offset] = 0.0
-                        offset = offsets[item]
-                        if offset >= 0:
-                            out[at + offset] = 1.0
+                        for start, width, offsets in runs:
+                            at = start + slot * width
+                            offset = offsets[old]
+                            if offset >= 0:
+                                out[at + offset] = 0.0
+                            offset = offsets[item]
+                            if offset >= 0:
+                                out[at + offset] = 1.0
                 return
-            clear_slots(out, start, width, offsets, before)
-        for slot in range(count):
-            offset = offsets[items[slot]]
-            if offset >= 0:
-                out[start + slot * width + offset] = 1.0
+            clear_slots(out, runs, before)
+        for start, width, offsets in runs:
+            for slot in range(count):
+                offset = offsets[items[slot]]
+                if offset >= 0:
+                    out[start + slot * width + offset] = 1.0
 
     def write_flags(self, part: int, items: tuple[int, ...], start: int) -> None:
         """Part number ``part``: 1 at ``start + item`` for each of ``items`` (a group of
@@ -474,17 +479,14 @@ def values_of(tensor: Tensor) -> MutableSequence[float]:
 
 
 def clear_slots(
-    out: MutableSequence[float],
-    start: int,
-    width: int,
-    offsets: Sequence[int],
-    items: tuple[int, ...],
+    out: MutableSequence[float], runs: Sequence[SlotRun], items: tuple[int, ...]
 ) -> None:
-    """Zero what :meth:`Template.write_slots` wrote from ``items``."""
-    for slot in range(len(items)):
-        offset = offsets[items[slot]]
-        if offset >= 0:
-            out[start + slot * width + offset] = 0.0
+    """Zero what :meth:`Template.write_slots` wrote from ``items`` into ``runs``."""
+    for start, width, offsets in runs:
+        for slot in range(len(items)):
+            offset = offsets[items[slot]]
+            if offset >= 0:
+                out[start + slot * width + offset] = 0.0
 
 
 def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:

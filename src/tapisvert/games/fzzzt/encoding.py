@@ -154,6 +154,7 @@ class FzzztEncoding(Encoding):
         self._units_blocks = block_cache(UNITS_SIZE, _write_units)
         self._chits_blocks = block_cache(SYMBOLS, _write_chits)
         self._bid_indices = IdentityCache(self._bids_of, size=BLOCKS_KEPT)
+        self._belt_runs = ((self.belt.start, SLOT_SIZE, SLOT_AT),)
         self._templates = self.templates(PER_SEAT + SEAT_PARTS * players)
 
     @property
@@ -342,7 +343,7 @@ class FzzztEncoding(Encoding):
             start[self.placed.start : self.placed.stop] = 0.0
             for unit in placed:
                 written[self.placed.start + UNIT_INDEX[unit]] = 1.0
-        template.write_slots(PART_BELT, belt, self.belt.start, SLOT_SIZE, SLOT_AT)
+        template.write_slots(PART_BELT, belt, self._belt_runs)
         if template.previous(PART_LAST, last) is not UNCHANGED:
             start[self.last_card.start : self.last_bids.stop] = 0.0
             if last is not None:

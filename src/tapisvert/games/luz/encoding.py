@@ -29,7 +29,7 @@ whose ids are compact already (32 in all). The first player is chance, not a dec
 from __future__ import annotations
 
 from collections.abc import MutableSequence, Sequence
-from typing import cast
+from typing import NamedTuple, cast
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
@@ -37,6 +37,7 @@ from tapisvert.encoding import (
     UNCHANGED,
     UNWRITTEN,
     Encoding,
+    SlotRun,
     Template,
     Tensor,
     appended,
@@ -81,6 +82,18 @@ COLOUR_AT = (*range(COLOUR_COUNT), -1)
 VALUE_AT = (-1, *range(MAX_VALUE), -1)
 """The same by an observation's value, 1 to 12 (-1: played or unseen)."""
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+
+
+class HandRuns(NamedTuple):
+    """Where a hand's slots are written (see ``Template.write_slots``)."""
+
+    colours: tuple[SlotRun, ...]
+    values: tuple[SlotRun, ...]
+    """Empty for the observer's own hand, and for a spectator."""
+    both: tuple[SlotRun, ...]
+    """The two at once, from a hand's card ids."""
+
+
 PART_KNOWLEDGE, PART_BETS, PART_FINISHED, PART_SCORES, PART_TRICK, PARTS = range(6)
 """The parts of a template (see ``Template``); from ``PARTS`` on, each seat's colours, then
 each seat's values."""
@@ -118,6 +131,8 @@ class LuzEncoding(Encoding):
         self.played = self.field("played", CARD_IDS, "cards of the deal's finished tricks")
         self.scores = self.field("scores", players, "totals / 200")
         self._places = seat_places(players)
+        self._state_runs = self._hand_runs(CARD_COLOUR_AT, CARD_VALUE_AT)
+        self._seen_runs = self._hand_runs(COLOUR_AT, VALUE_AT)
         self._templates = self.templates(PARTS + 2 * players)
         self._taken = IdentityCache(self._tricks_taken, size=256)
 
@@ -132,7 +147,7 @@ class LuzEncoding(Encoding):
             (seen.first_player, seen.current_player, seen.leader),
             seen.colours,
             tuple(tuple(-1 if value is None else value for value in hand) for hand in seen.values),
-            (COLOUR_AT, VALUE_AT),
+            self._seen_runs[seen.seat],
             seen.knowledge,
             seen.bets,
             seen.trick,
@@ -154,7 +169,7 @@ class LuzEncoding(Encoding):
             (state._first, state._player, state._leader),
             hands,
             hands,
-            (CARD_COLOUR_AT, CARD_VALUE_AT),
+            self._state_runs[seat],
             () if seat is None else state._knowledge(seat),
             state._bets,
             state._trick,
@@ -172,7 +187,7 @@ class LuzEncoding(Encoding):
         seats: tuple[Seat, Seat, Seat],
         colours: Sequence[tuple[int, ...]],
         values: Sequence[tuple[int, ...]],
-        offsets: tuple[Sequence[int], Sequence[int]],
+        runs: Sequence[HandRuns],
         knowledge: Knowledge,
         bets: Sequence[tuple[int, int] | None],
         trick: tuple[LuzPlay, ...],
@@ -182,8 +197,9 @@ class LuzEncoding(Encoding):
         """Every field, from what an observation holds (seats absolute), as ``write`` and
         ``write_state`` read them: one way to write, whichever the source. Each slot of
         ``colours[seat]`` and ``values[seat]`` (a hand's card ids, or an observation's
-        colours and values, -1 for none) sets its colour and value where ``offsets`` say;
-        the observer's own values are never written (an observation has none).
+        colours and values, -1 for none) sets its colour and value where ``runs[seat]``
+        say; the observer's own values are never written (an observation has none). Where
+        ``colours`` is ``values`` (the state's hands), each hand is diffed once for both.
 
         The hands, the knowledge, the bets, the tricks and the scores are parts of
         ``template``, written again where their object changed, and of a hand, the
@@ -193,24 +209,15 @@ class LuzEncoding(Encoding):
         places = self._places[seat or 0]
         start = template.tensor
         written = template.out
-        colour_at, value_at = offsets
-        colours_at, values_at = self.colours.start, self.values.start
-        for other, place in enumerate(places):
-            template.write_slots(
-                PARTS + other,
-                colours[other],
-                colours_at + place * COLOURS_PER_HAND,
-                COLOUR_COUNT,
-                colour_at,
-            )
-            if other != seat and seat is not None:
-                template.write_slots(
-                    PARTS + players + other,
-                    values[other],
-                    values_at + place * VALUES_PER_HAND,
-                    MAX_VALUE,
-                    value_at,
-                )
+        if colours is values:
+            for other in range(players):
+                template.write_slots(PARTS + other, colours[other], runs[other].both)
+        else:
+            for other in range(players):
+                colour_runs, value_runs, _ = runs[other]
+                template.write_slots(PARTS + other, colours[other], colour_runs)
+                if value_runs:
+                    template.write_slots(PARTS + players + other, values[other], value_runs)
         was = template.previous(PART_KNOWLEDGE, knowledge)
         if was is not UNCHANGED:
             self._write_knowledge(written, was, knowledge)
@@ -258,6 +265,29 @@ class LuzEncoding(Encoding):
             other = seats[index]
             if 0 <= other < players:  # a seat, not chance or the end
                 out[seats_at[index] + places[other]] = 1.0
+
+    def _hand_runs(
+        self, colour_at: Sequence[int], value_at: Sequence[int]
+    ) -> dict[Seat | None, tuple[HandRuns, ...]]:
+        """For each observer (``None``: a spectator), each seat's runs of slots: its colours
+        at the seat's place, its values there unless the hand is the observer's own (or the
+        observer a spectator, who sees none), both together, by ``colour_at`` and
+        ``value_at`` (the offsets of a card id, or of an observation's colour and value)."""
+        runs: dict[Seat | None, tuple[HandRuns, ...]] = {}
+        for seat in (None, *range(self.players)):
+            hands = []
+            for other, place in enumerate(self._places[seat or 0]):
+                colours = (
+                    (self.colours.start + place * COLOURS_PER_HAND, COLOUR_COUNT, colour_at),
+                )
+                values: tuple[SlotRun, ...] = (
+                    ()
+                    if seat is None or other == seat
+                    else ((self.values.start + place * VALUES_PER_HAND, MAX_VALUE, value_at),)
+                )
+                hands.append(HandRuns(colours, values, colours + values))
+            runs[seat] = tuple(hands)
+        return runs
 
     def _write_knowledge(
         self, written: MutableSequence[float], was: object, knowledge: Knowledge
