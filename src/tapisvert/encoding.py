@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, MutableSequence, Sequence
@@ -431,11 +432,17 @@ class Template:
 
     def copy_to(self, tensor: Tensor) -> MutableSequence[float]:
         """Start ``tensor`` as this template (nothing to do where it is the template
-        itself), and answer it as a buffer of floats, for the small fields."""
+        itself), and answer it as a buffer of floats, for the small fields. (A copy
+        between the buffers costs a quarter of numpy's ``tensor[:] = template``.)"""
         if tensor is not self.tensor:
-            tensor[:] = self.tensor
-            return self.view(tensor)
+            out = self.view(tensor)
+            out[:] = self.out
+            return out
         return self.out
+
+    def clear(self, start: int, stop: int) -> None:
+        """Zeros from ``start`` to ``stop``."""
+        self.out[start:stop] = zeros(stop - start)
 
 
 class Templates:
@@ -531,17 +538,18 @@ def seat_places(players: int) -> tuple[tuple[int, ...], ...]:
 
 def block_cache(
     size: int, write: Callable[[MutableSequence[float], K], None], kept: int = BLOCKS_KEPT
-) -> IdentityCache[K, Tensor]:
+) -> IdentityCache[K, MutableSequence[float]]:
     """The run of ``size`` values that ``write`` sets in zeros from an immutable part of a
     position (a hand, a discard pile), computed once per part while it is among the ``kept``
     last.
 
     Most moves leave most parts of a state as the same objects: such a part is then copied
-    into the tensor as one slice, which costs less than a few values set one by one."""
+    into the tensor as one slice, which costs less than a few values set one by one. A
+    block is a buffer of floats (:func:`values_of`), copied faster than through numpy."""
 
-    def compute(part: K) -> Tensor:
-        block = numpy.zeros(size, dtype=numpy.float32)
-        write(values_of(block), part)
+    def compute(part: K) -> MutableSequence[float]:
+        block = values_of(numpy.zeros(size, dtype=numpy.float32))
+        write(block, part)
         return block
 
     return IdentityCache(compute, kept)
@@ -561,26 +569,37 @@ def per_seat(
     return write_all
 
 
-def put_rotated(tensor: Tensor, start: int, block: Tensor, origin: int, players: int) -> None:
+def put_rotated(
+    out: MutableSequence[float],
+    start: int,
+    block: MutableSequence[float],
+    origin: int,
+    players: int,
+) -> None:
     """``block``, a per-seat field written from seat 0 on (one run per seat, from a
-    :func:`block_cache`), into ``tensor`` from ``start`` on as seen from ``origin``: the
+    :func:`block_cache`), into ``out`` from ``start`` on as seen from ``origin``: the
     seats from ``origin`` on first. Two slices whatever the seats: a field whose parts a
     state keeps in one tuple is copied whole while none of them changes."""
     size = len(block)
     cut = size // players * origin
     if cut:
         rest = size - cut
-        tensor[start : start + rest] = block[cut:]
-        tensor[start + rest : start + size] = block[:cut]
+        out[start : start + rest] = block[cut:]
+        out[start + rest : start + size] = block[:cut]
     else:
-        tensor[start : start + size] = block
+        out[start : start + size] = block
 
 
-def put_block(tensor: Tensor, start: int, block: Tensor | None) -> None:
-    """``block`` (from a :func:`block_cache`) into ``tensor`` from ``start`` on; nothing for
-    ``None`` (a part the seat does not see)."""
-    if block is not None:
-        tensor[start : start + len(block)] = block
+def put_block(out: MutableSequence[float], start: int, block: MutableSequence[float]) -> None:
+    """``block`` (from a :func:`block_cache`) into ``out`` from ``start`` on."""
+    out[start : start + len(block)] = block
+
+
+@functools.cache
+def zeros(size: int) -> Sequence[float]:
+    """``size`` zeros as a read-only buffer of floats, to clear a run of a tensor's buffer
+    with (see :meth:`Template.clear`)."""
+    return memoryview(bytes(4 * size)).cast("f")
 
 
 def one_hot(tensor: Tensor, field: Field, index: int | None, value: float = 1.0) -> None:

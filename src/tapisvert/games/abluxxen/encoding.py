@@ -250,7 +250,6 @@ class AbluxxenEncoding(Encoding):
         players = self.players
         places = self._places[seat or 0]
         hand_at, known_at, top_sets, display_at, discard_at = self._group_starts
-        start = template.tensor
         written = template.out
         template.write_counts(PART_HAND, () if hand is None else hand, hand_at, CARD_WEIGHT)
         for other, place in enumerate(places):
@@ -266,7 +265,7 @@ class AbluxxenEncoding(Encoding):
             _put_display(written, display_at, () if was is UNWRITTEN else was, display)
         template.write_counts(PART_DISCARD, discard, discard_at, CARD_WEIGHT)
         if template.previous(PART_IN_PLAY, in_play) is not UNCHANGED:
-            start[self.in_play.start : self.in_play.stop] = 0.0
+            template.clear(self.in_play.start, self.in_play.stop)
             in_play_at = self.in_play.start
             for card in in_play:
                 written[in_play_at + card] += CARD_WEIGHT
@@ -276,7 +275,7 @@ class AbluxxenEncoding(Encoding):
         if was is not UNCHANGED:
             _put_set(written, self.played.start, was, played)
         if template.previous(PART_STEALS, pending_steals) is not UNCHANGED:
-            start[self.pending.start : self.pending.stop] = 0.0
+            template.clear(self.pending.start, self.pending.stop)
             for thief in pending_steals:
                 written[self.pending.start + (players if thief == DUMMY else places[thief])] = 1.0
         out = template.copy_to(tensor)

@@ -309,11 +309,10 @@ class FzzztEncoding(Encoding):
         players = self.players
         places = self._places[seat or 0]
         origin = seat or 0
-        start = template.tensor
         written = template.out
         if template.previous(PART_MECHANICS, mechanics) is not UNCHANGED:
             at = self.mechanics.start
-            start[at : self.mechanics.stop] = 0.0
+            template.clear(at, self.mechanics.stop)
             for other, place in enumerate(places):
                 mechanic = mechanics[other]
                 if mechanic is not None:
@@ -336,22 +335,22 @@ class FzzztEncoding(Encoding):
             template.write_flags(part + 1, discards[other], discards_at + at)
             template.write_flags(part + 2, known_held[other], known_at + at)
             if template.previous(part + 3, units[other]) is not UNCHANGED:
-                put_block(start, units_at + place * UNITS_SIZE, self._units_blocks(units[other]))
+                put_block(written, units_at + place * UNITS_SIZE, self._units_blocks(units[other]))
             if template.previous(part + 4, chits[other]) is not UNCHANGED:
-                put_block(start, chits_at + place * SYMBOLS, self._chits_blocks(chits[other]))
+                put_block(written, chits_at + place * SYMBOLS, self._chits_blocks(chits[other]))
         if template.previous(PART_PLACED, placed) is not UNCHANGED:
-            start[self.placed.start : self.placed.stop] = 0.0
+            template.clear(self.placed.start, self.placed.stop)
             for unit in placed:
                 written[self.placed.start + UNIT_INDEX[unit]] = 1.0
         template.write_slots(PART_BELT, belt, self._belt_runs)
         if template.previous(PART_LAST, last) is not UNCHANGED:
-            start[self.last_card.start : self.last_bids.stop] = 0.0
+            template.clear(self.last_card.start, self.last_bids.stop)
             if last is not None:
                 written[self.last_card.start + last.card] = 1.0
                 if 0 <= last.winner < players:
                     written[self.last_winner.start + places[last.winner]] = 1.0
                 put_rotated(
-                    start, self.last_bids.start, self._seats_bids(last.bids), origin, players
+                    written, self.last_bids.start, self._seats_bids(last.bids), origin, players
                 )
         out = template.copy_to(tensor)
         phase, round_number, auction, conveyor_left = counters

@@ -207,7 +207,6 @@ class LuzEncoding(Encoding):
         started from it."""
         players = self.players
         places = self._places[seat or 0]
-        start = template.tensor
         written = template.out
         if colours is values:
             for other in range(players):
@@ -223,7 +222,7 @@ class LuzEncoding(Encoding):
             self._write_knowledge(written, was, knowledge)
         if template.previous(PART_BETS, bets) is not UNCHANGED:
             bet_made, bets_at, safety = self.bet_made.start, self.bets.start, self.safety.start
-            start[bet_made : self.safety.stop] = 0.0
+            template.clear(bet_made, self.safety.stop)
             for other, bet in enumerate(bets):
                 if bet is not None:
                     place = places[other]
@@ -238,7 +237,7 @@ class LuzEncoding(Encoding):
             played_at = self.played.start
             finished = appended(was, completed)
             if finished is None:
-                start[self.played.start : self.played.stop] = 0.0
+                template.clear(self.played.start, self.played.stop)
                 finished = completed
             for each in finished:
                 for play in each.plays:

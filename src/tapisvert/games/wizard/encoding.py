@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import MutableSequence, Sequence
 from typing import cast
 
 import numpy
@@ -114,7 +114,9 @@ class WizardEncoding(Encoding):
             self.leader.start,
             self.hand.start,
         )
-        self._settled: dict[Settled, Tensor] = {}
+        self._settled: dict[Settled, MutableSequence[float]] = {}
+        """Each template as a buffer of floats (see ``values_of``): copied from there
+        faster than through numpy."""
         self._settled_order: deque[Settled] = deque()
         self._settling = threading.Lock()
         """The keys, the first added first: a dictionary's first key, once many have been
@@ -135,10 +137,13 @@ class WizardEncoding(Encoding):
         """``[leader][cards on the trick][cards each seat held before it]``: every hand's
         size, from the trump's choice to the last trick (one card less for each seat that
         has played to the trick)."""
-        self._none_finished: tuple[Tensor | None, tuple[int, ...]] = (None, (0,) * players)
+        self._none_finished: tuple[MutableSequence[float] | None, tuple[int, ...]] = (
+            None,
+            (0,) * players,
+        )
         """The ``played`` field (none) and the tricks taken before a trick is finished."""
         self._finished: IdentityCache[
-            tuple[CompletedTrick, ...], tuple[Tensor, tuple[int, ...]]
+            tuple[CompletedTrick, ...], tuple[MutableSequence[float], tuple[int, ...]]
         ] = IdentityCache(self._finished_tricks, size=256)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
@@ -223,8 +228,8 @@ class WizardEncoding(Encoding):
         template = self._settled.get(settled)
         if template is None:
             template = self._settled_fields(settled)
-        tensor[:] = template
         out = self._tensor_view(tensor)
+        out[:] = template
         players = self.players
         most = self.most_cards
         origin = settled[0]
@@ -256,15 +261,14 @@ class WizardEncoding(Encoding):
         for order, card in enumerate(trick):
             out[tricks_at[(leader + order) % players] + card] = CARD_WEIGHTS[card]
         if played is not None:
-            tensor[self.played.start : self.played.stop] = played
+            out[self.played.start : self.played.stop] = played
 
-    def _settled_fields(self, settled: Settled) -> Tensor:
+    def _settled_fields(self, settled: Settled) -> MutableSequence[float]:
         """The fields of ``settled`` alone, the others zero, remembered for the next
         positions (the last ``SETTLED_KEPT``: a few per seat and table in play)."""
         origin, round_index, cards, dealer, trump_card, trump, scores = settled
         most = self.most_cards
-        template = numpy.zeros(self.shape, dtype=numpy.float32)
-        out = values_of(template)
+        out = values_of(numpy.zeros(self.shape, dtype=numpy.float32))
         out[self.round.start] = round_index / self.round_count
         out[self.round.start + 1] = cards / most
         out[self.dealer.start + (dealer - origin) % self.players] = 1.0
@@ -280,10 +284,10 @@ class WizardEncoding(Encoding):
             kept = self._settled
             if settled not in kept:
                 self._settled_order.append(settled)
-            kept[settled] = template
+            kept[settled] = out
             if len(kept) > SETTLED_KEPT:
                 del kept[self._settled_order.popleft()]
-        return template
+        return out
 
     def _seats_seen_from(
         self, origin: Seat
@@ -306,14 +310,13 @@ class WizardEncoding(Encoding):
 
     def _finished_tricks(
         self, completed: tuple[CompletedTrick, ...]
-    ) -> tuple[Tensor, tuple[int, ...]]:
+    ) -> tuple[MutableSequence[float], tuple[int, ...]]:
         """The ``played`` field and the tricks each seat took of a round's finished tricks,
         computed once while they are the same."""
-        played = numpy.zeros(KINDS, dtype=numpy.float32)
-        counts = values_of(played)
+        played = values_of(numpy.zeros(KINDS, dtype=numpy.float32))
         taken = [0] * self.players
         for trick in completed:
             taken[trick.winner] += 1
             for card in trick.cards:
-                counts[card] += CARD_WEIGHTS[card]
+                played[card] += CARD_WEIGHTS[card]
         return played, tuple(taken)
