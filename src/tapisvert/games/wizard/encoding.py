@@ -72,6 +72,9 @@ Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
 the round's index and cards, the dealer, the turned card (-1: none), the trump
 (``TRUMP_UNDECIDED``: none yet) and the scores."""
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+Finished = tuple[tuple[CompletedTrick, ...], tuple[int, ...], Sequence[float]]
+"""Finished tricks, the tricks each seat took of them, and their ``played`` field."""
+ZERO_PLAYED: Sequence[float] = values_of(numpy.zeros(KINDS, dtype=numpy.float32))
 
 
 class WizardEncoding(Encoding):
@@ -145,6 +148,9 @@ class WizardEncoding(Encoding):
         self._finished: IdentityCache[
             tuple[CompletedTrick, ...], tuple[MutableSequence[float], tuple[int, ...]]
         ] = IdentityCache(self._finished_tricks, size=256)
+        self._last_finished: Finished = ((), self._none_finished[1], ZERO_PLAYED)
+        """The finished tricks converted last, and what they gave: the next ones are most
+        often the same and one trick more."""
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(WizardObservation, observation)
@@ -312,11 +318,21 @@ class WizardEncoding(Encoding):
         self, completed: tuple[CompletedTrick, ...]
     ) -> tuple[MutableSequence[float], tuple[int, ...]]:
         """The ``played`` field and the tricks each seat took of a round's finished tricks,
-        computed once while they are the same."""
+        computed once while they are the same, from those of the tricks converted last
+        where these are them and more."""
+        before, taken_before, played_before = self._last_finished  # one read: threads
         played = values_of(numpy.zeros(KINDS, dtype=numpy.float32))
-        taken = [0] * self.players
-        for trick in completed:
+        count = len(before)
+        if count < len(completed) and completed[:count] == before:
+            played[:] = played_before
+            taken = list(taken_before)
+            added = completed[count:]
+        else:
+            taken = [0] * self.players
+            added = completed
+        for trick in added:
             taken[trick.winner] += 1
             for card in trick.cards:
                 played[card] += CARD_WEIGHTS[card]
-        return played, tuple(taken)
+        self._last_finished = (completed, tuple(taken), played)
+        return played, self._last_finished[1]
