@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,9 +14,11 @@ from tapisvert.arena import run_arena, save_plots
 from tapisvert.bots import bot_names, make_bot
 from tapisvert.bots.base import Bot
 from tapisvert.bots.search import HalvingBot, ISMCTSBot, PIMCBot, SearchSettings
+from tapisvert.compiled import engine_in_use
 from tapisvert.core.game import State
 from tapisvert.games.abluxxen.rules import SET_BASE, TAKE
 from tapisvert.games.abluxxen.search import SHORTLIST, strongest_sets
+from tapisvert.games.wizard.rules import WizardState
 from tapisvert.games.wizard.sampler import revealed_voids
 
 GAMES = {"wizard": {"rounds": "4"}, "luz": {}, "abluxxen": {}, "fzzzt": {}}
@@ -196,3 +199,81 @@ def test_wizard_draws_the_same_worlds_from_an_observation_used_again() -> None:
             assert again.observation(seat) == observation
         return
     raise AssertionError("no position with a revealed void in 200 deals")
+
+
+PUBLIC_VARIANTS = {
+    "wizard": {"rounds": "4"},
+    "wizard, hidden bids": {"rounds": "4", "hidden_bids": "true"},
+    "luz": {},
+    "abluxxen": {},
+    "fzzzt": {},
+}
+
+
+@pytest.mark.parametrize("variant", sorted(PUBLIC_VARIANTS))
+def test_a_public_action_tells_every_seat_all_that_changes(variant: str) -> None:
+    """Where ``public_action`` says so, a seat's observation after the action is the same in
+    every world its observation before allows: the action told it all (what a search keys its
+    tree by instead of the observation)."""
+    game = load_game(variant.split(",")[0], players=4, **PUBLIC_VARIANTS[variant])
+    rng = random.Random(8)
+    public = 0
+    for seed in range(12):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.resolve_chance(rng)
+                continue
+            action = rng.choice(state.legal_actions())
+            if state.public_action(action):
+                public += 1
+                for seat in range(game.players):
+                    world = game.sample_state(state.observation(seat), rng)
+                    if action in world.legal_actions():
+                        after = state.clone()
+                        after.apply_action(action)
+                        world.apply_action(action)
+                        assert world.observation(seat) == after.observation(seat), (seed, seat)
+            state.apply_action(action)
+    assert public or not variant.startswith("wizard")
+
+
+@pytest.mark.skipif(
+    engine_in_use() == "compiled",
+    reason="a compiled class's methods cannot be replaced; the pure-Python pass checks this",
+)
+def test_a_search_keyed_by_public_actions_grows_the_tree_observations_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Keying an information set by the one before it and a public action gives the tree,
+    visits and values that keying every one by the bot's observation gives."""
+    game = load_game("wizard", players=4, rounds="6")
+    points = []
+    for seed in range(5):
+        state = game.new_initial_state(seed)
+        state.resolve_chance()
+        for _ in range(seed * 3):  # bids, then cards
+            state.apply_action(state.legal_actions()[-1])
+        points.append(state)
+
+    def trees() -> list[list[list[tuple[int, int, int, float]]]]:
+        grown = []
+        for state in points:
+            bot = ISMCTSBot(game, SearchSettings(rollout="random"))
+            tree: dict[object, dict[int, Any]] = {}
+            observation = state.observation(state.current_player())
+            rng = random.Random(2)
+            for _ in range(200):
+                bot._iterate(observation, tree, rng)
+            grown.append(
+                sorted(
+                    sorted((a, e.visits, e.available, round(e.total, 9)) for a, e in edges.items())
+                    for edges in tree.values()
+                )
+            )
+        return grown
+
+    by_actions = trees()
+    monkeypatch.setattr(WizardState, "public_action", lambda self, action: False)
+    assert trees() == by_actions
+    assert all(len(tree) > 30 for tree in by_actions)  # information sets, dozens deep

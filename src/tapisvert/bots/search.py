@@ -23,7 +23,7 @@ import os
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +59,10 @@ class _Edge:
         self.available = 0
 
 
-Tree = dict[Observation, dict[Action, _Edge]]
+Tree = dict[Hashable, dict[Action, _Edge]]
+"""The bot's information sets and the edges out of each: an information set is keyed by the
+bot's observation there, or, where a public action led to it from another (see
+``State.public_action``), by that one's edges and the action, which tell the same."""
 
 
 class _Searcher:
@@ -173,7 +176,7 @@ class ISMCTSBot:
         exploration = searcher.settings.exploration
         # The world drawn shows the observer what it was drawn from (``sample_state``'s
         # contract): at the root the key is that observation, not one built again.
-        key: Observation | None = observation
+        key: Hashable | None = observation
         while True:
             player = state.current_player()
             if player == TERMINAL or state.segment() != segment:
@@ -184,10 +187,10 @@ class ISMCTSBot:
                 continue
             if searcher.redeterminize and player != observer:
                 state = game.sample_state(state.unshared_observation(player), rng)
-            if key is None or player != observer:
+                key = None  # the world the observer sees has changed
+            if key is None:
                 key = state.unshared_observation(observer)
             edges = tree.setdefault(key, {})
-            key = None
             legal = searcher.searched(state.legal_actions())
             untried = []
             for action in legal:
@@ -202,6 +205,7 @@ class ISMCTSBot:
             else:
                 action = _upper_bound_choice(edges, legal, searcher.scale, exploration)
             path.append((edges[action], player))
+            key = (id(edges), action) if state.public_action(action) else None
             state.apply_action(action)
             if untried:
                 break

@@ -252,6 +252,15 @@ class State(metaclass=ABCMeta):
         self._parts = None
         return self.observation(seat)
 
+    def public_action(self, action: Action) -> bool:
+        """Whether every seat sees ``action`` of the player to act, and sees nothing else
+        change by it than what the action tells (a card played face up, a bid made in the
+        open): a seat's observation after it is then told by the one before and the action,
+        and a search keys its tree by the action instead of building the observation. A
+        game answers ``False`` (the default) where it cannot say so, and a seat's own
+        actions count as seen by all only if the others see them too."""
+        return False
+
     def view(self, seat: Seat | None) -> dict[str, Any]:
         """``observation(seat).to_dict()``: what a client is sent of the position."""
         public, own = self.view_parts(seat)

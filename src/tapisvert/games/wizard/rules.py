@@ -290,6 +290,13 @@ class WizardState(State):
             return [DEALER_BASE + seat for seat in range(self._players)]
         return []
 
+    def public_action(self, action: Action) -> bool:
+        """A card played, a trump chosen, a bid unless bids are hidden: all in the open."""
+        phase = self._phase
+        if phase == PHASE_BID:
+            return not self._game.hidden_bids
+        return phase in (PHASE_PLAY, PHASE_TRUMP)
+
     def _forbidden_bid(self) -> int:
         """The bid the dealer may not make under the Canadian rule, else -1."""
         if not self._game.canadian or self._player != self._dealer:
