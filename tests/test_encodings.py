@@ -223,6 +223,21 @@ def test_a_template_serves_no_other_state_than_its_own_parts_say(name: str) -> N
 
 
 @pytest.mark.parametrize("name", tapisvert.game_names())
+def test_a_tensor_of_another_type_is_refused_clearly(name: str) -> None:
+    """Tensors are float32 (templates are copied into them as such): a float64 buffer gets
+    an error that says so, whether the tensor is written from a state or an observation."""
+    game = tapisvert.load_game(name, players=4)
+    encoding = encoding_for(game)
+    state = game.new_initial_state(3)
+    state.resolve_chance()
+    wrong = numpy.zeros(encoding.shape, dtype=numpy.float64)
+    with pytest.raises(TypeError, match="float32 array, not float64"):
+        encoding.write_state(wrong, state, 0)
+    with pytest.raises(TypeError, match="float32 array, not float64"):
+        encoding.write(wrong, state.observation(0))
+
+
+@pytest.mark.parametrize("name", tapisvert.game_names())
 def test_each_field_is_documented(name: str) -> None:
     place = plugin(name).encoding
     assert place is not None  # every built-in game offers an encoding

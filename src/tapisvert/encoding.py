@@ -105,7 +105,7 @@ class Encoding(ABC):
         self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
         self._templates_made: list[Templates] = []
-        self._tensor_view = LastView()
+        self._tensor_view = LastView(floats=True)
         """The view of the tensor written last, for a game's encoding that writes into the
         caller's tensor itself (one that writes through templates keeps one per template)."""
         self._mask_view = LastView()
@@ -321,10 +321,10 @@ class Template:
 
     def __init__(self, tensor: Tensor, parts: int, remembers: bool) -> None:
         self.tensor = tensor
-        self.out = values_of(tensor)
+        self.out = float_values(tensor)
         self.remembers = remembers
         self.sources: list[object] = [UNWRITTEN] * parts
-        self.view = LastView()
+        self.view = LastView(floats=True)
         """The view of the tensor this template was last copied to (a table's row, say)."""
 
     @classmethod
@@ -485,6 +485,18 @@ def values_of(tensor: Tensor) -> MutableSequence[float]:
     return tensor.data  # type: ignore[return-value]
 
 
+def float_values(tensor: Tensor) -> MutableSequence[float]:
+    """:func:`values_of` a tensor, which must be of float32 (the templates and blocks copied
+    into it are): a clear error for another type, rather than a failed copy further on."""
+    view = values_of(tensor)
+    if cast(memoryview, view).format != "f":
+        raise TypeError(
+            f"a tensor is written into a float32 array, not {tensor.dtype}: "
+            "numpy.zeros(encoding.shape, dtype=numpy.float32)"
+        )
+    return view
+
+
 def clear_slots(
     out: MutableSequence[float], runs: Sequence[SlotRun], items: tuple[int, ...]
 ) -> None:
@@ -514,16 +526,18 @@ class LastView:
     writes tensor after tensor into the same buffer (or each table's into the same row of a
     batch), and making the view costs more than finding it. Keeps that buffer alive."""
 
-    __slots__ = ("_last",)
+    __slots__ = ("_floats", "_last")
 
-    def __init__(self) -> None:
+    def __init__(self, floats: bool = False) -> None:
+        self._floats = floats
+        """Whether the buffers are tensors (:func:`float_values` checks them)."""
         self._last: tuple[object, MutableSequence[Any]] | None = None
 
     def __call__(self, array: NDArray[Any]) -> MutableSequence[Any]:
         last = self._last  # one read: another thread may replace it meanwhile
         if last is not None and last[0] is array:
             return last[1]
-        view: MutableSequence[Any] = values_of(array)
+        view: MutableSequence[Any] = float_values(array) if self._floats else values_of(array)
         self._last = (array, view)
         return view
 
