@@ -46,7 +46,7 @@ def load_duel() -> ModuleType:
 
 duel_game = load_duel()
 Duel, DuelState, DuelObservation = duel_game.Duel, duel_game.DuelState, duel_game.DuelObservation
-DECK, name = duel_game.DECK, duel_game.name
+DECK, name, suit = duel_game.DECK, duel_game.name, duel_game.suit
 
 
 @pytest.fixture(autouse=True)
@@ -152,6 +152,31 @@ def undealt_history(self: DuelState, action: Action) -> None:
 def test_each_broken_rule_is_named(method: str, replacement: Any, complaint: str) -> None:
     with pytest.raises(ConformanceError, match=complaint):
         check_game(broken(method, replacement), games=5, max_steps=500)
+
+
+def test_an_action_called_public_that_tells_more_than_itself() -> None:
+    """A game may call an action public only where it tells every seat all that changes: a
+    play that also scores by the cards left in the player's hand (which the others do not
+    see) is not."""
+
+    def telling_apply(self: DuelState, action: Action) -> None:
+        mover = self.to_act
+        DuelState.apply_action(self, action)
+        if mover >= 0:
+            self.points[mover] += len([card for card in self.hands[mover] if suit(card) == 0])
+
+    state_class = type(
+        "TellingDuelState",
+        (DuelState,),
+        {"apply_action": telling_apply, "public_action": lambda self, action: True},
+    )
+    game_class = type(
+        "TellingDuel",
+        (Duel,),
+        {"new_initial_state": lambda self, seed=None: state_class(self, seed)},
+    )
+    with pytest.raises(ConformanceError, match="which the game calls public, seat"):
+        check_game(game_class(2), games=5, max_steps=500)
 
 
 # The whole kit: each game, with everything its plugin declares.

@@ -29,7 +29,9 @@ played to their end with uniformly random legal moves, chance drawn by the kit; 
 - ``hidden``: a state sampled from a seat's observation, which differs from the true one
   only in what that seat cannot see, gives the seat the same observation, the same view,
   the same tensor (when the game has an encoding) and, to the seat to act, the same legal
-  moves: nothing it cannot see leaks into what it sees.
+  moves: nothing it cannot see leaks into what it sees. After an action the game calls
+  public (``State.public_action``), played in both, the seat's observations are still the
+  same: the action told it all that changed.
 - ``records``: the record, in both forms, and the history replay to the same positions.
 - ``encoding``: tensors of the declared shape, float32, within the declared range, the same
   written from the state (``write_state``) as from the observation; legal masks that mark
@@ -459,6 +461,8 @@ def _check_what_seats_see(
             here,
             f"seat {seat}'s tensor differs between two states it cannot tell apart",
         )
+        if to_act >= 0:
+            _check_public_action(state, sample, seat, rng, here)
         if seat != to_act:
             continue
         _require(
@@ -466,6 +470,25 @@ def _check_what_seats_see(
             here,
             f"seat {seat} may do other things in a state it cannot tell apart",
         )
+
+
+def _check_public_action(
+    state: State, sample: State, seat: Seat | None, rng: random.Random, here: str
+) -> None:
+    """An action of the seat to act that the game calls public, played where it is legal in
+    both states that ``seat`` cannot tell apart, leaves them still alike to ``seat``."""
+    action = rng.choice(state.legal_actions())
+    if not state.public_action(action) or action not in sample.legal_actions():
+        return
+    after, sample_after = state.clone(), sample.clone()
+    after.apply_action(action)
+    sample_after.apply_action(action)
+    _require(
+        sample_after.observation(seat) == after.observation(seat),
+        here,
+        f"after {state.action_to_string(action)}, which the game calls public, seat {seat} "
+        "sees something else in two states it could not tell apart",
+    )
 
 
 def _encoder(subject: Subject) -> Callable[[Observation], bytes] | None:
