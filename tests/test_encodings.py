@@ -9,7 +9,7 @@ import subprocess
 import sys
 from importlib import import_module
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy
 import pytest
@@ -20,7 +20,6 @@ import tapisvert
 from tapisvert.core.game import Game, State
 from tapisvert.core.registry import plugin
 from tapisvert.encoding import Encoding, Tensor, encoding_for
-from tapisvert.games.wizard.encoding import SETTLED_KEPT, WizardEncoding
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wizard", 3, {}),
@@ -176,23 +175,6 @@ def test_state_and_observation_write_the_same_tensors(
             for index in numpy.flatnonzero(expected_mask).tolist():
                 assert encoding.action_of(state, index) == encoding.action_at(observation, index)
         state.apply_action(rng.choice(legal))
-
-
-def test_wizards_round_templates_are_queued_once_whoever_makes_them() -> None:
-    """Two threads that miss the same round template both make it: the queue that says
-    which to evict first holds it once, so that evictions go on finding what they delete
-    (twice queued, a later eviction deleted a key already gone: ``KeyError``)."""
-    game = tapisvert.load_game("wizard", players=3)
-    encoding = cast(WizardEncoding, encoding_for(game))
-    settled = (0, 0, 1, 0, -1, -1, (0, 0, 0))
-    first = encoding._settled_fields(settled)
-    second = encoding._settled_fields(settled)  # as a second thread, having missed it too
-    assert list(encoding._settled_order) == [settled]
-    assert encoding._settled == {settled: second} and numpy.array_equal(first, second)
-    for index in range(1, SETTLED_KEPT + 1):
-        encoding._settled_fields((0, index, 1, 0, -1, -1, (0, 0, 0)))
-    assert len(encoding._settled) == len(encoding._settled_order) == SETTLED_KEPT
-    assert settled not in encoding._settled
 
 
 @pytest.mark.parametrize("name", tapisvert.game_names())

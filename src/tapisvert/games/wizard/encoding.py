@@ -26,8 +26,6 @@ bid 0–20, choose a trump suit (79 in all). The first dealer is chance, not a d
 
 from __future__ import annotations
 
-import threading
-from collections import deque
 from collections.abc import MutableSequence, Sequence
 from typing import cast
 
@@ -35,7 +33,7 @@ import numpy
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
-from tapisvert.encoding import Encoding, Tensor, scaled, values_of
+from tapisvert.encoding import Encoding, Tensor, scaled, values_of, zeros
 from tapisvert.games.wizard.cards import (
     COPIES_OF_SPECIALS,
     JESTER,
@@ -64,9 +62,6 @@ SPECIAL_WEIGHT = 1 / COPIES_OF_SPECIALS
 CARD_WEIGHTS = tuple(1.0 if kind < SUIT_CARDS else SPECIAL_WEIGHT for kind in range(KINDS))
 """What one card of each kind counts for."""
 SUIT_CARD_BITS = (1 << SUIT_CARDS) - 1
-SETTLED_KEPT = 4096
-"""Templates kept (``_settled_fields``): a few per seat of each table in play, 64 tables say."""
-
 Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
 """What changes once a round or so, as the observer sees it: the observer (its seat, or 0),
 the round's index and cards, the dealer, the turned card (-1: none), the trump
@@ -117,13 +112,13 @@ class WizardEncoding(Encoding):
             self.leader.start,
             self.hand.start,
         )
-        self._settled: dict[Settled, MutableSequence[float]] = {}
-        """Each template as a buffer of floats (see ``values_of``): copied from there
-        faster than through numpy."""
-        self._settled_order: deque[Settled] = deque()
-        self._settling = threading.Lock()
-        """The keys, the first added first: a dictionary's first key, once many have been
-        deleted before it, takes a scan of the deleted ones to find."""
+        self._round_at, self._dealer_at, self._trump_card_at, self._trump_at = (
+            self.round.start,
+            self.dealer.start,
+            self.trump_card.start,
+            self.trump.start,
+        )
+        self._zeros = zeros(self.size)
         self._seen_from = [self._seats_seen_from(origin) for origin in range(players)]
         """Per observer: where each seat's card on the trick begins, and for each seat where
         its bid flag, bid, tricks, hand size and score go (seats relative to the observer)."""
@@ -229,17 +224,22 @@ class WizardEncoding(Encoding):
         the hand a bitmask, -1 for no bid or no trump card), as ``write`` and
         ``write_state`` read them: one way to write, whichever the source.
 
-        What changes once a round or so (``settled``) is written once into a template that
-        the tensor starts from."""
-        template = self._settled.get(settled)
-        if template is None:
-            template = self._settled_fields(settled)
+        The tensor is zeroed, then each field is written where it is not zero. (A template
+        per round of what changes once a round, kept by its values, was made for a fifth of
+        the tensors of short rounds and cost more than writing those few values each time.)"""
         out = self._tensor_view(tensor)
-        out[:] = template
+        out[:] = self._zeros
         players = self.players
         most = self.most_cards
-        origin = settled[0]
+        origin, round_index, cards, dealer, trump_card, trump, scores = settled
         tricks_at, slots = self._seen_from[origin]
+        out[self._round_at] = round_index / self.round_count
+        out[self._round_at + 1] = cards / most
+        out[self._dealer_at + (dealer - origin) % players] = 1.0
+        if trump_card >= 0:
+            out[self._trump_card_at + trump_card] = CARD_WEIGHTS[trump_card]
+        if trump != TRUMP_UNDECIDED:
+            out[self._trump_at + (SUITS if trump == NO_TRUMP else trump)] = 1.0
         out[self._phase_at + phase] = 1.0
         if 0 <= to_act < players:
             out[self._to_act_at + (to_act - origin) % players] = 1.0
@@ -252,7 +252,12 @@ class WizardEncoding(Encoding):
                 out[at_hand + WIZARD] = (hand >> 52 & 7) * SPECIAL_WEIGHT
                 out[at_hand + JESTER] = (hand >> 55 & 7) * SPECIAL_WEIGHT
         played, tricks_won = self._finished(completed) if completed else self._none_finished
-        for other, made, bid_at, won, size, _ in slots:  # the template holds zeros there
+        best = self.best_total
+        for other, made, bid_at, won, size, scored in slots:
+            score = scores[other]
+            if score:
+                total = score / best
+                out[scored] = total if -1.0 <= total <= 1.0 else scaled(total, 1.0)
             bid = bids[other]
             if bid >= 0:
                 out[made] = 1.0
@@ -268,32 +273,6 @@ class WizardEncoding(Encoding):
             out[tricks_at[(leader + order) % players] + card] = CARD_WEIGHTS[card]
         if played is not None:
             out[self.played.start : self.played.stop] = played
-
-    def _settled_fields(self, settled: Settled) -> MutableSequence[float]:
-        """The fields of ``settled`` alone, the others zero, remembered for the next
-        positions (the last ``SETTLED_KEPT``: a few per seat and table in play)."""
-        origin, round_index, cards, dealer, trump_card, trump, scores = settled
-        most = self.most_cards
-        out = values_of(numpy.zeros(self.shape, dtype=numpy.float32))
-        out[self.round.start] = round_index / self.round_count
-        out[self.round.start + 1] = cards / most
-        out[self.dealer.start + (dealer - origin) % self.players] = 1.0
-        if trump_card >= 0:
-            out[self.trump_card.start + trump_card] = CARD_WEIGHTS[trump_card]
-        if trump != TRUMP_UNDECIDED:
-            out[self.trump.start + (SUITS if trump == NO_TRUMP else trump)] = 1.0
-        best = self.best_total
-        for other, _, _, _, _, scored in self._seen_from[origin][1]:
-            score = scores[other] / best
-            out[scored] = score if -1.0 <= score <= 1.0 else scaled(score, 1.0)
-        with self._settling:  # as ``IdentityCache``: each key once in the queue
-            kept = self._settled
-            if settled not in kept:
-                self._settled_order.append(settled)
-            kept[settled] = out
-            if len(kept) > SETTLED_KEPT:
-                del kept[self._settled_order.popleft()]
-        return out
 
     def _seats_seen_from(
         self, origin: Seat
