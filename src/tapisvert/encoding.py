@@ -423,8 +423,7 @@ class Template:
                     if count != before[index]:
                         out[start + index] = count * weight
                 return
-            for index in range(len(before)):
-                out[start + index] = 0.0
+            self.clear(start, start + len(before))
         for index in range(len(counts)):
             count = counts[index]
             if count:

@@ -71,6 +71,7 @@ from tapisvert.games.abluxxen.rules import (
     AbluxxenObservation,
     AbluxxenState,
     set_action,
+    stack_sizes,
 )
 
 SET_SIZE = JOKER_SET_VALUE + 2
@@ -166,7 +167,7 @@ class AbluxxenEncoding(Encoding):
             seen.hand_sizes,
             tuple(counts_of(known) for known in seen.known_in_hand),
             seen.stacks,
-            [sum(played.size for played in stack) for stack in seen.stacks],
+            stack_sizes(seen.stacks),
             seen.display,
             seen.pile_size,
             counts_of(seen.discard),

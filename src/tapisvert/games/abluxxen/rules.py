@@ -258,6 +258,11 @@ class AbluxxenGame(Game["AbluxxenState"]):
         return AbluxxenState(self, seed)
 
 
+def stack_sizes(stacks: tuple[tuple[CardSet, ...], ...]) -> tuple[int, ...]:
+    """The cards in each stack."""
+    return tuple(sum(played.size for played in stack) for stack in stacks)
+
+
 class AbluxxenState(State):
     def __init__(self, game: AbluxxenGame, seed: int | None = None) -> None:
         super().__init__(game, seed)
@@ -274,7 +279,7 @@ class AbluxxenState(State):
         cards in each counted: kept beside the stacks, since a score reads them at every
         view."""
         self._stacks = stacks
-        self._stacked = tuple(sum(played.size for played in stack) for stack in stacks)
+        self._stacked = stack_sizes(stacks)
 
     def _set_up_game(self, starter: Seat) -> None:
         """A full deck and empty tables, ready to deal a game that ``starter`` begins."""
