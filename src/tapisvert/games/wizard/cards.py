@@ -201,13 +201,25 @@ def card_strength(card: int, trump: int, follow: int) -> int:
     return 0
 
 
-# NEXT_FOLLOW[follow][card] and STRENGTH[trump][follow][card], the engine's fast path.
-NEXT_FOLLOW: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(follow_after(follow, card) for card in range(KINDS)) for follow in range(FOLLOW_OPEN + 1)
-)
-STRENGTH: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
+PlayEffect = tuple[int, int, int, int, int]
+"""What playing a card means: the bits of a hand that show it is held (any of a Wizard's or
+a Jester's three), the bits that forbid it (the suit to follow, for a card of another suit),
+the card's own bit or unit, the suit to follow after it, and its strength after it."""
+
+
+def play_effect(card: int, trump: int, follow: int) -> PlayEffect:
+    is_suit_card = card < SUIT_CARDS
+    held = CARD_UNIT[card] * (1 if is_suit_card else 7)
+    must_follow = follow < SUITS and is_suit_card and card // VALUES != follow
+    forbidding = SUIT_FIELD << (13 * follow) if must_follow else 0
+    after = follow_after(follow, card)
+    return held, forbidding, CARD_UNIT[card], after, card_strength(card, trump, after)
+
+
+# PLAY_EFFECTS[trump][follow][card]: a card played, from one lookup (the engine's hot path).
+PLAY_EFFECTS: Final[dict[int, tuple[tuple[PlayEffect, ...], ...]]] = {
     trump: tuple(
-        tuple(card_strength(card, trump, follow) for card in range(KINDS))
+        tuple(play_effect(card, trump, follow) for card in range(KINDS))
         for follow in range(FOLLOW_OPEN + 1)
     )
     for trump in (NO_TRUMP, *range(SUITS))

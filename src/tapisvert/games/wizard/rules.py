@@ -9,6 +9,7 @@ first dealer to chance starts with one chance step that names the dealer.
 from __future__ import annotations
 
 import random
+from operator import add, attrgetter
 from typing import Any, Final
 
 from tapisvert.core.chance import draw
@@ -34,10 +35,9 @@ from tapisvert.games.wizard.cards import (
     FOLLOW_OPEN,
     JESTER,
     KINDS,
-    NEXT_FOLLOW,
     NO_TRUMP,
+    PLAY_EFFECTS,
     SPECIAL_TABLE,
-    STRENGTH,
     SUIT_CARDS,
     SUIT_FIELD,
     SUIT_LETTERS,
@@ -223,7 +223,7 @@ class WizardState(State):
         self._trick: list[int] = []
         self._leader = (dealer + 1) % players
         self._follow = FOLLOW_OPEN
-        self._strength = STRENGTH[NO_TRUMP]
+        self._plays = PLAY_EFFECTS[NO_TRUMP]
         self._best = 0  # the strength of the card that holds the trick so far
         self._taker = 0  # the seat that played it
         self._completed: tuple[CompletedTrick, ...] = ()
@@ -248,7 +248,7 @@ class WizardState(State):
         twin._trick = self._trick.copy()
         twin._leader = self._leader
         twin._follow = self._follow
-        twin._strength = self._strength
+        twin._plays = self._plays
         twin._best = self._best
         twin._taker = self._taker
         twin._completed = self._completed
@@ -327,27 +327,14 @@ class WizardState(State):
         # Playing a card: the hot path of every playout, written out flat.
         player = self._player
         hand = self._hands[player]
-        if not 0 <= action < KINDS or not hand & _HELD_MASKS[action]:
-            raise IllegalActionError(
-                "wizard.error.not_in_hand",
-                card=card_to_string(action) if 0 <= action < KINDS else str(action),
-            )
-        follow = self._follow
-        if (
-            follow < SUITS
-            and action < SUIT_CARDS
-            and action // VALUES != follow
-            and hand >> (13 * follow) & SUIT_FIELD
-        ):
-            raise IllegalActionError(
-                "wizard.error.must_follow",
-                suit=suit_name(follow),
-                cards=" ".join(map(card_to_string, suit_kinds(hand, follow))),
-            )
+        if not 0 <= action < KINDS:
+            raise IllegalActionError("wizard.error.not_in_hand", card=str(action))
+        held, forbidding, unit, follow, strength = self._plays[self._follow][action]
+        if not hand & held or hand & forbidding:
+            raise self._illegal_card(action)
         self._history = (self._history, action)
-        self._hands[player] = hand - CARD_UNIT[action]
-        follow = self._follow = NEXT_FOLLOW[follow][action]
-        strength = self._strength[follow][action]
+        self._hands[player] = hand - unit
+        self._follow = follow
         trick = self._trick
         if not trick or strength > self._best:
             self._best = strength
@@ -358,6 +345,18 @@ class WizardState(State):
             self._player = player + 1 if player + 1 < players else 0
         else:
             self._finish_trick()
+
+    def _illegal_card(self, card: int) -> IllegalActionError:
+        """Why the player to move may not play ``card``: not held, or the suit must be followed."""
+        hand = self._hands[self._player]
+        follow = self._follow
+        if not hand & self._plays[follow][card][0]:
+            return IllegalActionError("wizard.error.not_in_hand", card=card_to_string(card))
+        return IllegalActionError(
+            "wizard.error.must_follow",
+            suit=suit_name(follow),
+            cards=" ".join(map(card_to_string, suit_kinds(hand, follow))),
+        )
 
     def _apply_other(self, action: Action) -> None:
         phase = self._phase
@@ -511,7 +510,7 @@ class WizardState(State):
 
     def tricks_won(self) -> tuple[int, ...]:
         """Tricks taken by each seat in the current round."""
-        return tricks_taken([trick[2] for trick in self._completed], self._players)
+        return tricks_taken(map(_trick_winner, self._completed), self._players)
 
     def hand(self, seat: Seat) -> list[int]:
         """The true hand of ``seat``: for tests and the referee, never for a bot."""
@@ -579,7 +578,7 @@ class WizardState(State):
     def _set_trump(self, trump: int) -> None:
         """Fix the trump (a suit or ``NO_TRUMP``) and open the bidding."""
         self._trump = trump
-        self._strength = STRENGTH[trump]
+        self._plays = PLAY_EFFECTS[trump]
         self._phase = PHASE_BID
         self._player = (self._dealer + 1) % self._players
 
@@ -614,7 +613,7 @@ class WizardState(State):
     def _end_round(self) -> None:
         tricks_won = self.tricks_won()
         points = tuple(map(round_score, self._bids, tricks_won))
-        self._scores = tuple(map(sum, zip(self._scores, points, strict=True)))
+        self._scores = tuple(map(add, self._scores, points))
         summary = _new_tuple(
             RoundSummary,
             (
@@ -642,10 +641,7 @@ _CARD_PHASES: Final = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
 # A named tuple made by ``tuple.__new__`` (as its own constructor does) skips the constructor's
 # Python frame: a trick is finished a dozen times in every playout.
 _new_tuple: Final = tuple.__new__
-# For each card, the bits of a hand that show it is held (any of a Wizard's or a Jester's three).
-_HELD_MASKS: Final = tuple(
-    CARD_UNIT[card] * (1 if card < SUIT_CARDS else 7) for card in range(KINDS)
-)
+_trick_winner: Final = attrgetter("winner")
 _EXPECTED: Final = (
     "wizard.expect.dealer",
     "wizard.expect.deal",

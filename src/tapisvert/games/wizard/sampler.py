@@ -19,9 +19,8 @@ from tapisvert.core.chance import draw
 from tapisvert.core.game import Seat
 from tapisvert.games.wizard.cards import (
     FOLLOW_OPEN,
-    NEXT_FOLLOW,
     NO_TRUMP,
-    STRENGTH,
+    PLAY_EFFECTS,
     SUIT_CARDS,
     SUITS,
     VALUES,
@@ -143,7 +142,7 @@ def _build(
     state._trump_card = -1 if observation.trump_card is None else observation.trump_card
     trump = TRUMP_UNDECIDED if observation.trump is None else observation.trump
     state._trump = trump
-    state._strength = STRENGTH[NO_TRUMP if trump == TRUMP_UNDECIDED else trump]
+    state._plays = PLAY_EFFECTS[NO_TRUMP if trump == TRUMP_UNDECIDED else trump]
     bids = list(observation.bids)
     for seat in _bidders(observation):
         if bids[seat] is None:
@@ -154,8 +153,7 @@ def _build(
     state._trick = list(observation.trick)
     follow = FOLLOW_OPEN
     for position, card in enumerate(observation.trick):
-        follow = NEXT_FOLLOW[follow][card]
-        strength = state._strength[follow][card]
+        _, _, _, follow, strength = state._plays[follow][card]
         if position == 0 or strength > state._best:
             state._best = strength
             state._taker = (observation.leader + position) % players
