@@ -13,10 +13,13 @@ and a uniform consistent hand draws each gap's m values uniformly.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
-from tapisvert.games.luz.cards import COLOUR_COUNT, MAX_VALUE, colour_of
+from tapisvert.games.luz.cards import COLOUR_COUNT, MAX_VALUE, colour_of, value_of
+
+_CARD_VALUE: Final = tuple(map(value_of, range(COLOUR_COUNT * MAX_VALUE)))
 
 
 class Gap(NamedTuple):
@@ -101,8 +104,10 @@ def _gap_values(
     low: int,
     high: int,
 ) -> None:
-    candidates = sorted([hand[slot] for slot in pending] + [c for c in unseen if low <= c < high])
-    values = [candidate % MAX_VALUE + 1 for candidate in candidates]
+    candidates = list(map(hand.__getitem__, pending))  # increasing: the hand was sorted
+    candidates += unseen[bisect_left(unseen, low) : bisect_left(unseen, high)]
+    candidates.sort()
+    values = list(map(_CARD_VALUE.__getitem__, candidates))
     spare = len(values) - len(pending) + 1
     for index, slot in enumerate(pending):
         possible[slot] = tuple(values[index : index + spare])
