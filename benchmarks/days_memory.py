@@ -1,16 +1,17 @@
 """What open tables over days cost a node: its memory with 10,000 of them against 10, side by
 side with the same tables awake (as live ones are kept), all in one run.
 
-For each case a new SQLite database is made by the server (``tapisvert serve``, migrations and
-two accounts, ana and bob), then filled directly with tables of 3-player Wizard at a day a move,
-each dealt and a few moves in (uniformly random legal moves, seeds 0, 1…), stored as the server
-stores a table over days that nobody is at: asleep, with the deadline of the person to act. Ana
-and bob sit at the first ten; the others are people who do not come (accounts that exist only
-in the seats). The server is started again on it, and once it answers, its resident memory
-(VmRSS) is read; then ana asks for her list (``GET /api/turns``), the person to act at the
-first table opens it and plays (the table wakes), and the memory is read again. The awake case
-stores the same tables not asleep, so that the server brings them all into memory at start, as
-it does live tables: the difference per table is what sleeping saves.
+A SQLite database is made once by the server (``tapisvert serve``, migrations and two
+accounts, ana and bob); each case starts from a copy of it, filled directly with tables of
+3-player Wizard at a day a move, each dealt and a few moves in (uniformly random legal moves,
+seeds 0, 1…), stored as the server stores a table over days that nobody is at: asleep, with
+the deadline of the person to act. Ana and bob sit at the first ten; the others are people who
+do not come (accounts that exist only in the seats). The server is started on it, and once it
+answers, its resident memory (VmRSS) is read; then ana asks for her list (``GET
+/api/turns``), the person to act at the first table opens it and plays (the table wakes), and
+the memory is read again. The awake case stores the same tables not asleep, so that the server
+brings them all into memory at start, as it does live tables: the difference per table is what
+sleeping saves.
 
 Run: ``.venv/bin/python benchmarks/days_memory.py [--tables 10000] [--awake 1000]``
 """
@@ -21,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -150,8 +152,11 @@ def fill(url: str, tables: int, asleep: bool, people: dict[str, int]) -> None:
     engine.dispose()
 
 
-def measure(folder: Path, tables: int, asleep: bool, settle: float) -> dict[str, Any]:
-    url = f"sqlite:///{folder / 'days.sqlite3'}"
+def prepare(folder: Path) -> tuple[Path, dict[str, str], dict[str, int]]:
+    """A database made by the server, with ana's and bob's accounts: each case starts from a
+    copy of it. Their tokens, and their ids."""
+    made_at = folder / "accounts.sqlite3"
+    url = f"sqlite:///{made_at}"
     node = Node(url, folder / "server.log")
     node.start()
     tokens = {}
@@ -164,6 +169,21 @@ def measure(folder: Path, tables: int, asleep: bool, settle: float) -> dict[str,
     with engine.connect() as connection:
         people = dict(connection.execute(select(users_table.c.name, users_table.c.id)).all())
     engine.dispose()
+    return made_at, tokens, people
+
+
+def measure(
+    folder: Path,
+    prepared: tuple[Path, dict[str, str], dict[str, int]],
+    tables: int,
+    asleep: bool,
+    settle: float,
+) -> dict[str, Any]:
+    made_at, tokens, people = prepared
+    database = folder / "days.sqlite3"
+    shutil.copyfile(made_at, database)
+    url = f"sqlite:///{database}"
+    node = Node(url, folder / "server.log")
     fill(url, tables, asleep, people)
     starting = node.start()
     time.sleep(settle)  # what the start left behind is collected, its tasks settled
@@ -207,9 +227,11 @@ def main() -> None:
     arguments = parser.parse_args()
     cases = [(10, True), (arguments.tables, True), (10, False), (arguments.awake, False)]
     results = []
-    for tables, asleep in cases:
-        with tempfile.TemporaryDirectory() as folder:
-            results.append(measure(Path(folder), tables, asleep, arguments.settle))
+    with tempfile.TemporaryDirectory() as accounts:
+        prepared = prepare(Path(accounts))
+        for tables, asleep in cases:
+            with tempfile.TemporaryDirectory() as folder:
+                results.append(measure(Path(folder), prepared, tables, asleep, arguments.settle))
     megabyte = 1024 * 1024
     print("tables  stored  server start  memory (RSS)  after a move  /api/turns  wake + move")
     for row in results:
