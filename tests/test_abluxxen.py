@@ -14,7 +14,7 @@ from tapisvert.core.tuples import added, replaced
 from tapisvert.games.abluxxen import AbluxxenState, CardSet, legal_sets, set_to_string
 from tapisvert.games.abluxxen.bot import AbluxxenHeuristicBot
 from tapisvert.games.abluxxen.cards import DECK_COUNTS, JOKER, counts_of, string_to_set
-from tapisvert.games.abluxxen.rules import GameSummary
+from tapisvert.games.abluxxen.rules import GameSummary, set_action
 from tapisvert.games.abluxxen.search import heuristic_in_play_out
 from tapisvert.testing import check_game
 
@@ -70,6 +70,14 @@ def test_a1_legal_plays() -> None:
         state.apply_string("set 5x3")
     with pytest.raises(IllegalActionError, match="is not a set"):
         state.apply_string("set 5+7")
+
+
+@given(st.tuples(*(st.integers(0, most) for most in DECK_COUNTS)))
+def test_a_hand_offers_every_set_it_can_play_in_order(hand: tuple[int, ...]) -> None:
+    """The moves offered (read from tables by value) are ``legal_sets``' sets, in its order."""
+    state = position(["1", "2"])
+    state._hands = (hand, state._hands[1])
+    assert state.legal_actions() == [set_action(played) for played in legal_sets(hand)]
 
 
 def test_a2_size_and_value_must_both_fit() -> None:
@@ -285,7 +293,7 @@ def test_duel_setup() -> None:
 
 players_st = st.integers(min_value=2, max_value=5)
 seed_st = st.integers(min_value=0, max_value=2**32)
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 
 
 def game_states(
@@ -372,7 +380,7 @@ def test_sampled_states_match_the_observation(
         assert sample.every_card() == state.every_card()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(hand=st.lists(st.integers(0, 3), min_size=14, max_size=14))
 def test_playable_agrees_with_the_listed_sets(hand: list[int]) -> None:
     from tapisvert.games.abluxxen.cards import is_playable

@@ -119,11 +119,45 @@ def action_set(action: Action) -> CardSet:
     return CardSet(code // 100, code // 10 % 10, code % 10)
 
 
-@lru_cache(maxsize=16384)
-def _set_actions(hand: tuple[int, ...]) -> tuple[Action, ...]:
-    """The sets ``hand`` can play, as actions: worked out once for a hand (it often stays
-    the same over several moves, and the seat's offered moves are asked for at each)."""
-    return tuple([set_action(played) for played in legal_sets(hand)])
+def _sets_of(value: int, hand: list[int]) -> tuple[Action, ...]:
+    """The sets of ``value`` (``JOKER_SET_VALUE``: jokers alone) that ``hand`` can play, as
+    actions, in the order of ``legal_sets``."""
+    return tuple([set_action(played) for played in legal_sets(hand) if played.value == value])
+
+
+def _hand_of(value: int, count: int, jokers: int) -> list[int]:
+    hand = [0] * KINDS
+    hand[value] += count
+    hand[JOKER] += jokers
+    return hand
+
+
+_SETS_WITH: Final = tuple(
+    tuple(
+        tuple(_sets_of(value, _hand_of(value, count, jokers)) for jokers in range(JOKERS + 1))
+        for count in range(COPIES + 1)
+    )
+    for value in range(KINDS)
+)
+"""``_SETS_WITH[value][count][jokers]``: the sets of ``value`` that ``count`` cards of it and
+``jokers`` jokers can play (a hand is new at most moves, and a set made as a ``CardSet`` costs
+more than its action found in a table)."""
+_JOKER_SETS: Final = tuple(
+    _sets_of(JOKER_SET_VALUE, _hand_of(JOKER, 0, jokers)) for jokers in range(JOKERS + 1)
+)
+"""``_JOKER_SETS[jokers]``: the sets of jokers alone."""
+
+
+def _set_actions(hand: tuple[int, ...]) -> list[Action]:
+    """The sets ``hand`` can play, as actions, in the order of ``legal_sets``."""
+    jokers = hand[JOKER]
+    actions: list[Action] = []
+    for value in range(1, KINDS):
+        count = hand[value]
+        if count:
+            actions += _SETS_WITH[value][count][jokers]
+    actions += _JOKER_SETS[jokers]
+    return actions
 
 
 @lru_cache(maxsize=16384)
@@ -345,7 +379,7 @@ class AbluxxenState(State):
     def legal_actions(self) -> list[Action]:
         phase = self._phase
         if phase == PHASE_PLAY:
-            return list(_set_actions(self._hands[self._player]))
+            return _set_actions(self._hands[self._player])
         if phase == PHASE_STEAL:
             return [TAKE, DECLINE]
         if phase == PHASE_VICTIM:
