@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tapisvert import CHANCE, load_game
 from tapisvert.games.wizard import WizardState
@@ -15,6 +16,11 @@ from server_support import postgres_database, sqlite_url
 
 collect_ignore = ["plugins"]
 """Packages installed beside tapisvert by the tests that need them, not test modules."""
+
+settings.register_profile("untimed", deadline=None)
+settings.load_profile("untimed")
+"""No test is timed (speed is the benchmarks' business): Hypothesis's deadline of 200 ms an
+example would fail a property on a busy machine, not on a wrong answer."""
 
 
 def wizard_position(

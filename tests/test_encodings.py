@@ -135,7 +135,7 @@ def test_tensors_masks_and_views(case: tuple[str, int, dict[str, object]]) -> No
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=6)
 @given(
     seed=st.integers(min_value=0, max_value=2**32),
     skip=st.integers(min_value=0, max_value=2000),

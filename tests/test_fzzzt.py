@@ -241,7 +241,7 @@ def brute_force_sets(unit: int, supplies: list[int]) -> int:
     return best
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     unit=st.sampled_from(UNITS),
     supplies=st.lists(st.integers(min_value=1, max_value=15), max_size=6),
@@ -254,7 +254,7 @@ def test_set_counting_matches_brute_force(unit: int, supplies: list[int]) -> Non
 
 players_st = st.integers(min_value=2, max_value=4)
 seed_st = st.integers(min_value=0, max_value=2**32)
-SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow])
 
 
 def game_states(players: int, seed: int, versus: bool = False) -> list[FzzztState]:

@@ -202,7 +202,7 @@ def possible_values(gaps: list[Gap], hand_size: int) -> list[tuple[int, ...] | N
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(data=st.data())
 def test_knowledge_matches_brute_force_on_small_decks(data: st.DataObject) -> None:
     colours, values = data.draw(st.integers(2, 3)), data.draw(st.integers(3, 6))
@@ -264,7 +264,7 @@ def test_sampling_is_uniform_over_consistent_hands() -> None:
 
 players_st = st.integers(min_value=3, max_value=5)
 seed_st = st.integers(min_value=0, max_value=2**32)
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 
 
 def game_states(players: int, seed: int) -> list[LuzState]:
@@ -274,7 +274,7 @@ def game_states(players: int, seed: int) -> list[LuzState]:
 
 
 @pytest.mark.slow
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, suppress_health_check=[HealthCheck.too_slow])
 @given(players=players_st, seed=seed_st, rotates=st.booleans())
 def test_luz_conforms(players: int, seed: int, rotates: bool) -> None:
     """The conformance kit: termination, cards, notation, clones, refusals, samples, records."""

@@ -156,7 +156,6 @@ def current_seq(arena: Arena) -> int:
 @pytest.mark.slow
 @settings(
     max_examples=250,
-    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
 )
 @given(data=st.data())

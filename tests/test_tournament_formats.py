@@ -80,7 +80,7 @@ def test_swiss_seats_close_standings_together_and_avoids_meeting_again() -> None
     assert second[0][0] == 0  # the leader heads the top table
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     count=st.integers(min_value=3, max_value=30),
     size=st.integers(min_value=2, max_value=6),

@@ -19,7 +19,7 @@ from conftest import random_playthrough
 
 players_st = st.integers(min_value=3, max_value=6)
 seed_st = st.integers(min_value=0, max_value=2**32)
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 
 
 def short_game(players: int, seed: int) -> WizardState:
@@ -80,7 +80,7 @@ def test_sixty_cards_at_every_step_and_scores_follow_the_formula(players: int, s
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow])
 @given(players=players_st, seed=seed_st, canadian=st.booleans(), hidden_bids=st.booleans())
 def test_wizard_conforms(players: int, seed: int, canadian: bool, hidden_bids: bool) -> None:
     """The conformance kit on short games: cards, notation, clones, refusals, samples, records."""

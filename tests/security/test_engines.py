@@ -113,7 +113,7 @@ texts = st.one_of(
     ),
 )
 SETTINGS = settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+    max_examples=300, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
 
 
