@@ -347,7 +347,7 @@ def test_exploitability_quick_run_prints_its_table() -> None:
     nash_conv = {label: float(row[3] if label == "CFR+" else row[2]) for label, row in rows.items()}
     assert all(value >= -1e-9 for value in nash_conv.values())
     assert nash_conv["CFR+"] < nash_conv["random"]
-    assert "CFR+ NashConv by iteration (last values): 4: " in printed
+    assert "CFR+ NashConv by iteration (last values): 2: " in printed
 
 
 def test_server_load_interleaves_the_games_and_the_boardgame_io_peer() -> None:
