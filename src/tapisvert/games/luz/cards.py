@@ -49,6 +49,10 @@ def value_of(card: int) -> int:
     return card % MAX_VALUE + 1
 
 
+CARD_VALUES: Final = tuple(map(value_of, range(COLOUR_COUNT * MAX_VALUE)))
+"""Each card's value, by card id."""
+
+
 def card(colour: int, value: int) -> int:
     return colour * MAX_VALUE + value - 1
 

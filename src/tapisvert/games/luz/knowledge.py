@@ -15,11 +15,9 @@ from __future__ import annotations
 import random
 from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Sequence
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
-from tapisvert.games.luz.cards import COLOUR_COUNT, MAX_VALUE, colour_of, value_of
-
-_CARD_VALUE: Final = tuple(map(value_of, range(COLOUR_COUNT * MAX_VALUE)))
+from tapisvert.games.luz.cards import CARD_VALUES, COLOUR_COUNT, MAX_VALUE, colour_of
 
 
 class Gap(NamedTuple):
@@ -107,7 +105,7 @@ def _gap_values(
     candidates = list(map(hand.__getitem__, pending))  # increasing: the hand was sorted
     candidates += unseen[bisect_left(unseen, low) : bisect_left(unseen, high)]
     candidates.sort()
-    values = list(map(_CARD_VALUE.__getitem__, candidates))
+    values = list(map(CARD_VALUES.__getitem__, candidates))
     spare = len(values) - len(pending) + 1
     for index, slot in enumerate(pending):
         possible[slot] = tuple(values[index : index + spare])

@@ -31,6 +31,7 @@ from tapisvert.core.notation import ascii_number
 from tapisvert.core.tricks import tricks_taken
 from tapisvert.core.tuples import replaced, without
 from tapisvert.games.luz.cards import (
+    CARD_VALUES,
     COLOUR_COUNT,
     DEALS,
     FAIL_POINTS_PER_TRICK,
@@ -46,7 +47,6 @@ from tapisvert.games.luz.cards import (
     final_ranking,
     string_to_card,
     trick_winner,
-    value_of,
 )
 from tapisvert.games.luz.knowledge import colour_values, unknown_by_colour
 from tapisvert.games.luz.observation import PLAYED as PLAYED
@@ -91,7 +91,7 @@ def play_action(slot: int) -> Action:
 
 _COLOUR_OF: tuple[int, ...] = (*map(colour_of, range(CARD_IDS)), PLAYED)
 """Each card's colour, by card id; ``PLAYED`` (-1) reads the last entry: played."""
-_VALUE_OF: tuple[int | None, ...] = (*map(value_of, range(CARD_IDS)), None)
+_VALUE_OF: tuple[int | None, ...] = (*CARD_VALUES, None)
 """Each card's value, by card id; ``PLAYED`` (-1) reads the last entry: none."""
 
 _colours_of: IdentityCache[tuple[int, ...], tuple[int, ...]] = IdentityCache(
