@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from operator import add, sub
 from typing import Any, Final
 
 from tapisvert.core.cache import IdentityCache
@@ -160,10 +161,19 @@ def _set_actions(hand: tuple[int, ...]) -> list[Action]:
     return actions
 
 
+_SET_TEXTS: Final = {
+    action: f"set {set_to_string(action_set(action))}"
+    for sets in (*(by_count[COPIES][JOKERS] for by_count in _SETS_WITH), _JOKER_SETS[JOKERS])
+    for action in sets
+}
+"""Every set's action in notation, from the sets of a hand holding every copy and joker (the
+seat to act is offered its sets in notation after every move)."""
+
+
 @lru_cache(maxsize=16384)
 def _set_texts(hand: tuple[int, ...]) -> tuple[str, ...]:
     """``_set_actions(hand)`` in notation."""
-    return tuple([f"set {set_to_string(played)}" for played in legal_sets(hand)])
+    return tuple(map(_SET_TEXTS.__getitem__, _set_actions(hand)))
 
 
 _totals_of: IdentityCache[tuple[GameSummary, ...], tuple[int, ...]] = IdentityCache(
@@ -504,17 +514,16 @@ class AbluxxenState(State):
         return SeatView(seat, self._hands[seat], self._stacks, self._display, self._in_play)
 
     def _public_view(self) -> dict[str, Any]:
-        players = range(self._players)
         finished = self._finished_totals()
-        game_scores = tuple(self.score(other) for other in players)
-        ongoing = self._phase != PHASE_END
+        hand_sizes = tuple(map(sum, self._hands))
+        game_scores = tuple(map(sub, self._stacked, hand_sizes))
         return {
             "players": self._players,
             "active": self._active,
             "phase": PHASE_NAMES[self._phase],
             "current_player": self._player,
-            "hand_sizes": tuple(sum(self._hands[other]) for other in players),
-            "known_in_hand": tuple(card_tuple(self._known[other]) for other in players),
+            "hand_sizes": hand_sizes,
+            "known_in_hand": tuple(map(card_tuple, self._known)),
             "stacks": self._stacks,
             "display": self._display,
             "pile_size": sum(self._pile),
@@ -529,9 +538,8 @@ class AbluxxenState(State):
             "refill_pending": self._refill,
             "deal_queue": self._deal_queue,
             "game_scores": game_scores,
-            "scores": tuple(
-                total + game_scores[seat] if ongoing else total
-                for seat, total in enumerate(finished)
+            "scores": (
+                tuple(map(add, finished, game_scores)) if self._phase != PHASE_END else finished
             ),
             "game_number": self._game_index + 1,
             "games": self._game.games,
