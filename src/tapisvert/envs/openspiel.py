@@ -24,11 +24,12 @@ every information state of such a game (``benchmarks/exploitability.py``).
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, ClassVar
+
+import orjson
 
 from tapisvert.bots import make_bot
 from tapisvert.core.extras import needs
@@ -289,7 +290,10 @@ class SeatObserver:
         self.encoding.write_state(self.tensor, state.state, None if self.spectator else player)
 
     def string_from(self, state: OpenSpielState, player: int) -> str:
-        return json.dumps(self.observation(state, player).to_dict(), sort_keys=True)
+        """The observation's JSON form, keys sorted: the same observation, the same string."""
+        return orjson.dumps(
+            self.observation(state, player).to_dict(), option=orjson.OPT_SORT_KEYS
+        ).decode()
 
 
 class IsmctsBot:
