@@ -139,22 +139,14 @@ def cards_json(cards: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(map(kind_to_string, cards))
 
 
-_card_lists_json: IdentityCache[tuple[tuple[int, ...], ...], tuple[tuple[str, ...], ...]] = (
-    itemwise(cards_json)
-)
-"""Each seat's known cards, the display's entries: a position keeps those it did not change as
-the same objects (``State._shared``), which are then converted once, without hashing."""
+@lru_cache(maxsize=16384)
+def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(map(cards_json, lists))
 
 
-@lru_cache(maxsize=1024)
-def _set_json(played: CardSet) -> str:
-    return set_to_string(played)
-
-
-_stacks_json: IdentityCache[tuple[tuple[CardSet, ...], ...], tuple[tuple[str, ...], ...]] = (
-    itemwise(lambda stack: tuple(map(_set_json, stack)))
-)
-"""Each seat's stack of sets, converted when it changed."""
+@lru_cache(maxsize=16384)
+def _stacks_json(stacks: tuple[tuple[CardSet, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(map(set_to_string, stack)) for stack in stacks)
 
 
 _games_json: IdentityCache[tuple[GameSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
