@@ -14,7 +14,14 @@ from tapisvert import IllegalActionError, load_game
 from tapisvert.core.tuples import replaced, without
 from tapisvert.games.fzzzt import DONE, FzzztState, card_named, completed_sets, unit_score
 from tapisvert.games.fzzzt.cards import CARDS, SYMBOL_BITS, UNITS, strength, symbols
-from tapisvert.games.fzzzt.rules import GONE, HIDDEN, PHASE_PRODUCTION, Placement, bid_cards
+from tapisvert.games.fzzzt.rules import (
+    GONE,
+    HIDDEN,
+    PHASE_PRODUCTION,
+    Holdings,
+    Placement,
+    bid_cards,
+)
 from tapisvert.testing import check_game
 
 from conftest import random_playthrough
@@ -31,6 +38,25 @@ def new_game(players: int = 3, mechanics: str = "M1 M2 M3", **options: object) -
     for mechanic in mechanics.split():
         state.apply_string(f"mechanic {mechanic}")
     return state
+
+
+def piles_owned(state: FzzztState) -> tuple[tuple[int, ...], ...]:
+    """Each seat's cards in hand, draw pile, discard pile and bid, sorted: what it owns."""
+    return tuple(
+        tuple(sorted((*hand, *draw, *discard, *(bid or ()))))
+        for hand, draw, discard, bid in zip(
+            state._hands, state._draw, state._discard, state._bids, strict=True
+        )
+    )
+
+
+def set_up(state: FzzztState, **piles: tuple[tuple[int, ...], ...]) -> None:
+    """Put cards in hands (``_hands``), draw or discard piles by hand, as a test's position
+    needs: the rules keep what each seat owns as cards are won and placed, so it is counted
+    again here."""
+    for name, cards in piles.items():
+        setattr(state, name, cards)
+    state._held = tuple(Holdings(owned, None, 0) for owned in piles_owned(state))
 
 
 def reveal(state: FzzztState, *names: str) -> None:
@@ -83,7 +109,9 @@ def test_f2_belt_reveal() -> None:
 
 def test_f3_auction_resolution() -> None:
     state = new_game()
-    state._hands = replaced(state._hands, 1, tuple(sorted((*state.hand(1), card_named("F2")))))
+    set_up(
+        state, _hands=replaced(state._hands, 1, tuple(sorted((*state.hand(1), card_named("F2")))))
+    )
     state._pool = without(state._pool, card_named("F2"))
     reveal(state, "R21")
     bid(state, "S1c S1a", "F2", "M3")
@@ -128,7 +156,7 @@ def test_f5_bid_legality() -> None:
 
 def test_f6_only_one_player_has_cards() -> None:
     state = new_game()
-    state._hands = ((card_named("R21"),), (), ())
+    set_up(state, _hands=((card_named("R21"),), (), ()))
     state._pool = without(state._pool, card_named("R21"))
     reveal(state, "R22")
     assert state.current_player() == 0
@@ -141,8 +169,7 @@ def test_f7_mid_round_refill() -> None:
     state = new_game()
     reveal(state, "R02", "R03", "R04", "R05")
     discards = ["M1 S1a S1b S1c R21", "M2 S2a S2b S2c R22 R23 R24", "M3 S3a"]
-    state._hands = ((), (), ())
-    state._discard = tuple(tuple(c(cards)) for cards in discards)
+    set_up(state, _hands=((), (), ()), _discard=tuple(tuple(c(cards)) for cards in discards))
     state._bidders = ()
     state._auction = 5
     state._begin_auction()
@@ -157,7 +184,7 @@ def test_f7_mid_round_refill() -> None:
 def production_state(owned: str, units: str) -> FzzztState:
     state = new_game(players=2, mechanics="M1 M2")
     state._pool = tuple(card for card in state._pool if card not in c(owned) + c(units))
-    state._hands = replaced(state._hands, 0, tuple(sorted({*c(owned), *state.hand(0)})))
+    set_up(state, _hands=replaced(state._hands, 0, tuple(sorted({*c(owned), *state.hand(0)}))))
     state._units = replaced(state._units, 0, tuple((unit, ()) for unit in c(units)))
     state._producers = (0,)
     state._placed_now = ()
@@ -190,7 +217,7 @@ def test_f9_f10_f11_set_counting() -> None:
 def test_f12_full_final_score() -> None:
     state = new_game()
     owned = c("M1 S1a S1b S1c R21 R17 U1 F1 F2")
-    state._hands = replaced(state._hands, 0, tuple(sorted(owned)))
+    set_up(state, _hands=replaced(state._hands, 0, tuple(sorted(owned))))
     on_p08 = (Placement(card_named("R01"), -1), Placement(card_named("R02"), -1))
     state._units = replaced(state._units, 0, ((card_named("P08"), on_p08), (card_named("P10"), ())))
     # Robots 1+2+2+3+3+0 (+1+1 on P08) = 13, Fzzzt! -2, P08 one set +5, P10 empty -3.
@@ -200,14 +227,17 @@ def test_f12_full_final_score() -> None:
 def test_f13_game_end_tie() -> None:
     state = new_game(players=2, mechanics="M1 M2")
     state._units = ((), ())
-    state._hands = (
-        tuple(sorted(c("M1 S1a S1b S1c R09 R10 R11 R12 R13 R14"))),
-        tuple(sorted(c("M2 R01 R02 R03 R04 R05 R06 R07 R08 R18 R19 R20"))),
+    set_up(
+        state,
+        _hands=(
+            tuple(sorted(c("M1 S1a S1b S1c R09 R10 R11 R12 R13 R14"))),
+            tuple(sorted(c("M2 R01 R02 R03 R04 R05 R06 R07 R08 R18 R19 R20"))),
+        ),
     )
     assert state.returns() == [17.0, 17.0]
     assert (state.robot_count(0), state.robot_count(1)) == (9, 11)
     assert state.winners() == [0]
-    state._hands = (tuple(sorted(c("M1 R09 R10"))), tuple(sorted(c("M2 R11 R12"))))
+    set_up(state, _hands=(tuple(sorted(c("M1 R09 R10"))), tuple(sorted(c("M2 R11 R12")))))
     assert state.returns() == [4.0, 4.0]
     assert state.winners() == [0, 1]
 
@@ -299,6 +329,16 @@ def test_no_bid_or_hidden_card_is_visible_to_another_seat(players: int, seed: in
             for seat in range(players):
                 if seat != other:
                     assert swapped.observation(seat) == state.observation(seat)
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st, versus=st.booleans())
+def test_what_a_seat_owns_is_what_its_piles_hold(players: int, seed: int, versus: bool) -> None:
+    """The owned cards the rules keep as cards are won and placed are, at every position, the
+    cards in the seat's hand, draw pile, discard pile and sealed bid."""
+    for state in game_states(players, seed, versus):
+        assert tuple(held.owned for held in state._held) == piles_owned(state)
+        assert [state.owned(seat) for seat in range(players)] == [*map(list, piles_owned(state))]
 
 
 @SETTINGS

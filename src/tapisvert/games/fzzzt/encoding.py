@@ -327,17 +327,29 @@ class FzzztEncoding(Encoding):
             self.known_held.start,
         )
         units_at, chits_at = self.units.start, self.chits.start
+        sources = template.sources
         for other, place in enumerate(places):
-            # One part per seat and field: a move replaces one seat's, or an auction a few.
+            # One part per seat and field: a move replaces one seat's, or an auction a few,
+            # so each part's source is looked at here before a call is made to write it.
             part = PER_SEAT + other * SEAT_PARTS
             at = place * CARD_COUNT
-            template.write_flags(part, owned[other], owned_at + at)
-            template.write_flags(part + 1, discards[other], discards_at + at)
-            template.write_flags(part + 2, known_held[other], known_at + at)
-            if template.previous(part + 3, units[other]) is not UNCHANGED:
-                put_block(written, units_at + place * UNITS_SIZE, self._units_blocks(units[other]))
-            if template.previous(part + 4, chits[other]) is not UNCHANGED:
-                put_block(written, chits_at + place * SYMBOLS, self._chits_blocks(chits[other]))
+            if sources[part] is not owned[other]:
+                template.write_flags(part, owned[other], owned_at + at)
+            if sources[part + 1] is not discards[other]:
+                template.write_flags(part + 1, discards[other], discards_at + at)
+            if sources[part + 2] is not known_held[other]:
+                template.write_flags(part + 2, known_held[other], known_at + at)
+            seat_units, seat_chits = units[other], chits[other]
+            if (
+                sources[part + 3] is not seat_units
+                and template.previous(part + 3, seat_units) is not UNCHANGED
+            ):
+                put_block(written, units_at + place * UNITS_SIZE, self._units_blocks(seat_units))
+            if (
+                sources[part + 4] is not seat_chits
+                and template.previous(part + 4, seat_chits) is not UNCHANGED
+            ):
+                put_block(written, chits_at + place * SYMBOLS, self._chits_blocks(seat_chits))
         if template.previous(PART_PLACED, placed) is not UNCHANGED:
             template.clear(self.placed.start, self.placed.stop)
             for unit in placed:

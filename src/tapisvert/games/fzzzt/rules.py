@@ -123,12 +123,17 @@ def parse_choice(*choices: str) -> Any:
 
 
 class Holdings(NamedTuple):
-    """A seat's owned cards (besides its units), sorted, and its score; ``sources`` are the
-    hand, draw pile, discard pile, bid and units they were worked out from."""
+    """A seat's owned cards (in hand, draw pile, discard pile and sealed bid), sorted: kept
+    as cards are won and placed (moving between those places changes nothing), since every
+    view and tensor shows them and the score is read from them; and its score, with the units
+    it was worked out from (``None``: not since the cards last changed)."""
 
-    sources: tuple[object, ...]
     owned: tuple[int, ...]
+    units: Units | None
     score: int
+
+
+NOTHING_OWNED: Final = Holdings((), None, 0)
 
 
 @lru_cache(maxsize=4096)
@@ -320,7 +325,7 @@ class FzzztState(State):
         self._draws: tuple[tuple[Seat, int], ...] = ()
         """The seats still to draw up to their hand, with how many cards each may draw."""
         self._bids: tuple[tuple[int, ...] | None, ...] = (None,) * players
-        self._held: tuple[Holdings | None, ...] = (None,) * players
+        self._held: tuple[Holdings, ...] = (NOTHING_OWNED,) * players
         self._bidders: tuple[Seat, ...] = ()
         self._last: AuctionResult | None = None
         self._producers: tuple[Seat, ...] = ()
@@ -437,32 +442,18 @@ class FzzztState(State):
         return list(self._holdings(seat).owned)
 
     def _holdings(self, seat: Seat) -> Holdings:
-        """``seat``'s owned cards and score, worked out again only when its cards or units
-        changed: every change replaces the tuples they are read from, so the same tuples
-        give the same holdings (a view of each position shows every seat's)."""
-        hand, draw, discard = self._hands[seat], self._draw[seat], self._discard[seat]
-        bid, units = self._bids[seat], self._units[seat]
-        known = self._held[seat]
-        if known is not None:
-            was = known.sources
-            if (
-                was[0] is hand
-                and was[1] is draw
-                and was[2] is discard
-                and was[3] is bid
-                and was[4] is units
-            ):
-                return known
-        sources = (hand, draw, discard, bid, units)
-        owned = tuple(sorted([*hand, *draw, *discard, *(bid or ())]))
-        if known is not None and known.sources[4] is units and known.owned == owned:
-            # Cards moved between hand, draw pile, bid and discard pile (a bid, a draw): what
-            # the seat owns, hence its score, is what it was, and stays the same object.
-            held = Holdings(sources, known.owned, known.score)
-        else:
-            held = Holdings(sources, owned, self._score(seat, owned))
+        """``seat``'s owned cards and score, the score worked out again only when its owned
+        cards or its units changed (a change of units replaces their tuple)."""
+        known, units = self._held[seat], self._units[seat]
+        if known.units is units:
+            return known
+        held = Holdings(known.owned, units, self._score(seat, known.owned))
         self._held = replaced(self._held, seat, held)
         return held
+
+    def _own(self, seat: Seat, owned: tuple[int, ...]) -> None:
+        """``seat`` now owns ``owned`` (sorted): its score is to be worked out again."""
+        self._held = replaced(self._held, seat, Holdings(owned, None, 0))
 
     def robot_count(self, seat: Seat) -> int:
         on_units = sum(1 for _, items in self._units[seat] for item in items if item.card >= 0)
@@ -656,6 +647,7 @@ class FzzztState(State):
             number = CARDS[mechanic].mechanic
             hand = tuple(sorted((mechanic, *starting_robots(number))))
             self._hands = replaced(self._hands, seat, hand)
+            self._own(seat, hand)
             self._known_held = replaced(self._known_held, seat, hand)
             if number == 1:
                 self._chief = seat
@@ -771,6 +763,7 @@ class FzzztState(State):
             self._units = replaced(self._units, winner, (*self._units[winner], (card, ())))
         else:
             self._discard = replaced(self._discard, winner, (*self._discard[winner], card))
+            self._own(winner, tuple(sorted((*self._held[winner].owned, card))))
             if self._game.versus:
                 self._grant_chits(winner, [card])
         self._last = AuctionResult(card, self._bids, winner)
@@ -843,6 +836,7 @@ class FzzztState(State):
             self._draw = replaced(self._draw, seat, without(self._draw[seat], card))
         elif card in self._discard[seat]:
             self._discard = replaced(self._discard, seat, without(self._discard[seat], card))
+        self._own(seat, without(self._held[seat].owned, card))
         known = self._known_held[seat]
         self._known_held = replaced(self._known_held, seat, tuple(c for c in known if c != card))
 
