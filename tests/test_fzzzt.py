@@ -18,7 +18,6 @@ from tapisvert.games.fzzzt.rules import (
     GONE,
     HIDDEN,
     PHASE_PRODUCTION,
-    Holdings,
     Placement,
     bid_cards,
 )
@@ -56,7 +55,8 @@ def set_up(state: FzzztState, **piles: tuple[tuple[int, ...], ...]) -> None:
     again here."""
     for name, cards in piles.items():
         setattr(state, name, cards)
-    state._held = tuple(Holdings(owned, None, 0) for owned in piles_owned(state))
+    for seat, owned in enumerate(piles_owned(state)):
+        state._own(seat, owned)
 
 
 def reveal(state: FzzztState, *names: str) -> None:

@@ -19,7 +19,6 @@ from tapisvert.games.fzzzt.rules import (
     PHASE_NAMES,
     FzzztObservation,
     FzzztState,
-    Holdings,
 )
 
 if TYPE_CHECKING:
@@ -39,7 +38,8 @@ def sample_state(game: FzzztGame, observation: FzzztObservation, rng: random.Ran
         state._player = CHANCE
         return state
     state._discard = observation.discards
-    state._held = tuple(Holdings(owned, None, 0) for owned in observation.owned)
+    for seat, owned in enumerate(observation.owned):
+        state._own(seat, owned)
     state._known_held = observation.known_held
     state._units = observation.units
     state._chits = observation.chits
