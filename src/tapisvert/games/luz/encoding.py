@@ -29,10 +29,12 @@ whose ids are compact already (32 in all). The first player is chance, not a dec
 from __future__ import annotations
 
 from collections.abc import MutableSequence, Sequence
+from operator import attrgetter
 from typing import NamedTuple, cast
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
+from tapisvert.core.tricks import tricks_taken
 from tapisvert.encoding import (
     UNCHANGED,
     UNWRITTEN,
@@ -312,10 +314,7 @@ class LuzEncoding(Encoding):
                     written[at + value] = 1.0
             at += MAX_VALUE
 
-    def _tricks_taken(self, completed: tuple[LuzTrick, ...]) -> list[int]:
+    def _tricks_taken(self, completed: tuple[LuzTrick, ...]) -> tuple[int, ...]:
         """The tricks each seat took of a deal's finished tricks, counted once while they
         are the same."""
-        taken = [0] * self.players
-        for trick in completed:
-            taken[trick.winner] += 1
-        return taken
+        return tricks_taken(map(attrgetter("winner"), completed), self.players)
