@@ -568,41 +568,6 @@ def block_cache(
     return IdentityCache(compute, kept)
 
 
-def per_seat(
-    write: Callable[[MutableSequence[float], K], None], size: int
-) -> Callable[[MutableSequence[float], Sequence[K]], None]:
-    """A writer of every seat's part, ``size`` values each from seat 0 on, from ``write``,
-    the writer of one part: for a :func:`block_cache` of a per-seat field (see
-    :func:`put_rotated`)."""
-
-    def write_all(out: MutableSequence[float], parts: Sequence[K]) -> None:
-        for seat, part in enumerate(parts):
-            write(out[seat * size : (seat + 1) * size], part)
-
-    return write_all
-
-
-def put_rotated(
-    out: MutableSequence[float],
-    start: int,
-    block: MutableSequence[float],
-    origin: int,
-    players: int,
-) -> None:
-    """``block``, a per-seat field written from seat 0 on (one run per seat, from a
-    :func:`block_cache`), into ``out`` from ``start`` on as seen from ``origin``: the
-    seats from ``origin`` on first. Two slices whatever the seats: a field whose parts a
-    state keeps in one tuple is copied whole while none of them changes."""
-    size = len(block)
-    cut = size // players * origin
-    if cut:
-        rest = size - cut
-        out[start : start + rest] = block[cut:]
-        out[start + rest : start + size] = block[:cut]
-    else:
-        out[start : start + size] = block
-
-
 def put_block(out: MutableSequence[float], start: int, block: MutableSequence[float]) -> None:
     """``block`` (from a :func:`block_cache`) into ``out`` from ``start`` on."""
     out[start : start + len(block)] = block

@@ -47,9 +47,7 @@ from tapisvert.encoding import (
     Template,
     Tensor,
     block_cache,
-    per_seat,
     put_block,
-    put_rotated,
     scaled,
     seat_places,
 )
@@ -149,8 +147,6 @@ class FzzztEncoding(Encoding):
         self.last_bids = self.field("last_bids", players * cards, "its revealed bids")
         self.scores = self.field("scores", players, "scores / 100")
         self._places = seat_places(players)
-        self._seats_bids = block_cache(players * CARD_COUNT, per_seat(_write_bid, CARD_COUNT))
-        """The bids of the last auction, from seat 0 on."""
         self._units_blocks = block_cache(UNITS_SIZE, _write_units)
         self._chits_blocks = block_cache(SYMBOLS, _write_chits)
         self._bid_indices = IdentityCache(self._bids_of, size=BLOCKS_KEPT)
@@ -308,7 +304,6 @@ class FzzztEncoding(Encoding):
         tensor started from it."""
         players = self.players
         places = self._places[seat or 0]
-        origin = seat or 0
         written = template.out
         if template.previous(PART_MECHANICS, mechanics) is not UNCHANGED:
             at = self.mechanics.start
@@ -361,9 +356,11 @@ class FzzztEncoding(Encoding):
                 written[self.last_card.start + last.card] = 1.0
                 if 0 <= last.winner < players:
                     written[self.last_winner.start + places[last.winner]] = 1.0
-                put_rotated(
-                    written, self.last_bids.start, self._seats_bids(last.bids), origin, players
-                )
+                bids_at = self.last_bids.start
+                for other, revealed in enumerate(last.bids):  # a few cards: set one by one
+                    at = bids_at + places[other] * CARD_COUNT
+                    for card in revealed or ():
+                        written[at + card] = 1.0
         out = template.copy_to(tensor)
         phase, round_number, auction, conveyor_left = counters
         out[self.phase.start + phase] = 1.0
@@ -394,17 +391,6 @@ class FzzztEncoding(Encoding):
             if drawing:
                 out[pending_at + place] = drawing / HAND_LIMIT if drawing < HAND_LIMIT else 1.0
         out[self.conveyor_left.start] = conveyor_left / CARD_COUNT
-
-
-def _write_cards(out: MutableSequence[float], cards: Iterable[int]) -> None:
-    """A group of cards, a flag per card."""
-    for card in cards:
-        out[card] = 1.0
-
-
-def _write_bid(out: MutableSequence[float], bid: tuple[int, ...] | None) -> None:
-    """A seat's bid revealed (``None``: it did not bid)."""
-    _write_cards(out, bid or ())
 
 
 def _write_units(out: MutableSequence[float], units: Units) -> None:
