@@ -161,8 +161,13 @@ def _set_actions(hand: tuple[int, ...]) -> list[Action]:
     return actions
 
 
+def _set_text(action: Action) -> str:
+    """A set's action in notation."""
+    return f"set {set_to_string(action_set(action))}"
+
+
 _SET_TEXTS: Final = {
-    action: f"set {set_to_string(action_set(action))}"
+    action: _set_text(action)
     for sets in (*(by_count[COPIES][JOKERS] for by_count in _SETS_WITH), _JOKER_SETS[JOKERS])
     for action in sets
 }
@@ -557,7 +562,7 @@ class AbluxxenState(State):
             verb = _CHANCE_VERBS.get(self._phase, "deal")
             return f"{verb} {kind_to_string(action)}"
         if SET_BASE <= action < TAKE:
-            return f"set {set_to_string(action_set(action))}"
+            return _set_text(action)
         words = {
             TAKE: "take",
             DECLINE: "decline",
