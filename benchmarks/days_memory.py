@@ -23,7 +23,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from typing import Any
 import httpx
 from sqlalchemy import create_engine, insert, select
 
+from server_load import free_port  # puts tests/ on the path
 from tapisvert.core.game import CHANCE
 from tapisvert.core.registry import load_game
 from tapisvert.server.storage.schema import actions_table, tables_table, users_table
@@ -42,12 +42,6 @@ DAY = 86400.0
 MOVES_IN = 2
 """Moves of people made at each table after the deal (the bids of the first seats)."""
 PASSWORD = "secret-enough"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Node:

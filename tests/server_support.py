@@ -46,10 +46,26 @@ async def until(test: Callable[[], bool], seconds: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+_PORTS = random.SystemRandom()
+"""Ports drawn apart from ``random``'s seeded state, so that parallel test processes differ."""
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A port nothing listens on, below the range the system takes clients' ports from: a
+    port from that range, once its server stops (a restart), can become the local port of any
+    connection made meanwhile, and the server could not listen there again."""
+    lowest_ephemeral = 32768
+    ranges = Path("/proc/sys/net/ipv4/ip_local_port_range")
+    if ranges.exists():
+        lowest_ephemeral = int(ranges.read_text().split()[0])
+    while True:
+        port = _PORTS.randrange(max(1024, lowest_ephemeral - 12000), lowest_ephemeral)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
 
 
 PASSWORD = "secret-enough"

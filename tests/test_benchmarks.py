@@ -30,9 +30,10 @@ def run_benchmark(script: str, *arguments: str, **environment: str) -> str:
         capture_output=True,
         text=True,
         timeout=600,
-        check=True,
         env={**os.environ, **environment},
     )
+    printed = f"{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
+    assert result.returncode == 0, f"{script} exited with {result.returncode}\n{printed}"
     return result.stdout
 
 
