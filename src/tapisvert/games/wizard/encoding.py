@@ -26,14 +26,13 @@ bid 0–20, choose a trump suit (79 in all). The first dealer is chance, not a d
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import MutableSequence, Sequence
 from typing import cast
 
-import numpy
-
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
-from tapisvert.encoding import Encoding, Tensor, scaled, values_of, zeros
+from tapisvert.encoding import Encoding, Tensor, scaled, zeros
 from tapisvert.games.wizard.cards import (
     COPIES_OF_SPECIALS,
     JESTER,
@@ -67,9 +66,9 @@ Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
 the round's index and cards, the dealer, the turned card (-1: none), the trump
 (``TRUMP_UNDECIDED``: none yet) and the scores."""
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
-Finished = tuple[tuple[CompletedTrick, ...], tuple[int, ...], Sequence[float]]
+Finished = tuple[tuple[CompletedTrick, ...], tuple[int, ...], "array[float]"]
 """Finished tricks, the tricks each seat took of them, and their ``played`` field."""
-ZERO_PLAYED: Sequence[float] = values_of(numpy.zeros(KINDS, dtype=numpy.float32))
+ZERO_PLAYED = array("f", bytes(4 * KINDS))
 
 
 class WizardEncoding(Encoding):
@@ -300,13 +299,13 @@ class WizardEncoding(Encoding):
         computed once while they are the same, from those of the tricks converted last
         where these are them and more."""
         before, taken_before, played_before = self._last_finished  # one read: threads
-        played = values_of(numpy.zeros(KINDS, dtype=numpy.float32))
         count = len(before)
         if count < len(completed) and completed[:count] == before:
-            played[:] = played_before
+            played = array("f", played_before)
             taken = list(taken_before)
             added = completed[count:]
         else:
+            played = array("f", ZERO_PLAYED)
             taken = [0] * self.players
             added = completed
         for trick in added:
