@@ -272,6 +272,39 @@ def test_luz_tensor_holds_what_a_seat_knows_of_its_own_values() -> None:
     assert tensor[values.start + 10 * 12 : values.stop].any()
 
 
+def test_luz_hands_of_clones_played_apart_at_one_address_are_their_own() -> None:
+    """Luz writes a hand again from the cards played since the template's last tensor,
+    where the template's hands are of the same deal: a clone of the same deal played
+    another way (or less far), made where a freed clone was (its template found by that
+    address), still gets its own hands, never the freed clone's."""
+    game = tapisvert.load_game("luz", players=4)
+    encoding = encoding_for(game)
+    rng = random.Random(3)
+    buffer = numpy.full(encoding.shape, numpy.nan, dtype=numpy.float32)
+    base = game.new_initial_state(seed=3)
+    base.resolve_chance()
+    for _ in range(6):  # the bets, and a card or two: a trick under way
+        base.apply_action(rng.choice(base.legal_actions()))
+    reused = 0
+    for trial in range(30):
+        freed = base.clone()
+        for _ in range(3 + trial % 7):
+            freed.apply_action(rng.choice(freed.legal_actions()))
+            for seat in range(4):
+                encoding.write_state(buffer, freed, seat)
+        address = id(freed)
+        del freed
+        clone = base.clone()
+        reused += id(clone) == address
+        for _ in range(trial % 5):
+            clone.apply_action(rng.choice(clone.legal_actions()))
+        for seat in range(4):
+            encoding.write_state(buffer, clone, seat)
+            expected = encoding.encode(clone.observation(seat))
+            assert buffer.tobytes() == expected.tobytes(), (trial, seat)
+    assert reused, "no clone was made where a freed one was: the case is not exercised"
+
+
 def test_fzzzt_bids_are_indexed_by_hand_positions() -> None:
     game = tapisvert.load_game("fzzzt", players=2)
     encoding = encoding_for(game)

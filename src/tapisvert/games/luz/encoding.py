@@ -96,9 +96,9 @@ class HandRuns(NamedTuple):
     """The two at once, from a hand's card ids."""
 
 
-PART_KNOWLEDGE, PART_BETS, PART_FINISHED, PART_SCORES, PART_TRICK, PARTS = range(6)
+PART_KNOWLEDGE, PART_BETS, PART_FINISHED, PART_SCORES, PART_TRICK, PART_DEALT, PARTS = range(7)
 """The parts of a template (see ``Template``); from ``PARTS`` on, each seat's colours, then
-each seat's values."""
+each seat's values. ``PART_DEALT`` writes nothing: the deal the hands were written from."""
 
 
 class LuzEncoding(Encoding):
@@ -149,6 +149,7 @@ class LuzEncoding(Encoding):
             (seen.first_player, seen.current_player, seen.leader),
             seen.colours,
             tuple(tuple(-1 if value is None else value for value in hand) for hand in seen.values),
+            None,
             self._seen_runs[seen.seat],
             seen.knowledge,
             seen.bets,
@@ -171,6 +172,7 @@ class LuzEncoding(Encoding):
             (state._first, state._player, state._leader),
             hands,
             hands,
+            state._dealt,
             self._state_runs[seat],
             () if seat is None else state._knowledge(seat),
             state._bets,
@@ -189,6 +191,7 @@ class LuzEncoding(Encoding):
         seats: tuple[Seat, Seat, Seat],
         colours: Sequence[tuple[int, ...]],
         values: Sequence[tuple[int, ...]],
+        dealt: object,
         runs: Sequence[HandRuns],
         knowledge: Knowledge,
         bets: Sequence[tuple[int, int] | None],
@@ -201,7 +204,8 @@ class LuzEncoding(Encoding):
         ``colours[seat]`` and ``values[seat]`` (a hand's card ids, or an observation's
         colours and values, -1 for none) sets its colour and value where ``runs[seat]``
         say; the observer's own values are never written (an observation has none). Where
-        ``colours`` is ``values`` (the state's hands), each hand is diffed once for both.
+        ``colours`` is ``values`` (the state's hands, of the deal ``dealt``), each hand is
+        written once for both (see ``_write_hands``).
 
         The hands, the knowledge, the bets, the tricks and the scores are parts of
         ``template``, written again where their object changed, and of a hand, the
@@ -211,8 +215,7 @@ class LuzEncoding(Encoding):
         places = self._places[seat or 0]
         written = template.out
         if colours is values:
-            for other in range(players):
-                template.write_slots(PARTS + other, colours[other], runs[other].both)
+            self._write_hands(template, colours, dealt, runs, completed, trick)
         else:
             for other in range(players):
                 colour_runs, value_runs, _ = runs[other]
@@ -290,6 +293,37 @@ class LuzEncoding(Encoding):
             runs[seat] = tuple(hands)
         return runs
 
+    def _write_hands(
+        self,
+        template: Template,
+        hands: Sequence[tuple[int, ...]],
+        dealt: object,
+        runs: Sequence[HandRuns],
+        completed: tuple[LuzTrick, ...],
+        trick: tuple[LuzPlay, ...],
+    ) -> None:
+        """Each hand's colours, and values where ``runs`` say. Within a deal a hand changes
+        only by the cards played from it: where the template's hands are of the same deal
+        (``dealt``, the same object) and the tricks now hold those it was written with and
+        more, only the slots played since are cleared, as the new plays name them, without
+        comparing every slot of every hand; otherwise each hand is diffed slot by slot."""
+        sources = template.sources
+        if sources[PART_DEALT] is dealt:
+            plays = plays_since(sources[PART_FINISHED], sources[PART_TRICK], completed, trick)
+            if plays is not None:
+                out = template.out
+                for seat, slot, card in plays:
+                    for start, width, offsets in runs[seat].both:
+                        offset = offsets[card]
+                        if offset >= 0:
+                            out[start + slot * width + offset] = 0.0
+                for other in range(self.players):
+                    sources[PARTS + other] = hands[other]
+                return
+        sources[PART_DEALT] = dealt
+        for other in range(self.players):
+            template.write_slots(PARTS + other, hands[other], runs[other].both)
+
     def _write_knowledge(
         self, written: MutableSequence[float], was: object, knowledge: Knowledge
     ) -> None:
@@ -318,3 +352,26 @@ class LuzEncoding(Encoding):
         """The tricks each seat took of a deal's finished tricks, counted once while they
         are the same."""
         return tricks_taken(map(attrgetter("winner"), completed), self.players)
+
+
+def plays_since(
+    was_completed: object,
+    was_trick: object,
+    completed: tuple[LuzTrick, ...],
+    trick: tuple[LuzPlay, ...],
+) -> Sequence[LuzPlay] | None:
+    """The cards played since the deal's tricks were ``was_completed`` and ``was_trick``,
+    where the tricks now are those and these plays; ``None`` where they are not."""
+    finished = appended(was_completed, completed)
+    if finished is None:
+        return None
+    if not finished:
+        return appended(was_trick, trick)
+    opened = appended(was_trick, finished[0].plays)
+    if opened is None:
+        return None
+    plays = list(opened)
+    for each in finished[1:]:
+        plays += each.plays
+    plays += trick
+    return plays
