@@ -112,6 +112,8 @@ def _deal_layout(dealt: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[i
     return cards, tuple(map(tuple, slots))
 
 
+ALL_COLOURS = (1 << COLOUR_COUNT) - 1
+"""Every colour's bit: what a seat knows is deduced for every colour at first."""
 _layout = IdentityCache(_deal_layout)
 """Each seat's deal layout, once a deal."""
 _by_colour = IdentityCache(unknown_by_colour)
@@ -520,18 +522,25 @@ class LuzState(State):
         known, stale = self._known[seat], self._stale[seat]
         if known is None or stale:
             hand = self._hands[seat]
+            if not hand:  # not dealt yet
+                return ()
             dealt, colour_slots = _layout(self._dealt[seat])
             unseen = _by_colour(self._remaining)
-            possible: list[tuple[int, ...] | None] = (
-                [None] * len(hand) if known is None else [*known]
-            )
-            for colour, slots in enumerate(colour_slots if hand else ()):  # dealt: a hand
-                if slots and (known is None or stale >> colour & 1):
+            possible: list[tuple[int, ...] | None]
+            if known is None:
+                possible, stale = [None] * len(hand), ALL_COLOURS
+            else:
+                possible = list(known)
+            while stale:
+                colour = (stale & -stale).bit_length() - 1
+                stale &= stale - 1
+                slots = colour_slots[colour]
+                if slots:
                     first = colour * MAX_VALUE
                     colour_values(possible, slots, dealt, hand, unseen[colour], first)
             known = tuple(possible)
-            self._known = (*self._known[:seat], known, *self._known[seat + 1 :])
-            self._stale = (*self._stale[:seat], 0, *self._stale[seat + 1 :])
+            self._known = replaced(self._known, seat, known)
+            self._stale = replaced(self._stale, seat, 0)
         return known
 
     def action_to_string(self, action: Action) -> str:
