@@ -147,6 +147,55 @@ def test_a_paused_node_can_store_nothing_of_a_table_taken_over(database_url: str
     asyncio.run(run())
 
 
+def test_a_table_left_by_its_node_is_served_by_the_node_asked_for_it(database_url: str) -> None:
+    """The node serving a table stops renewing its lease (paused); once the lease has run
+    out, and before any keeper's round takes the table over, the other node asked for it
+    serves it at once and answers as the table does (whose turn it is), never that there is
+    no such table; the paused node lets it go."""
+    settings = Settings(bot_delay=0.0, lease_seconds=LEASE)
+
+    async def run() -> None:
+        paused = Lobby(SqlStorage(database_url), settings=settings, sole=False)
+        await paused.start()
+        other = Lobby(SqlStorage(database_url), settings=settings, sole=False)
+        await other.start()  # before the lease runs out: its start takes nothing over
+        try:
+            users = [
+                (await paused.accounts.guest(name, "127.0.0.1"))[1]
+                for name in ("ana", "bob", "cat")
+            ]
+            table = await paused.tables.create_table(
+                users[0], "main", "wizard", 3, {"rounds": "2"}, None
+            )
+            for seat, user in enumerate(users[1:], start=1):
+                await paused.tables.join(user, table.id, seat)
+            await table.start(users[0].id)
+            assert await play_moves(paused, users, table.id, 2) == 2
+            for lobby in (paused, other):  # no renewal, no keeper's round
+                assert lobby.cluster.keeper is not None
+                lobby.cluster.keeper.cancel()
+            await asyncio.sleep(LEASE + 0.2)  # the lease runs out: the clock is what is tested
+            assert table.id not in other.registry.tables
+            state = table.state
+            assert state is not None
+            move = state.action_to_string(state.legal_actions()[0])
+            seat = state.current_player()
+            with pytest.raises(ServerError) as refused:
+                await other.tables.act(users[(seat + 1) % 3], table.id, move, table.seq)
+            assert refused.value.code == "not_your_turn"
+            taken = other.registry.tables[table.id]
+            assert taken.seq == table.seq and taken.fence == 2
+            with pytest.raises(ServerError) as moved:
+                await paused.tables.act(users[seat], table.id, move, table.seq)
+            assert moved.value.code == "table_moved"
+            assert await play_moves(other, users, table.id, 3) == 3
+        finally:
+            await other.stop()
+            await paused.stop()
+
+    asyncio.run(run())
+
+
 @pytest.fixture
 def postgres() -> Iterator[str]:
     yield from postgres_database()

@@ -37,6 +37,8 @@ from tapisvert.server.tables import GameTable
 from tapisvert.server.users import ANYONE, User, user_from
 
 _log = logging.getLogger(__name__)
+_SERVED = ("open", "playing")
+"""The statuses of a table that a node serves (the others are over: their records only)."""
 
 
 def node_name() -> str:
@@ -169,7 +171,7 @@ class Cluster:
                     here.fence = fence
                     continue
                 row = await self.storage.tables.load(table_id)
-                if row is None or row.status not in ("open", "playing"):
+                if row is None or row.status not in _SERVED:
                     continue
                 if row.asleep:
                     _log.info("table %d wakes: a clock ran out", table_id)
@@ -248,21 +250,28 @@ class Cluster:
             return await self._operator().operate(woken, operation, user, arguments)
 
     async def wake(self, table_id: int) -> GameTable | None:
-        """Serve here a table over days that sleeps in the database (see ``table_life``),
-        if it does and no other node woke it first; the table, or ``None``."""
+        """Serve here a table that no node serves, if no other node took it first: one
+        over days that sleeps in the database (see ``table_life``), or one whose node's
+        lease ran out (a node stopped, or too slow to renew it) before the keepers' next
+        round took it over. Asked for it, a node serves it at once rather than answer that
+        there is no such table. The table, or ``None``."""
         async with self._waking:
             table = self.registry.tables.get(table_id)
             if table is not None or self.draining:
                 return table
             row = await self.storage.tables.load(table_id)
-            if row is None or not row.asleep or row.status != "playing":
+            if row is None or row.status not in _SERVED:
                 return None
             seconds = self.settings.lease_seconds
             taken = await self.storage.leases.take(self.node, seconds, [table_id])
             row = await self.storage.tables.load(table_id)  # as it is, now that it is ours
-            if table_id not in taken or row is None or row.status != "playing":
+            if table_id not in taken or row is None or row.status not in _SERVED:
                 return None
-            _log.info("table %d wakes: someone came", table_id)
+            if row.asleep:
+                _log.info("table %d wakes: someone came", table_id)
+            else:
+                _log.warning("table %d was left by its node: it is served here now", table_id)
+                self.metrics.leases_taken_over.inc()
             await self._operator().take_over(row, taken[table_id])
             return self.registry.tables.get(table_id)
 
