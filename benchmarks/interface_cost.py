@@ -20,14 +20,25 @@ rounds, and Wizard's 12-card round alone, ``wizard-12``):
 Each pair alternates in rounds (``engine_speed.side_by_side``), each side keeping its best.
 The ratios: tensor + mask / engine, and ``TablesVectorEnv`` / ``SyncVectorEnv``.
 
-Run: ``.venv/bin/python benchmarks/interface_cost.py [--seconds 6] [--tables 64] [--game wizard]``
+With ``--before REV``, engine + tensor + mask alone, side by side with the sources of git
+revision REV (pure Python both; a process per measure, the two versions alternating for
+``--rounds`` rounds of ``--seconds`` each): the decisions/s of each, and the median of the
+rounds' ratios (this version's / REV's) with their range, a change's worth.
+
+Run: ``.venv/bin/python benchmarks/interface_cost.py [--seconds 6] [--tables 64] [--game wizard]
+[--before REV [--rounds 5]]``
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import statistics
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -35,8 +46,9 @@ import numpy
 import pyspiel
 
 import tapisvert
-from engine_speed import side_by_side
+from engine_speed import rate, side_by_side
 from interface_games import OPTIONS, PLAYERS, engine_games, tensor_games
+from revisions import SOURCES, earlier_sources
 from tapisvert.envs.gymnasium import SingleSeatEnv
 from tapisvert.envs.openspiel import register
 from tapisvert.envs.pettingzoo import env
@@ -121,6 +133,38 @@ def sync_envs(row: str) -> gymnasium.vector.SyncVectorEnv:
     )
 
 
+def tensor_rate(sources: Path, row: str, seconds: float) -> float:
+    """Engine + tensor + mask decisions/s of ``row`` over ``seconds``, in a process of its
+    own importing ``tapisvert`` from ``sources`` (after a first game, imports warmed)."""
+    command = [sys.executable, __file__, "--measure", row, "--seconds", str(seconds)]
+    environment = {**os.environ, "PYTHONPATH": str(sources)}
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"measuring {row} from {sources} failed:\n{done.stderr[-3000:]}")
+    return float(done.stdout)
+
+
+def compare(chosen: list[str], revision: str, seconds: float, rounds: int) -> None:
+    """Engine + tensor + mask of this version against ``revision``'s, row by row."""
+    print(
+        f"engine + tensor + mask, decisions/s: this version against {revision}, pure Python,"
+        f" {rounds} alternating rounds of {seconds:g} s each (medians; ratio: this / before)"
+    )
+    print(f"{'game':10} {'before':>10} {'now':>10} {'ratio':>6} {'range':>12}")
+    with earlier_sources(revision) as earlier:
+        for row in rows(chosen):
+            before, now = [], []
+            for _ in range(rounds):
+                before.append(tensor_rate(earlier, row, seconds))
+                now.append(tensor_rate(SOURCES, row, seconds))
+            ratios = sorted(ours / theirs for ours, theirs in zip(now, before, strict=True))
+            print(
+                f"{row:10} {statistics.median(before):10,.0f} {statistics.median(now):10,.0f}"
+                f" {statistics.median(ratios):6.3f} {ratios[0]:5.3f}–{ratios[-1]:.3f}",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0, help="per pair and row")
@@ -128,8 +172,19 @@ def main() -> None:
     parser.add_argument(
         "--game", action="append", default=[], help="a row to measure (all by default)"
     )
+    parser.add_argument("--before", default="", help="a git revision to compare tensors with")
+    parser.add_argument("--rounds", type=int, default=5, help="with --before: alternations")
+    parser.add_argument("--measure", default="", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     seconds = arguments.seconds
+    if arguments.measure:
+        play = tensor_games(arguments.measure)
+        play()
+        print(rate(play, seconds))
+        return
+    if arguments.before:
+        compare(arguments.game, arguments.before, seconds, arguments.rounds)
+        return
     print(
         f"{'':10} {'decisions/s':-^63}  steps/s: {SYNC_ENVS} SingleSeatEnv, "
         f"{arguments.tables} tables"

@@ -24,14 +24,13 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from revisions import SOURCES, earlier_sources
 from tapisvert.core.registry import game_names
 
-ROOT = Path(__file__).resolve().parent.parent
 GAMES = tuple(game_names())
 
 
@@ -107,23 +106,11 @@ def main() -> None:
         print(json.dumps(measure(arguments.measure, arguments.games, arguments.repeats)))
         return
 
-    with tempfile.TemporaryDirectory() as folder:
-        earlier: Path | None = None
-        if arguments.before:
-            earlier = Path(folder) / "before"
-            subprocess.run(
-                ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet",
-                 str(earlier), arguments.before],
-                check=True,
-            )  # fmt: skip
-        try:
-            report(arguments, earlier)
-        finally:
-            if earlier is not None:
-                subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(earlier)],
-                    check=True,
-                )
+    if not arguments.before:
+        report(arguments, None)
+        return
+    with earlier_sources(arguments.before) as earlier:
+        report(arguments, earlier)
 
 
 def report(arguments: argparse.Namespace, earlier: Path | None) -> None:
@@ -139,8 +126,8 @@ def report(arguments: argparse.Namespace, earlier: Path | None) -> None:
     for game in arguments.game:
         before: dict[str, Any] | None = None
         if earlier is not None:
-            before = run_side(earlier / "src", game, arguments)
-        now = run_side(ROOT / "src", game, arguments)
+            before = run_side(earlier, game, arguments)
+        now = run_side(SOURCES, game, arguments)
         total = now["move"] + now["views"]
         line = (
             f"{game:<9} {now['positions']:>9.0f} {now['move']:>7.1f} {now['views']:>7.1f}"

@@ -198,6 +198,27 @@ def test_interface_cost_runs_and_prints_its_figures() -> None:
         assert all(float(value.replace(",", "")) > 0 for value in row.split()[1:])
 
 
+def test_interface_cost_compares_tensors_with_an_earlier_version() -> None:
+    """Two rounds, briefly, against HEAD: each side's decisions/s, and the ratio their
+    medians come near (the median of the rounds' ratios)."""
+    printed = run_benchmark(
+        "interface_cost.py",
+        "--game",
+        "luz",
+        "--before",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--seconds",
+        "0.3",
+    )
+    assert "against HEAD" in printed
+    (row,) = [line.split() for line in printed.splitlines() if line.split()[:1] == ["luz"]]
+    before, now, ratio = (float(value.replace(",", "")) for value in row[1:4])
+    low, high = map(float, row[4].split("–"))
+    assert before > 0 and now > 0 and 0 < low <= ratio <= high
+
+
 def test_interface_cost_compares_tensors_and_vector_envs_for_one_row() -> None:
     """One row, briefly: the ratios are those of the figures beside them."""
     printed = run_benchmark(
