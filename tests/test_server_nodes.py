@@ -29,6 +29,7 @@ from tapisvert.core.registry import game_names
 from tapisvert.server.errors import ServerError, TableMoved
 from tapisvert.server.lobby import Lobby, Settings, User
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
+from tapisvert.server.tables import GameTable
 
 from server_support import (
     NGINX_CONFIG,
@@ -101,6 +102,16 @@ async def play_moves(lobby: Lobby, users: list[User], table_id: int, count: int)
     return played
 
 
+async def started_table(lobby: Lobby) -> tuple[list[User], GameTable]:
+    """Three guests at a two-round Wizard table of ``lobby``, started."""
+    users = [(await lobby.accounts.guest(name, "127.0.0.1"))[1] for name in ("ana", "bob", "cat")]
+    table = await lobby.tables.create_table(users[0], "main", "wizard", 3, {"rounds": "2"}, None)
+    for seat, user in enumerate(users[1:], start=1):
+        await lobby.tables.join(user, table.id, seat)
+    await table.start(users[0].id)
+    return users, table
+
+
 def test_a_paused_node_can_store_nothing_of_a_table_taken_over(database_url: str) -> None:
     """The node serving a table stops renewing (paused); another takes the table over from
     the log once the lease has run out; the paused node's next move is refused and it lets
@@ -110,15 +121,7 @@ def test_a_paused_node_can_store_nothing_of_a_table_taken_over(database_url: str
     async def run() -> None:
         paused = Lobby(SqlStorage(database_url), settings=settings, sole=False)
         await paused.start()
-        users = [
-            (await paused.accounts.guest(name, "127.0.0.1"))[1] for name in ("ana", "bob", "cat")
-        ]
-        table = await paused.tables.create_table(
-            users[0], "main", "wizard", 3, {"rounds": "2"}, None
-        )
-        for seat, user in enumerate(users[1:], start=1):
-            await paused.tables.join(user, table.id, seat)
-        await table.start(users[0].id)
+        users, table = await started_table(paused)
         assert await play_moves(paused, users, table.id, 5) == 5
         assert paused.cluster.keeper is not None
         paused.cluster.keeper.cancel()  # no more renewals, as from a stopped process
@@ -160,16 +163,7 @@ def test_a_table_left_by_its_node_is_served_by_the_node_asked_for_it(database_ur
         other = Lobby(SqlStorage(database_url), settings=settings, sole=False)
         await other.start()  # before the lease runs out: its start takes nothing over
         try:
-            users = [
-                (await paused.accounts.guest(name, "127.0.0.1"))[1]
-                for name in ("ana", "bob", "cat")
-            ]
-            table = await paused.tables.create_table(
-                users[0], "main", "wizard", 3, {"rounds": "2"}, None
-            )
-            for seat, user in enumerate(users[1:], start=1):
-                await paused.tables.join(user, table.id, seat)
-            await table.start(users[0].id)
+            users, table = await started_table(paused)
             assert await play_moves(paused, users, table.id, 2) == 2
             for lobby in (paused, other):  # no renewal, no keeper's round
                 assert lobby.cluster.keeper is not None

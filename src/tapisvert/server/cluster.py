@@ -173,12 +173,7 @@ class Cluster:
                 row = await self.storage.tables.load(table_id)
                 if row is None or row.status not in _SERVED:
                     continue
-                if row.asleep:
-                    _log.info("table %d wakes: a clock ran out", table_id)
-                else:
-                    _log.warning("table %d was left by its node: it is served here now", table_id)
-                    self.metrics.leases_taken_over.inc()
-                await self._operator().take_over(row, fence)
+                await self._serve(row, fence, "a clock ran out")
 
     def lost(self, table: GameTable) -> None:
         """Another node serves ``table`` now: this one forgets it (its timers too) and
@@ -267,13 +262,18 @@ class Cluster:
             row = await self.storage.tables.load(table_id)  # as it is, now that it is ours
             if table_id not in taken or row is None or row.status not in _SERVED:
                 return None
-            if row.asleep:
-                _log.info("table %d wakes: someone came", table_id)
-            else:
-                _log.warning("table %d was left by its node: it is served here now", table_id)
-                self.metrics.leases_taken_over.inc()
-            await self._operator().take_over(row, taken[table_id])
+            await self._serve(row, taken[table_id], "someone came")
             return self.registry.tables.get(table_id)
+
+    async def _serve(self, row: TableRow, fence: int, woken_by: str) -> None:
+        """Serve here a table whose lease this node just took: one asleep wakes (for the
+        reason ``woken_by``), one left by its node is taken over (and counted)."""
+        if row.asleep:
+            _log.info("table %d wakes: %s", row.id, woken_by)
+        else:
+            _log.warning("table %d was left by its node: it is served here now", row.id)
+            self.metrics.leases_taken_over.inc()
+        await self._operator().take_over(row, fence)
 
     async def node_of(self, table_id: int, fresh: bool) -> str | None:
         """The node that serves a table, as last found in the database."""
