@@ -46,6 +46,10 @@ async def until(test: Callable[[], bool], seconds: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+LOWEST_PORT = 10000
+"""Above the services' usual ports. The range below the ephemeral one is as wide as can be:
+two tests that drew the same port before either listened there would share it (the relays
+listen with ``SO_REUSEPORT``), each getting the other's connections."""
 _PORTS = random.SystemRandom()
 """Ports drawn apart from ``random``'s seeded state, so that parallel test processes differ."""
 
@@ -59,7 +63,7 @@ def free_port() -> int:
     if ranges.exists():
         lowest_ephemeral = int(ranges.read_text().split()[0])
     while True:
-        port = _PORTS.randrange(max(1024, lowest_ephemeral - 12000), lowest_ephemeral)
+        port = _PORTS.randrange(LOWEST_PORT, lowest_ephemeral)
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
