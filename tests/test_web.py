@@ -43,12 +43,12 @@ pytestmark = needs_chromium
 GAMES = game_names()
 
 
-def bots_only_table(server: Server, game: str, players: int) -> int:
+def bots_only_table(server: Server, game: str, players: int, clock: float = 1) -> int:
     """A started table where bots play every seat: its host, who never moves, has a clock of
-    one second and is soon replaced by a bot."""
+    ``clock`` seconds and is then replaced by a bot."""
     token = server.guest(f"host-{game}-{random.randrange(10**6)}")
     created = server.call(
-        token, "POST", "/api/tables", room="main", game=game, players=players, clock=1
+        token, "POST", "/api/tables", room="main", game=game, players=players, clock=clock
     )
     table = int(created.json()["table"])
     for _ in range(players - 1):
@@ -389,10 +389,12 @@ def test_nothing_animates_twice_while_bots_play(server: Server, page: Page, game
     """A card played comes down once; nothing else moves when a frame redraws the table: at
     most one animation per move, however many cards are on the table."""
     sign_in(page, server, f"calm-{game}")
-    table = bots_only_table(server, game, 3)
+    # once the host's clock has run out, the bots can play a whole short game in a second or two:
+    # a clock of five seconds leaves the page the time to draw the table and settle first
+    table = bots_only_table(server, game, 3, clock=5)
     page.evaluate(f"location.hash = 'table={table}'")
     page.wait_for_selector("#board")
-    page.wait_for_timeout(1_500)  # the host's clock runs out: bots play every seat
+    page.wait_for_function("document.getAnimations().length === 0")  # the first drawing's
     page.evaluate(
         "window.__animations = 0;"
         "window.__first = Number(document.querySelector('#board').dataset.seq);"
