@@ -394,7 +394,8 @@ def test_nothing_animates_twice_while_bots_play(server: Server, page: Page, game
     table = bots_only_table(server, game, 3, clock=5)
     page.evaluate(f"location.hash = 'table={table}'")
     page.wait_for_selector("#board")
-    page.wait_for_function("document.getAnimations().length === 0")  # the first drawing's
+    # the table's first drawing animates its cards: the watch starts once that is over
+    page.wait_for_function("document.getAnimations().length === 0")
     page.evaluate(
         "window.__animations = 0;"
         "window.__first = Number(document.querySelector('#board').dataset.seq);"
