@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import tapisvert
 from tapisvert.core.game import Game, State
 from tapisvert.core.registry import plugin
-from tapisvert.encoding import Encoding, Tensor, encoding_for
+from tapisvert.encoding import Blocks, Encoding, Tensor, encoding_for, float_bytes
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wizard", 3, {}),
@@ -217,6 +217,47 @@ def test_a_tensor_of_another_type_is_refused_clearly(name: str) -> None:
         encoding.write_state(wrong, state, 0)
     with pytest.raises(TypeError, match="float32 array, not float64"):
         encoding.write(wrong, state.observation(0))
+
+
+@pytest.mark.parametrize("name", tapisvert.game_names())
+def test_a_tensor_or_mask_of_another_size_is_refused_clearly(name: str) -> None:
+    """A buffer one value short or long gets an error that says the sizes, and is left as
+    it was, rather than holding part of a tensor; so does a mask too short for the
+    actions."""
+    game = tapisvert.load_game(name, players=4)
+    encoding = encoding_for(game)
+    state = game.new_initial_state(3)
+    state.resolve_chance()
+    for size in (encoding.size - 1, encoding.size + 1):
+        wrong = numpy.full(size, 7.0, dtype=numpy.float32)
+        with pytest.raises(ValueError, match=f"a tensor of {size} values"):
+            encoding.write_state(wrong, state, 0)
+        assert (wrong == 7.0).all()
+    state.resolve_chance()
+    mask = numpy.zeros(encoding.action_count - 1, dtype=numpy.int8)
+    with pytest.raises(ValueError, match=f"a mask of {encoding.action_count - 1} values"):
+        encoding.write_legal(mask, state)
+
+
+def test_blocks_are_made_once_per_value_and_forgotten_beyond_those_kept() -> None:
+    """A table of blocks makes a value's block at its first look-up only, equal values
+    sharing it; once it holds ``kept`` blocks, it starts again rather than growing."""
+    made: list[tuple[int, ...]] = []
+
+    def make(counts: tuple[int, ...]) -> bytes:
+        made.append(counts)
+        return float_bytes(count / 2 for count in counts)
+
+    blocks: Blocks[tuple[int, ...]] = Blocks(make, kept=3)
+    first = blocks[(1, 2)]
+    assert numpy.frombuffer(first, dtype=numpy.float32).tolist() == [0.5, 1.0]
+    assert blocks[tuple([1, 2])] is first  # an equal value, not the same object
+    assert made == [(1, 2)]
+    for counts in ((3,), (4,), (5,)):
+        blocks[counts]
+    assert len(blocks) < 3  # started again when full
+    blocks[(1, 2)]
+    assert made == [(1, 2), (3,), (4,), (5,), (1, 2)]
 
 
 @pytest.mark.parametrize("name", tapisvert.game_names())

@@ -44,8 +44,9 @@ with needs("research", "tapisvert.encoding"):
 Tensor = NDArray[numpy.float32]
 Mask = NDArray[numpy.bool_]
 K = TypeVar("K")
-BLOCKS_KEPT = 4096
-"""Blocks a :func:`block_cache` keeps: a few per seat of each table in play, 64 tables say."""
+BLOCKS_KEPT = 16384
+"""Blocks a :func:`block_cache` or :class:`Blocks` keeps: a few per seat of each table in play,
+64 tables say, or the values a part takes over many games."""
 
 
 @dataclass(frozen=True)
@@ -106,10 +107,13 @@ class Encoding(ABC):
         self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
         self._templates_made: list[Templates] = []
-        self._tensor_view = LastView(floats=True)
+        self._tensor_view = LastView(self.tensor_values)
         """The view of the tensor written last, for a game's encoding that writes into the
         caller's tensor itself (one that writes through templates keeps one per template)."""
-        self._mask_view = LastView()
+        self._mask_view = LastView(self._mask_values)
+        self._tensor_bytes = LastView(self._bytes_of)
+        """The bytes of the tensor written last, for a game's encoding that writes its tensors
+        as pieces (see :meth:`put`)."""
         cls = type(self)
         self._index_reads_observation = (
             cls.action_index is not Encoding.action_index or cls.action_at is not Encoding.action_at
@@ -148,6 +152,38 @@ class Encoding(ABC):
         made = Templates(self.size, parts)
         self._templates_made.append(made)
         return made
+
+    def put(self, tensor: Tensor, pieces: list[bytes]) -> None:
+        """Set ``tensor`` to ``pieces`` laid end to end (each the float32 bytes of a run of
+        the layout, in order, from :class:`Blocks` mostly): for a game's encoding that
+        writes its tensors whole, a piece per field or per seat of a field. Joining
+        ready-made pieces costs less than setting a tensor's values one by one."""
+        self._tensor_bytes(tensor)[:] = b"".join(pieces)
+
+    def tensor_values(self, tensor: Tensor) -> MutableSequence[float]:
+        """:func:`float_values` of a tensor, which must be of this encoding's size: a clear
+        error for another, rather than a tensor written in part (or past its end)."""
+        view = float_values(tensor)
+        if len(view) != self.size:
+            raise ValueError(
+                f"a tensor of {len(view)} values, where {self.game.name}'s hold {self.size}: "
+                "numpy.zeros(encoding.shape, dtype=numpy.float32)"
+            )
+        return view
+
+    def _bytes_of(self, tensor: Tensor) -> MutableSequence[int]:
+        """The bytes of ``tensor`` (see :meth:`tensor_values`), to set it whole at once."""
+        return cast(memoryview, self.tensor_values(tensor)).cast("B")  # type: ignore[return-value]
+
+    def _mask_values(self, mask: NDArray[Any]) -> MutableSequence[int]:
+        """:func:`values_of` a mask, which must hold a value per action."""
+        view = cast(MutableSequence[int], values_of(mask))
+        if len(view) != self.action_count:
+            raise ValueError(
+                f"a mask of {len(view)} values, where {self.game.name} has "
+                f"{self.action_count} actions: numpy.zeros(encoding.action_count, dtype=bool)"
+            )
+        return view
 
     def keep_templates(self, tables: int) -> None:
         """Keep the templates of every seat (and a spectator) of ``tables`` tables written
@@ -325,8 +361,19 @@ class Template:
         self.out = float_values(tensor)
         self.remembers = remembers
         self.sources: list[object] = [UNWRITTEN] * parts
-        self.view = LastView(floats=True)
+        self.view = LastView(self._values_like)
         """The view of the tensor this template was last copied to (a table's row, say)."""
+
+    def _values_like(self, tensor: Tensor) -> MutableSequence[float]:
+        """:func:`float_values` of a tensor of this template's size (see
+        :meth:`Encoding.tensor_values`)."""
+        view = float_values(tensor)
+        if len(view) != len(self.out):
+            raise ValueError(
+                f"a tensor of {len(view)} values, where this game's hold {len(self.out)}: "
+                "numpy.zeros(encoding.shape, dtype=numpy.float32)"
+            )
+        return view
 
     @classmethod
     def fresh(cls, tensor: Tensor, parts: int) -> Template:
@@ -497,6 +544,58 @@ def float_values(tensor: Tensor) -> MutableSequence[float]:
     return view
 
 
+def float_bytes(values: Iterable[float]) -> bytes:
+    """``values`` as float32 bytes: a piece of a tensor (see :meth:`Encoding.put`)."""
+    return array("f", values).tobytes()
+
+
+@mypyc_attr(native_class=False)  # a dict's own subclass: its look-up stays in C
+class Blocks(dict[K, bytes]):
+    """The float32 bytes of a part of a position, by the part's value: ``make(value)``
+    (:func:`float_bytes` of its values, or pieces of other tables joined), made once and
+    looked up after, while among the ``kept`` last distinct values (beyond those, every
+    block is made again as it comes).
+
+    For a part that most often takes a value seen before, in this game or another (a
+    seat's score, a set, the cards known in a hand): a look-up (hashing the value) then
+    costs less than writing its values. ``blocks[value]`` is the block; a look-up from
+    several threads at once may make a block twice, never a wrong one."""
+
+    def __init__(self, make: Callable[[K], bytes], kept: int = BLOCKS_KEPT) -> None:
+        super().__init__()
+        self._make = make
+        self._kept = kept
+
+    def __missing__(self, value: K) -> bytes:
+        if len(self) >= self._kept:
+            self.clear()
+        block = self[value] = self._make(value)
+        return block
+
+
+def one_hot_blocks(size: int) -> tuple[bytes, ...]:
+    """For each index below ``size``, ``size`` values with 1 at that index."""
+    return tuple(float_bytes(float(at == index) for at in range(size)) for index in range(size))
+
+
+def seat_blocks(players: int) -> tuple[dict[int, bytes], ...]:
+    """``blocks[origin][seat]``: a one-hot of ``players`` values at ``seat`` as seen from
+    ``origin`` (see :func:`seat_places`); a value that is no seat (chance, none) is not
+    there (``.get(seat, zeros)``)."""
+    rows = one_hot_blocks(players)
+    return tuple(
+        {seat: rows[place] for seat, place in enumerate(places)} for places in seat_places(players)
+    )
+
+
+def seats_in_order(players: int) -> tuple[tuple[int, ...], ...]:
+    """``order[origin]``: the seats from ``origin`` on (the observer's first, then the next
+    seat in turn order...), the order of per-seat values in a tensor."""
+    return tuple(
+        tuple((origin + step) % players for step in range(players)) for origin in range(players)
+    )
+
+
 def clear_slots(
     out: MutableSequence[float], runs: Sequence[SlotRun], items: tuple[int, ...]
 ) -> None:
@@ -522,22 +621,22 @@ def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
 
 
 class LastView:
-    """:func:`values_of` the buffer written into last, kept for the next write: a caller
-    writes tensor after tensor into the same buffer (or each table's into the same row of a
-    batch), and making the view costs more than finding it. Keeps that buffer alive."""
+    """``convert(buffer)``, a view of the buffer written into last (:func:`values_of`, say),
+    kept for the next write: a caller writes tensor after tensor into the same buffer (or
+    each table's into the same row of a batch), and making the view costs more than finding
+    it. Keeps that buffer alive."""
 
-    __slots__ = ("_floats", "_last")
+    __slots__ = ("_convert", "_last")
 
-    def __init__(self, floats: bool = False) -> None:
-        self._floats = floats
-        """Whether the buffers are tensors (:func:`float_values` checks them)."""
+    def __init__(self, convert: Callable[[NDArray[Any]], MutableSequence[Any]]) -> None:
+        self._convert = convert
         self._last: tuple[object, MutableSequence[Any]] | None = None
 
     def __call__(self, array: NDArray[Any]) -> MutableSequence[Any]:
         last = self._last  # one read: another thread may replace it meanwhile
         if last is not None and last[0] is array:
             return last[1]
-        view: MutableSequence[Any] = float_values(array) if self._floats else values_of(array)
+        view = self._convert(array)
         self._last = (array, view)
         return view
 

@@ -30,18 +30,21 @@ draw display entry 0–5, and in the duel steal a value 1–12 from the imaginar
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Callable, Sequence
+from operator import add, sub
 from typing import cast
 
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
-    UNCHANGED,
-    UNWRITTEN,
+    Blocks,
     Encoding,
-    Template,
     Tensor,
+    float_bytes,
+    one_hot_blocks,
     scaled,
+    seat_blocks,
     seat_places,
+    seats_in_order,
 )
 from tapisvert.games.abluxxen.cards import (
     COPIES,
@@ -79,19 +82,6 @@ DECK = sum(DECK_COUNTS)
 MANY_CARDS = 2 * HAND_SIZE
 CARD_WEIGHT = 1 / COPIES
 PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
-(
-    PART_HAND,
-    PART_DISPLAY,
-    PART_DISCARD,
-    PART_IN_PLAY,
-    PART_DUMMY,
-    PART_PLAYED,
-    PART_STEALS,
-    PER_SEAT,
-) = range(8)
-"""The parts of a template (see ``Template``); from ``PER_SEAT`` on, ``SEAT_PARTS`` per
-seat: the cards known in its hand, its stack."""
-SEAT_PARTS = 2
 
 
 class AbluxxenEncoding(Encoding):
@@ -145,40 +135,38 @@ class AbluxxenEncoding(Encoding):
         self.game_scores = self.field("game_scores", players, "this game's scores / 109")
         self.scores = self.field("scores", players, "the series' totals / 109")
         self.game_number = self.field("game_number", 1, "game of the series / 10")
-        self._places = seat_places(players)
-        self._group_starts = (
-            self.hand.start,
-            self.known.start,
-            self.top_sets.start,
-            self.display.start,
-            self.discard.start,
-        )
-        self._templates = self.templates(PER_SEAT + SEAT_PARTS * players)
+        self._seat_blocks = seat_blocks(players)
+        self._seats_in_order = seats_in_order(players)
+        self._no_seat = bytes(4 * players)
+        self._no_display = tuple(bytes(4 * KINDS * empty) for empty in range(DISPLAY_SIZE + 1))
+        """Zeros for the display's missing entries, by how many are missing."""
+        self._steals: Blocks[tuple[Seat, tuple[Seat, ...]]] = Blocks(self._steals_block)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(AbluxxenObservation, observation)
-        self._fill(
+        self.put(
             tensor,
-            Template.fresh(tensor, PER_SEAT + SEAT_PARTS * self.players),
-            seen.seat,
-            PHASES[seen.phase],
-            (seen.active, seen.current_player, seen.victim, seen.drawer),
-            counts_of(seen.hand),
-            seen.hand_sizes,
-            tuple(counts_of(known) for known in seen.known_in_hand),
-            seen.stacks,
-            stack_sizes(seen.stacks),
-            seen.display,
-            seen.pile_size,
-            counts_of(seen.discard),
-            seen.in_play,
-            counts_of(seen.dummy),
-            seen.played,
-            (seen.draws_left, seen.refill_pending),
-            seen.pending_steals,
-            seen.game_scores,
-            seen.scores,
-            seen.game_number,
+            self._pieces(
+                seen.seat,
+                PHASES[seen.phase],
+                (seen.active, seen.current_player, seen.victim, seen.drawer),
+                None if seen.seat is None else counts_of(seen.hand),
+                seen.hand_sizes,
+                tuple(counts_of(known) for known in seen.known_in_hand),
+                seen.stacks,
+                stack_sizes(seen.stacks),
+                seen.display,
+                seen.pile_size,
+                counts_of(seen.discard),
+                seen.in_play,
+                counts_of(seen.dummy),
+                seen.played,
+                (seen.draws_left, seen.refill_pending),
+                seen.pending_steals,
+                seen.game_scores,
+                seen.scores,
+                seen.game_number,
+            ),
         )
 
     def write_state(self, tensor: Tensor, state: State, seat: Seat | None) -> None:
@@ -189,38 +177,37 @@ class AbluxxenEncoding(Encoding):
         hands = state._hands
         hand_sizes = [*map(sum, hands)]  # new hands at most moves: not worth a cache
         stacked = state._stacked
-        game_scores = [cards - held for cards, held in zip(stacked, hand_sizes, strict=True)]
+        game_scores = [*map(sub, stacked, hand_sizes)]
         scores = state._finished_totals()
         if state._phase != PHASE_END:
-            scores = tuple(total + game for total, game in zip(scores, game_scores, strict=True))
-        self._fill(
+            scores = tuple(map(add, scores, game_scores))
+        self.put(
             tensor,
-            self._templates(state, seat),
-            seat,
-            state._phase,
-            (state._active, state._player, state._victim, state._drawer),
-            None if seat is None else hands[seat],
-            hand_sizes,
-            state._known,
-            state._stacks,
-            stacked,
-            state._display,
-            sum(state._pile),
-            state._discard,
-            state._in_play,
-            state._dummy,
-            state._played,
-            (state._draws_left, state._refill),
-            state._steals,
-            game_scores,
-            scores,
-            state._game_index + 1,
+            self._pieces(
+                seat,
+                state._phase,
+                (state._active, state._player, state._victim, state._drawer),
+                None if seat is None else hands[seat],
+                hand_sizes,
+                state._known,
+                state._stacks,
+                stacked,
+                state._display,
+                sum(state._pile),
+                state._discard,
+                state._in_play,
+                state._dummy,
+                state._played,
+                (state._draws_left, state._refill),
+                state._steals,
+                game_scores,
+                scores,
+                state._game_index + 1,
+            ),
         )
 
-    def _fill(
+    def _pieces(
         self,
-        tensor: Tensor,
-        template: Template,
         seat: Seat | None,
         phase: int,
         seats: tuple[Seat, Seat, Seat | None, Seat | None],
@@ -232,111 +219,123 @@ class AbluxxenEncoding(Encoding):
         display: tuple[tuple[int, ...], ...],
         pile_size: int,
         discard: tuple[int, ...],
-        in_play: Sequence[int],
+        in_play: tuple[int, ...],
         dummy: tuple[int, ...],
         played: CardSet | None,
         draws: tuple[int, bool],
-        pending_steals: Sequence[Seat],
+        pending_steals: tuple[Seat, ...],
         game_scores: Sequence[int],
         scores: Sequence[int],
         game_number: int,
-    ) -> None:
-        """Every field, from what an observation holds (seats absolute, groups of cards as
-        count vectors by kind, ``None`` for no hand), as ``write`` and ``write_state`` read
-        them: one way to write, whichever the source.
-
-        The groups of cards, the stacks' top sets, the set on the table and the pending
-        steals are parts of ``template``, written where their object changed; the seats and
-        counts, on the tensor started from it."""
-        players = self.players
-        places = self._places[seat or 0]
-        hand_at, known_at, top_sets, display_at, discard_at = self._group_starts
-        written = template.out
-        template.write_counts(PART_HAND, () if hand is None else hand, hand_at, CARD_WEIGHT)
-        for other, place in enumerate(places):
-            part = PER_SEAT + other * SEAT_PARTS
-            template.write_counts(part, known[other], known_at + place * KINDS, CARD_WEIGHT)
-            stack = stacks[other]
-            top = stack[-1] if stack else None
-            was = template.previous(part + 1, top)
-            if was is not UNCHANGED:
-                _put_set(written, top_sets + place * SET_SIZE, was, top)
-        was = template.previous(PART_DISPLAY, display)
-        if was is not UNCHANGED:
-            _put_display(written, display_at, () if was is UNWRITTEN else was, display)
-        template.write_counts(PART_DISCARD, discard, discard_at, CARD_WEIGHT)
-        if template.previous(PART_IN_PLAY, in_play) is not UNCHANGED:
-            template.clear(self.in_play.start, self.in_play.stop)
-            in_play_at = self.in_play.start
-            for card in in_play:
-                written[in_play_at + card] += CARD_WEIGHT
+    ) -> list[bytes]:
+        """The tensor's pieces, field by field, from what an observation holds (seats
+        absolute, groups of cards as count vectors by kind, ``None`` for no hand), as
+        ``write`` and ``write_state`` read them: one way to write, whichever the source."""
+        origin = seat or 0
+        seats_in_order = self._seats_in_order[origin]
+        seat_of, no_seat = self._seat_blocks[origin], self._no_seat
+        active, to_act, victim, drawer = seats
+        pieces = [
+            _PHASES[phase],
+            seat_of.get(active, no_seat),
+            seat_of.get(to_act, no_seat),
+            seat_of.get(-1 if victim is None else victim, no_seat),
+            _ONE if victim == DUMMY else _ZERO,
+            seat_of.get(-1 if drawer is None else drawer, no_seat),
+        ]
+        if hand is None:
+            pieces.append(_NO_CARDS)
+        else:
+            pieces += (_HALVES[hand[:HALF]], _HALVES[hand[HALF:]])
+        for other in seats_in_order:
+            pieces.append(_MANY[hand_sizes[other]])
+        for other in seats_in_order:
+            pieces.append(_COUNTS[known[other]])
+        for other in seats_in_order:
+            pieces.append(_TOPS[stacks[other]])
+        for other in seats_in_order:
+            pieces.append(_MANY[stacked[other]])
+        for entry in display:
+            pieces.append(_ENTRIES[entry])
+        pieces += (
+            self._no_display[DISPLAY_SIZE - len(display)],
+            _PILE[pile_size],
+            _COUNTS[discard],
+            _ENTRIES[in_play],
+        )
         if self.dummy.size:
-            template.write_counts(PART_DUMMY, dummy, self.dummy.start, CARD_WEIGHT)
-        was = template.previous(PART_PLAYED, played)
-        if was is not UNCHANGED:
-            _put_set(written, self.played.start, was, played)
-        if template.previous(PART_STEALS, pending_steals) is not UNCHANGED:
-            template.clear(self.pending.start, self.pending.stop)
-            for thief in pending_steals:
-                written[self.pending.start + (players if thief == DUMMY else places[thief])] = 1.0
-        out = template.copy_to(tensor)
-        out[self.phase.start + phase] = 1.0
-        for field, seated in zip(
-            (self.active, self.to_act, self.victim, self.drawer), seats, strict=True
-        ):
-            if seated is not None and 0 <= seated < players:  # a seat, not chance nor the dummy
-                out[field.start + places[seated]] = 1.0
-        if seats[2] == DUMMY:
-            out[self.dummy_victim.start] = 1.0
-        hand_sizes_at, stack_cards = self.hand_sizes.start, self.stack_cards.start
-        game_scores_at, scores_at = self.game_scores.start, self.scores.start
-        for other, place in enumerate(places):
-            held = hand_sizes[other]
-            out[hand_sizes_at + place] = held / MANY_CARDS if held < MANY_CARDS else 1.0
-            cards = stacked[other]
-            out[stack_cards + place] = cards / MANY_CARDS if cards < MANY_CARDS else 1.0
-            # ``scaled``, written out: it is called eight times a tensor otherwise.
-            game_score, score = game_scores[other] / DECK, scores[other] / DECK
-            out[game_scores_at + place] = (
-                game_score if -1.0 <= game_score <= 1.0 else scaled(game_score, 1.0)
-            )
-            out[scores_at + place] = score if -1.0 <= score <= 1.0 else scaled(score, 1.0)
-        out[self.pile.start] = pile_size / DECK
-        out[self.draws_left.start] = scaled(draws[0], HAND_SIZE)
-        if draws[1]:
-            out[self.refill.start] = 1.0
-        out[self.game_number.start] = scaled(game_number, 10)
+            pieces.append(_COUNTS[dummy])
+        pieces += (
+            _SETS[played],
+            _DRAWS[draws[0]],
+            _ONE if draws[1] else _ZERO,
+            self._steals[origin, pending_steals],
+        )
+        for other in seats_in_order:
+            pieces.append(_SCORE[game_scores[other]])
+        for other in seats_in_order:
+            pieces.append(_SCORE[scores[other]])
+        pieces.append(_GAME_NUMBERS[game_number])
+        return pieces
+
+    def _steals_block(self, key: tuple[Seat, tuple[Seat, ...]]) -> bytes:
+        """The seats still to decide a steal, seen from ``origin``: ``(origin, thieves)``."""
+        origin, thieves = key
+        places = seat_places(self.players)[origin]
+        block = [0.0] * self.pending.size
+        for thief in thieves:
+            block[self.players if thief == DUMMY else places[thief]] = 1.0
+        return float_bytes(block)
 
 
-def _put_set(out: MutableSequence[float], at: int, was: object, played: CardSet | None) -> None:
-    """A set (or none) as its value one-hot, its number cards / 8 and its jokers / 5, from
-    ``at`` on, where the set ``was`` (or ``None``, or ``UNWRITTEN``: zeros) was written."""
-    if isinstance(was, CardSet):
-        out[at + was.value - 1] = 0.0
-    if played is None:
-        out[at + JOKER_SET_VALUE] = out[at + JOKER_SET_VALUE + 1] = 0.0
-        return
-    out[at + played.value - 1] = 1.0
-    out[at + JOKER_SET_VALUE] = played.numbers / COPIES
-    out[at + JOKER_SET_VALUE + 1] = played.jokers / JOKERS
+def _set_block(played: CardSet | None) -> bytes:
+    """A set (or none) as its value one-hot, its number cards / 8 and its jokers / 5."""
+    block = [0.0] * SET_SIZE
+    if played is not None:
+        block[played.value - 1] = 1.0
+        block[JOKER_SET_VALUE] = played.numbers / COPIES
+        block[JOKER_SET_VALUE + 1] = played.jokers / JOKERS
+    return float_bytes(block)
 
 
-def _put_display(
-    out: MutableSequence[float],
-    at: int,
-    was: object,
-    display: tuple[tuple[int, ...], ...],
-) -> None:
-    """Each display entry's cards, 1/8 per card, from ``at`` on, where the display ``was``
-    written: only the entries that are not the same objects as before (a card added to an
-    entry, one taken, the entries after it moved up)."""
-    before = cast(tuple[tuple[int, ...], ...], was)
-    for index in range(max(len(before), len(display))):
-        old = before[index] if index < len(before) else ()
-        entry = display[index] if index < len(display) else ()
-        if old is not entry:
-            for card in old:
-                out[at + card] = 0.0
-            for card in entry:
-                out[at + card] += CARD_WEIGHT
-        at += KINDS
+def _cards_block(cards: tuple[int, ...]) -> bytes:
+    """Cards listed by kind (a display entry, the cards in play), 1/8 per card."""
+    block = [0.0] * KINDS
+    for card in cards:
+        block[card] += CARD_WEIGHT
+    return float_bytes(block)
+
+
+def _counts_block(counts: tuple[int, ...]) -> bytes:
+    """A group of cards counted by kind (a hand, the discard pile), 1/8 per card: from the
+    blocks of its two halves, which repeat far more often than whole hands do."""
+    if not counts:
+        return _NO_CARDS
+    return _HALVES[counts[:HALF]] + _HALVES[counts[HALF:]]
+
+
+def _scalar(convert: Callable[[int], float]) -> Blocks[int]:
+    """One value, ``convert(count)``, by the count."""
+    return Blocks(lambda count: float_bytes((convert(count),)))
+
+
+HALF = KINDS // 2
+_NO_CARDS = bytes(4 * KINDS)
+_PHASES = one_hot_blocks(len(PHASE_NAMES))
+_ONE, _ZERO = float_bytes((1.0,)), float_bytes((0.0,))
+_HALVES: Blocks[tuple[int, ...]] = Blocks(
+    lambda counts: float_bytes([count * CARD_WEIGHT for count in counts])
+)
+_COUNTS: Blocks[tuple[int, ...]] = Blocks(_counts_block)
+"""Groups of cards that repeat (the cards known in a hand, the discard pile)."""
+_ENTRIES: Blocks[tuple[int, ...]] = Blocks(_cards_block)
+_SETS: Blocks[CardSet | None] = Blocks(_set_block)
+_TOPS: Blocks[tuple[CardSet, ...]] = Blocks(lambda stack: _SETS[stack[-1] if stack else None])
+"""A stack by its top set."""
+_MANY = _scalar(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
+"""Cards in a hand or a stack / 26, at most 1."""
+_SCORE = _scalar(lambda value: scaled(value, DECK))
+"""A score / 109, within [-1, 1]."""
+_PILE = _scalar(lambda cards: cards / DECK)
+_DRAWS = _scalar(lambda draws: scaled(draws, HAND_SIZE))
+_GAME_NUMBERS = _scalar(lambda number: scaled(number, 10))
