@@ -252,7 +252,8 @@ class AbluxxenEncoding(Encoding):
         for other in seats_in_order:
             pieces.append(_COUNTS[known[other]])
         for other in seats_in_order:
-            pieces.append(_TOPS[stacks[other]])
+            stack = stacks[other]
+            pieces.append(_SETS[stack[-1]] if stack else _NO_SET)
         for other in seats_in_order:
             pieces.append(_MANY[stacked[other]])
         for entry in display:
@@ -330,8 +331,7 @@ _COUNTS: Blocks[tuple[int, ...]] = Blocks(_counts_block)
 """Groups of cards that repeat (the cards known in a hand, the discard pile)."""
 _ENTRIES: Blocks[tuple[int, ...]] = Blocks(_cards_block)
 _SETS: Blocks[CardSet | None] = Blocks(_set_block)
-_TOPS: Blocks[tuple[CardSet, ...]] = Blocks(lambda stack: _SETS[stack[-1] if stack else None])
-"""A stack by its top set."""
+_NO_SET = _SETS[None]
 _MANY = _scalar(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
 """Cards in a hand or a stack / 26, at most 1."""
 _SCORE = _scalar(lambda value: scaled(value, DECK))
