@@ -107,13 +107,13 @@ class Encoding(ABC):
         self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
         self._templates_made: list[Templates] = []
-        self._tensor_view = LastView(self.tensor_values)
-        """The view of the tensor written last, for a game's encoding that writes into the
+        self._tensor_view = RecentViews(self.tensor_values)
+        """The views of the tensors written lately, for a game's encoding that writes into the
         caller's tensor itself (one that writes through templates keeps one per template)."""
-        self._mask_view = LastView(self._mask_values)
-        self._tensor_bytes = LastView(self._bytes_of)
-        """The bytes of the tensor written last, for a game's encoding that writes its tensors
-        as pieces (see :meth:`put`)."""
+        self._mask_view = RecentViews(self._mask_values)
+        self._tensor_bytes = RecentViews(self._bytes_of)
+        """The bytes of the tensors written lately, for a game's encoding that writes its
+        tensors as pieces (see :meth:`put`)."""
         cls = type(self)
         self._index_reads_observation = (
             cls.action_index is not Encoding.action_index or cls.action_at is not Encoding.action_at
@@ -185,12 +185,14 @@ class Encoding(ABC):
             )
         return view
 
-    def keep_templates(self, tables: int) -> None:
-        """Keep the templates of every seat (and a spectator) of ``tables`` tables written
-        in turn, as a vector environment's do, rather than the few of one table (never fewer
-        than kept already)."""
+    def keep_tables(self, tables: int) -> None:
+        """Keep what the tensors of ``tables`` tables written in turn reuse, as a vector
+        environment's are, rather than what one table's do (never less than kept already):
+        the templates of every seat (and a spectator), and a view of each table's rows."""
         for templates in self._templates_made:
             templates.kept = max(templates.kept, tables * (self.players + 1))
+        for views in (self._tensor_view, self._mask_view, self._tensor_bytes):
+            views.kept = max(views.kept, tables)
 
     def describe(self) -> str:
         """The layout, one line per field: the field-by-field documentation. A field that
@@ -361,7 +363,7 @@ class Template:
         self.out = float_values(tensor)
         self.remembers = remembers
         self.sources: list[object] = [UNWRITTEN] * parts
-        self.view = LastView(self._values_like)
+        self.view = RecentViews(self._values_like)
         """The view of the tensor this template was last copied to (a table's row, say)."""
 
     def _values_like(self, tensor: Tensor) -> MutableSequence[float]:
@@ -620,24 +622,29 @@ def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return None
 
 
-class LastView:
-    """``convert(buffer)``, a view of the buffer written into last (:func:`values_of`, say),
-    kept for the next write: a caller writes tensor after tensor into the same buffer (or
-    each table's into the same row of a batch), and making the view costs more than finding
-    it. Keeps that buffer alive."""
+class RecentViews:
+    """``convert(buffer)``, a view of a buffer written into lately (:func:`values_of`, say),
+    kept for the next write into it, for the last ``kept`` buffers: a caller writes tensor
+    after tensor into the same buffer (or each table's into its own row of a batch, tables
+    in turn), and making the view costs more than finding it. Keeps those buffers alive."""
 
-    __slots__ = ("_convert", "_last")
+    __slots__ = ("_convert", "_views", "kept")
 
     def __init__(self, convert: Callable[[NDArray[Any]], MutableSequence[Any]]) -> None:
         self._convert = convert
-        self._last: tuple[object, MutableSequence[Any]] | None = None
+        self._views: dict[int, tuple[object, MutableSequence[Any]]] = {}
+        self.kept = 1
+        """How many buffers' views are kept (``Encoding.keep_tables`` raises it)."""
 
     def __call__(self, array: NDArray[Any]) -> MutableSequence[Any]:
-        last = self._last  # one read: another thread may replace it meanwhile
-        if last is not None and last[0] is array:
-            return last[1]
+        views = self._views
+        entry = views.get(id(array))  # one read: another thread may replace it meanwhile
+        if entry is not None and entry[0] is array:
+            return entry[1]
         view = self._convert(array)
-        self._last = (array, view)
+        if len(views) >= self.kept:
+            views.clear()
+        views[id(array)] = (array, view)
         return view
 
 

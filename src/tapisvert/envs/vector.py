@@ -66,10 +66,11 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
         table = Table.of(name, players, options)
         self.encoding = table.encoding
         """The layout and action space, and what every table writes through: it keeps the
-        templates of all their seats (``keep_templates``), and the parts of positions it
-        converted once, for all. (An encoding per table would keep as many copies of what
-        it converts, whose collection by the garbage collector cost a third of the steps.)"""
-        self.encoding.keep_templates(num_envs)
+        templates of all their seats and a view of each row (``keep_tables``), and the
+        parts of positions it converted once, for all. (An encoding per table would keep as
+        many copies of what it converts, whose collection by the garbage collector cost a
+        third of the steps.)"""
+        self.encoding.keep_tables(num_envs)
         self.tables = [table] + [Table(table.game, self.encoding) for _ in range(num_envs - 1)]
         self.players = table.game.players
         self.copy = copy
