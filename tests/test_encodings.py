@@ -19,7 +19,15 @@ from hypothesis import strategies as st
 import tapisvert
 from tapisvert.core.game import Game, State
 from tapisvert.core.registry import plugin
-from tapisvert.encoding import Blocks, Encoding, Tensor, encoding_for, float_bytes
+from tapisvert.encoding import (
+    Blocks,
+    Encoding,
+    RecentViews,
+    Tensor,
+    encoding_for,
+    float_bytes,
+    values_of,
+)
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wizard", 3, {}),
@@ -221,9 +229,9 @@ def test_a_tensor_of_another_type_is_refused_clearly(name: str) -> None:
 
 @pytest.mark.parametrize("name", tapisvert.game_names())
 def test_a_tensor_or_mask_of_another_size_is_refused_clearly(name: str) -> None:
-    """A buffer one value short or long gets an error that says the sizes, and is left as
-    it was, rather than holding part of a tensor; so does a mask too short for the
-    actions."""
+    """A buffer one value short or long gets an error that says the sizes, from a state or
+    an observation, and is left as it was, rather than holding part of a tensor; so does a
+    mask one value short or long for the actions."""
     game = tapisvert.load_game(name, players=4)
     encoding = encoding_for(game)
     state = game.new_initial_state(3)
@@ -232,11 +240,54 @@ def test_a_tensor_or_mask_of_another_size_is_refused_clearly(name: str) -> None:
         wrong = numpy.full(size, 7.0, dtype=numpy.float32)
         with pytest.raises(ValueError, match=f"a tensor of {size} values"):
             encoding.write_state(wrong, state, 0)
+        with pytest.raises(ValueError, match=f"a tensor of {size} values"):
+            encoding.write(wrong, state.observation(0))
         assert (wrong == 7.0).all()
+    for size in (encoding.action_count - 1, encoding.action_count + 1):
+        with pytest.raises(ValueError, match=f"a mask of {size} values"):
+            encoding.write_legal(numpy.zeros(size, dtype=numpy.int8), state)
+
+
+@pytest.mark.parametrize("name", tapisvert.game_names())
+def test_a_tensor_strided_in_memory_is_written_as_any_other(name: str) -> None:
+    """A column of a larger array (its values not one run of memory) gets the same tensor
+    as a buffer of its own, from a state and from an observation."""
+    game = tapisvert.load_game(name, players=3)
+    encoding = encoding_for(game)
+    state = game.new_initial_state(5)
+    rng = random.Random(5)
+    for _ in range(30):
+        state.resolve_chance()
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
     state.resolve_chance()
-    mask = numpy.zeros(encoding.action_count - 1, dtype=numpy.int8)
-    with pytest.raises(ValueError, match=f"a mask of {encoding.action_count - 1} values"):
-        encoding.write_legal(mask, state)
+    expected = encoding.encode(state.observation(1))
+    columns = numpy.full((encoding.size, 2), numpy.nan, dtype=numpy.float32)
+    encoding.write_state(columns[:, 0], state, 1)
+    assert columns[:, 0].tobytes() == expected.tobytes()
+    assert numpy.isnan(columns[:, 1]).all()
+
+
+def test_recent_views_are_found_again_for_as_many_buffers_as_kept() -> None:
+    """Buffers written in turn (a batch's rows) find their views again while no more than
+    ``kept`` of them are in use; one more buffer than that, and they are made again."""
+    made: list[int] = []
+
+    def convert(array: Any, size: int) -> Any:
+        made.append(id(array))
+        return values_of(array)
+
+    views: RecentViews[Any] = RecentViews(convert, size=4)
+    views.kept = 3
+    rows = list(numpy.zeros((4, 4), dtype=numpy.float32))
+    for _ in range(3):
+        for row in rows[:3]:
+            assert views(row) is views(row)
+    assert len(made) == 3
+    for row in rows:
+        views(row)
+    assert len(made) > 3
 
 
 def test_blocks_are_made_once_per_value_and_forgotten_beyond_those_kept() -> None:
@@ -292,6 +343,96 @@ def test_hidden_bids_stay_hidden_until_every_bid_is_in() -> None:
     assert not numpy.array_equal(
         _tensor(encoding, states[0], bidder), _tensor(encoding, states[1], bidder)
     )
+
+
+@pytest.mark.parametrize("options", [{"duel": True}, {"series": True}], ids=["duel", "series"])
+def test_abluxxen_tensor_field_by_field(options: dict[str, object]) -> None:
+    """Every field of Abluxxen's tensor, worked out here from the observation as the module
+    documents it (not through the encoding's own tables), at 300 positions along random
+    games, for each seat and a spectator."""
+    players = 2 if options.get("duel") else 4
+    game = tapisvert.load_game("abluxxen", players=players, **options)
+    encoding = encoding_for(game)
+    rng = random.Random(11)
+    checked = 0
+    while checked < 300:
+        state = game.new_initial_state(rng.randrange(2**32))
+        while not state.is_terminal() and checked < 300:
+            state.resolve_chance()
+            for seat in (None, *range(players)):
+                expected = _abluxxen_tensor(encoding, state.observation(seat))
+                assert encoding.encode_state(state, seat).tobytes() == expected.tobytes(), (
+                    seat,
+                    state.history(),
+                )
+            checked += 1
+            if not state.is_terminal():
+                state.apply_action(rng.choice(state.legal_actions()))
+
+
+def _abluxxen_tensor(encoding: Any, seen: Any) -> Tensor:
+    """An Abluxxen observation's tensor, as the encoding's documentation describes it."""
+    from tapisvert.games.abluxxen.cards import JOKER_SET_VALUE, counts_of
+    from tapisvert.games.abluxxen.rules import DUMMY, PHASE_NAMES
+
+    players = encoding.players
+    tensor = numpy.zeros(encoding.size, dtype=numpy.float32)
+
+    def put(field: Any, index: int, value: float) -> None:
+        tensor[field.start + index] = value
+
+    def relative(other: int) -> int:
+        return (other - (seen.seat or 0)) % players
+
+    def put_set(field: Any, at: int, played: Any) -> None:
+        put(field, at + played.value - 1, 1.0)
+        put(field, at + JOKER_SET_VALUE, played.numbers / 8)
+        put(field, at + JOKER_SET_VALUE + 1, played.jokers / 5)
+
+    put(encoding.phase, PHASE_NAMES.index(seen.phase), 1.0)
+    for field, seated in (
+        (encoding.active, seen.active),
+        (encoding.to_act, seen.current_player),
+        (encoding.victim, seen.victim),
+        (encoding.drawer, seen.drawer),
+    ):
+        if seated is not None and 0 <= seated < players:
+            put(field, relative(seated), 1.0)
+    put(encoding.dummy_victim, 0, float(seen.victim == DUMMY))
+    for kind, count in enumerate(counts_of(seen.hand)):
+        put(encoding.hand, kind, count / 8)
+    for other in range(players):
+        place = relative(other)
+        put(encoding.hand_sizes, place, min(seen.hand_sizes[other] / 26, 1.0))
+        for kind, count in enumerate(counts_of(seen.known_in_hand[other])):
+            put(encoding.known, place * 14 + kind, count / 8)
+        stack = seen.stacks[other]
+        if stack:
+            put_set(encoding.top_sets, place * (JOKER_SET_VALUE + 2), stack[-1])
+        cards = sum(played.numbers + played.jokers for played in stack)
+        put(encoding.stack_cards, place, min(cards / 26, 1.0))
+        put(encoding.game_scores, place, max(-1.0, min(seen.game_scores[other] / 109, 1.0)))
+        put(encoding.scores, place, max(-1.0, min(seen.scores[other] / 109, 1.0)))
+    for entry, cards in enumerate(seen.display):
+        for kind, count in enumerate(counts_of(cards)):
+            put(encoding.display, entry * 14 + kind, count / 8)
+    put(encoding.pile, 0, seen.pile_size / 109)
+    for field, cards in (
+        (encoding.discard, seen.discard),
+        (encoding.in_play, seen.in_play),
+        (encoding.dummy, seen.dummy),
+    ):
+        for kind, count in enumerate(counts_of(cards)):
+            if count:
+                put(field, kind, count / 8)
+    if seen.played is not None:
+        put_set(encoding.played, 0, seen.played)
+    put(encoding.draws_left, 0, min(seen.draws_left / 13, 1.0))
+    put(encoding.refill, 0, float(seen.refill_pending))
+    for thief in seen.pending_steals:
+        put(encoding.pending, players if thief == DUMMY else relative(thief), 1.0)
+    put(encoding.game_number, 0, min(seen.game_number / 10, 1.0))
+    return tensor
 
 
 def test_luz_tensor_holds_what_a_seat_knows_of_its_own_values() -> None:

@@ -25,10 +25,10 @@ import functools
 from abc import ABC, abstractmethod
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, MutableSequence, Sequence
+from collections.abc import Callable, Hashable, Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -44,9 +44,12 @@ with needs("research", "tapisvert.encoding"):
 Tensor = NDArray[numpy.float32]
 Mask = NDArray[numpy.bool_]
 K = TypeVar("K")
-BLOCKS_KEPT = 16384
-"""Blocks a :func:`block_cache` or :class:`Blocks` keeps: a few per seat of each table in play,
-64 tables say, or the values a part takes over many games."""
+H = TypeVar("H", bound=Hashable)
+V = TypeVar("V")
+BLOCKS_KEPT = 4096
+"""Blocks a :func:`block_cache` keeps: a few per seat of each table in play, 64 tables say."""
+PIECES_KEPT = 16384
+"""Pieces a :class:`Blocks` keeps: the values a part of a position takes over many games."""
 
 
 @dataclass(frozen=True)
@@ -107,11 +110,11 @@ class Encoding(ABC):
         self.score_bounds = score_bounds
         self._index = {action: index for index, action in enumerate(self.actions)}
         self._templates_made: list[Templates] = []
-        self._tensor_view = RecentViews(self.tensor_values)
+        self._tensor_view = RecentViews(checked_tensor)
         """The views of the tensors written lately, for a game's encoding that writes into the
         caller's tensor itself (one that writes through templates keeps one per template)."""
-        self._mask_view = RecentViews(self._mask_values)
-        self._tensor_bytes = RecentViews(self._bytes_of)
+        self._mask_view = RecentViews(checked_mask)
+        self._tensor_bytes = RecentViews(tensor_bytes)
         """The bytes of the tensors written lately, for a game's encoding that writes its
         tensors as pieces (see :meth:`put`)."""
         cls = type(self)
@@ -144,6 +147,8 @@ class Encoding(ABC):
         """Append a field of ``size`` values to the layout."""
         added = Field(name, self.size, self.size + size, meaning)
         self.fields.append(added)
+        self._tensor_view.size = self._tensor_bytes.size = added.stop
+        self._mask_view.size = self.action_count
         return added
 
     def templates(self, parts: int) -> Templates:
@@ -160,39 +165,15 @@ class Encoding(ABC):
         ready-made pieces costs less than setting a tensor's values one by one."""
         self._tensor_bytes(tensor)[:] = b"".join(pieces)
 
-    def tensor_values(self, tensor: Tensor) -> MutableSequence[float]:
-        """:func:`float_values` of a tensor, which must be of this encoding's size: a clear
-        error for another, rather than a tensor written in part (or past its end)."""
-        view = float_values(tensor)
-        if len(view) != self.size:
-            raise ValueError(
-                f"a tensor of {len(view)} values, where {self.game.name}'s hold {self.size}: "
-                "numpy.zeros(encoding.shape, dtype=numpy.float32)"
-            )
-        return view
-
-    def _bytes_of(self, tensor: Tensor) -> MutableSequence[int]:
-        """The bytes of ``tensor`` (see :meth:`tensor_values`), to set it whole at once."""
-        return cast(memoryview, self.tensor_values(tensor)).cast("B")  # type: ignore[return-value]
-
-    def _mask_values(self, mask: NDArray[Any]) -> MutableSequence[int]:
-        """:func:`values_of` a mask, which must hold a value per action."""
-        view = cast(MutableSequence[int], values_of(mask))
-        if len(view) != self.action_count:
-            raise ValueError(
-                f"a mask of {len(view)} values, where {self.game.name} has "
-                f"{self.action_count} actions: numpy.zeros(encoding.action_count, dtype=bool)"
-            )
-        return view
-
     def keep_tables(self, tables: int) -> None:
         """Keep what the tensors of ``tables`` tables written in turn reuse, as a vector
         environment's are, rather than what one table's do (never less than kept already):
-        the templates of every seat (and a spectator), and a view of each table's rows."""
+        the templates of every seat (and a spectator), and a view of each table's rows
+        (and of a few other buffers)."""
         for templates in self._templates_made:
             templates.kept = max(templates.kept, tables * (self.players + 1))
         for views in (self._tensor_view, self._mask_view, self._tensor_bytes):
-            views.kept = max(views.kept, tables)
+            views.kept = max(views.kept, 2 * tables)  # room for a few buffers beside the rows
 
     def describe(self) -> str:
         """The layout, one line per field: the field-by-field documentation. A field that
@@ -333,7 +314,7 @@ class Encoding(ABC):
 TEMPLATES_KEPT = 64
 """Templates a :class:`Templates` keeps by default: enough for the seats of one table (each
 single-table environment builds its own encoding) over a few games, a spectator's too, and
-a few tables'. An encoding that many tables share keeps more (``Encoding.keep_templates``);
+a few tables'. An encoding that many tables share keeps more (``Encoding.keep_tables``);
 beyond what it keeps, a seat's tensor is written whole, as it would be without templates."""
 UNWRITTEN = object()
 """The source of a template's part not written yet: no part is written from it, and its run
@@ -363,24 +344,15 @@ class Template:
         self.out = float_values(tensor)
         self.remembers = remembers
         self.sources: list[object] = [UNWRITTEN] * parts
-        self.view = RecentViews(self._values_like)
+        self.view = RecentViews(checked_tensor, len(self.out))
         """The view of the tensor this template was last copied to (a table's row, say)."""
 
-    def _values_like(self, tensor: Tensor) -> MutableSequence[float]:
-        """:func:`float_values` of a tensor of this template's size (see
-        :meth:`Encoding.tensor_values`)."""
-        view = float_values(tensor)
-        if len(view) != len(self.out):
-            raise ValueError(
-                f"a tensor of {len(view)} values, where this game's hold {len(self.out)}: "
-                "numpy.zeros(encoding.shape, dtype=numpy.float32)"
-            )
-        return view
-
     @classmethod
-    def fresh(cls, tensor: Tensor, parts: int) -> Template:
-        """A template that is ``tensor`` itself, zeroed, remembering nothing: every part is
-        written (for an observation, which no later one follows)."""
+    def fresh(cls, tensor: Tensor, parts: int, size: int) -> Template:
+        """A template that is ``tensor`` itself (of ``size`` values, the encoding's), zeroed,
+        remembering nothing: every part is written (for an observation, which no later one
+        follows)."""
+        checked_tensor(tensor, size)
         tensor.fill(0.0)
         return cls(tensor, parts, remembers=False)
 
@@ -455,30 +427,6 @@ class Template:
         for item in added:
             out[start + item] = 1.0
 
-    def write_counts(self, part: int, counts: tuple[int, ...], start: int, weight: float) -> None:
-        """Part number ``part``: ``counts[i] * weight`` at ``start + i`` (a group of cards
-        counted by kind, say). Only the counts that changed are written again, where the part
-        was written from as many counts."""
-        if self.sources[part] is counts:  # the most frequent answer, without a call
-            return
-        was = self.previous(part, counts)
-        if was is UNCHANGED:
-            return
-        out = self.out
-        if was is not UNWRITTEN:
-            before = cast(tuple[int, ...], was)
-            if len(before) == len(counts):
-                for index in range(len(counts)):
-                    count = counts[index]
-                    if count != before[index]:
-                        out[start + index] = count * weight
-                return
-            self.clear(start, start + len(before))
-        for index in range(len(counts)):
-            count = counts[index]
-            if count:
-                out[start + index] = count * weight
-
     def copy_to(self, tensor: Tensor) -> MutableSequence[float]:
         """Start ``tensor`` as this template (nothing to do where it is the template
         itself), and answer it as a buffer of floats, for the small fields. (A copy
@@ -509,7 +457,7 @@ class Templates:
         self._size = size
         self._parts = parts
         self.kept = kept
-        """How many templates are kept (``Encoding.keep_templates`` raises it)."""
+        """How many templates are kept (``Encoding.keep_tables`` raises it)."""
         self._entries: dict[tuple[int, Seat | None], Template] = {}
         self._order: deque[tuple[int, Seat | None]] = deque()
         """The keys, the first added first (see ``IdentityCache``: the first to leave)."""
@@ -546,13 +494,63 @@ def float_values(tensor: Tensor) -> MutableSequence[float]:
     return view
 
 
+def checked_tensor(tensor: Tensor, size: int) -> MutableSequence[float]:
+    """:func:`float_values` of a tensor, which must hold ``size`` values (the encoding's): a
+    clear error for another size, rather than a tensor written in part or past its end."""
+    view = float_values(tensor)
+    if len(view) != size:
+        raise ValueError(
+            f"a tensor of {len(view)} values, where this encoding's hold {size}: "
+            "numpy.zeros(encoding.shape, dtype=numpy.float32)"
+        )
+    return view
+
+
+def checked_mask(mask: NDArray[Any], size: int) -> MutableSequence[int]:
+    """:func:`values_of` a mask, which must hold a value for each of ``size`` actions."""
+    view = cast(MutableSequence[int], values_of(mask))
+    if len(view) != size:
+        raise ValueError(
+            f"a mask of {len(view)} values, where this encoding has {size} actions: "
+            "numpy.zeros(encoding.action_count, dtype=bool)"
+        )
+    return view
+
+
+class ByteTarget(Protocol):
+    """Where a tensor's bytes are set whole: ``target[:] = joined``."""
+
+    def __setitem__(self, index: slice, values: bytes, /) -> None: ...
+
+
+def tensor_bytes(tensor: Tensor, size: int) -> ByteTarget:
+    """The bytes of a tensor (see :func:`checked_tensor`), to set it whole at once (a tensor
+    strided in memory, a column say, through numpy)."""
+    view = cast(memoryview, checked_tensor(tensor, size))
+    if view.c_contiguous:
+        return view.cast("B")
+    return StridedBytes(tensor)
+
+
+class StridedBytes:
+    """A tensor whose values are not one run of memory, set whole from float32 bytes."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+
+    def __setitem__(self, index: slice, values: bytes, /) -> None:
+        self.tensor[:] = numpy.frombuffer(values, dtype=numpy.float32)
+
+
 def float_bytes(values: Iterable[float]) -> bytes:
     """``values`` as float32 bytes: a piece of a tensor (see :meth:`Encoding.put`)."""
     return array("f", values).tobytes()
 
 
 @mypyc_attr(native_class=False)  # a dict's own subclass: its look-up stays in C
-class Blocks(dict[K, bytes]):
+class Blocks(dict[H, bytes]):
     """The float32 bytes of a part of a position, by the part's value: ``make(value)``
     (:func:`float_bytes` of its values, or pieces of other tables joined), made once and
     looked up after, while among the ``kept`` last distinct values (beyond those, every
@@ -563,12 +561,12 @@ class Blocks(dict[K, bytes]):
     costs less than writing its values. ``blocks[value]`` is the block; a look-up from
     several threads at once may make a block twice, never a wrong one."""
 
-    def __init__(self, make: Callable[[K], bytes], kept: int = BLOCKS_KEPT) -> None:
+    def __init__(self, make: Callable[[H], bytes], kept: int = PIECES_KEPT) -> None:
         super().__init__()
         self._make = make
         self._kept = kept
 
-    def __missing__(self, value: K) -> bytes:
+    def __missing__(self, value: H) -> bytes:
         if len(self) >= self._kept:
             self.clear()
         block = self[value] = self._make(value)
@@ -622,26 +620,29 @@ def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return None
 
 
-class RecentViews:
-    """``convert(buffer)``, a view of a buffer written into lately (:func:`values_of`, say),
-    kept for the next write into it, for the last ``kept`` buffers: a caller writes tensor
-    after tensor into the same buffer (or each table's into its own row of a batch, tables
-    in turn), and making the view costs more than finding it. Keeps those buffers alive."""
+class RecentViews(Generic[V]):
+    """``convert(buffer, size)``, a view of a buffer written into lately (checked to hold
+    ``size`` values: :func:`checked_tensor`, say), kept for the next write into it, for the
+    last ``kept`` buffers: a caller writes tensor after tensor into the same buffer (or each
+    table's into its own row of a batch, tables in turn), and making the view costs more
+    than finding it. Keeps those buffers alive."""
 
-    __slots__ = ("_convert", "_views", "kept")
+    __slots__ = ("_convert", "_views", "kept", "size")
 
-    def __init__(self, convert: Callable[[NDArray[Any]], MutableSequence[Any]]) -> None:
+    def __init__(self, convert: Callable[[NDArray[Any], int], V], size: int = 0) -> None:
         self._convert = convert
-        self._views: dict[int, tuple[object, MutableSequence[Any]]] = {}
+        self._views: dict[int, tuple[object, V]] = {}
         self.kept = 1
         """How many buffers' views are kept (``Encoding.keep_tables`` raises it)."""
+        self.size = size
+        """The values a buffer must hold (an encoding's grows with its fields)."""
 
-    def __call__(self, array: NDArray[Any]) -> MutableSequence[Any]:
+    def __call__(self, array: NDArray[Any]) -> V:
         views = self._views
         entry = views.get(id(array))  # one read: another thread may replace it meanwhile
         if entry is not None and entry[0] is array:
             return entry[1]
-        view = self._convert(array)
+        view = self._convert(array, self.size)
         if len(views) >= self.kept:
             views.clear()
         views[id(array)] = (array, view)

@@ -155,14 +155,14 @@ class AbluxxenEncoding(Encoding):
                 tuple(counts_of(known) for known in seen.known_in_hand),
                 seen.stacks,
                 stack_sizes(seen.stacks),
-                seen.display,
+                tuple(map(tuple, seen.display)),  # tuples, even in an observation built by hand
                 seen.pile_size,
                 counts_of(seen.discard),
-                seen.in_play,
+                tuple(seen.in_play),
                 counts_of(seen.dummy),
                 seen.played,
                 (seen.draws_left, seen.refill_pending),
-                seen.pending_steals,
+                tuple(seen.pending_steals),
                 seen.game_scores,
                 seen.scores,
                 seen.game_number,
@@ -232,7 +232,7 @@ class AbluxxenEncoding(Encoding):
         absolute, groups of cards as count vectors by kind, ``None`` for no hand), as
         ``write`` and ``write_state`` read them: one way to write, whichever the source."""
         origin = seat or 0
-        seats_in_order = self._seats_in_order[origin]
+        order = self._seats_in_order[origin]
         seat_of, no_seat = self._seat_blocks[origin], self._no_seat
         active, to_act, victim, drawer = seats
         pieces = [
@@ -246,23 +246,23 @@ class AbluxxenEncoding(Encoding):
         if hand is None:
             pieces.append(_NO_CARDS)
         else:
-            pieces += (_HALVES[hand[:HALF]], _HALVES[hand[HALF:]])
-        for other in seats_in_order:
-            pieces.append(_MANY[hand_sizes[other]])
-        for other in seats_in_order:
+            pieces += (_HALVES[hand[:HALF_KINDS]], _HALVES[hand[HALF_KINDS:]])
+        for other in order:
+            pieces.append(_CARD_TOTALS[hand_sizes[other]])
+        for other in order:
             pieces.append(_COUNTS[known[other]])
-        for other in seats_in_order:
+        for other in order:
             stack = stacks[other]
             pieces.append(_SETS[stack[-1]] if stack else _NO_SET)
-        for other in seats_in_order:
-            pieces.append(_MANY[stacked[other]])
+        for other in order:
+            pieces.append(_CARD_TOTALS[stacked[other]])
         for entry in display:
-            pieces.append(_ENTRIES[entry])
+            pieces.append(_CARDS[entry])
         pieces += (
             self._no_display[DISPLAY_SIZE - len(display)],
             _PILE[pile_size],
             _COUNTS[discard],
-            _ENTRIES[in_play],
+            _CARDS[in_play],
         )
         if self.dummy.size:
             pieces.append(_COUNTS[dummy])
@@ -272,9 +272,9 @@ class AbluxxenEncoding(Encoding):
             _ONE if draws[1] else _ZERO,
             self._steals[origin, pending_steals],
         )
-        for other in seats_in_order:
+        for other in order:
             pieces.append(_SCORE[game_scores[other]])
-        for other in seats_in_order:
+        for other in order:
             pieces.append(_SCORE[scores[other]])
         pieces.append(_GAME_NUMBERS[game_number])
         return pieces
@@ -310,9 +310,7 @@ def _cards_block(cards: tuple[int, ...]) -> bytes:
 def _counts_block(counts: tuple[int, ...]) -> bytes:
     """A group of cards counted by kind (a hand, the discard pile), 1/8 per card: from the
     blocks of its two halves, which repeat far more often than whole hands do."""
-    if not counts:
-        return _NO_CARDS
-    return _HALVES[counts[:HALF]] + _HALVES[counts[HALF:]]
+    return _HALVES[counts[:HALF_KINDS]] + _HALVES[counts[HALF_KINDS:]]
 
 
 def _scalar(convert: Callable[[int], float]) -> Blocks[int]:
@@ -320,7 +318,8 @@ def _scalar(convert: Callable[[int], float]) -> Blocks[int]:
     return Blocks(lambda count: float_bytes((convert(count),)))
 
 
-HALF = KINDS // 2
+HALF_KINDS = KINDS // 2
+"""Where a count vector is cut in two, each half looked up alone (see ``_counts_block``)."""
 _NO_CARDS = bytes(4 * KINDS)
 _PHASES = one_hot_blocks(len(PHASE_NAMES))
 _ONE, _ZERO = float_bytes((1.0,)), float_bytes((0.0,))
@@ -329,10 +328,10 @@ _HALVES: Blocks[tuple[int, ...]] = Blocks(
 )
 _COUNTS: Blocks[tuple[int, ...]] = Blocks(_counts_block)
 """Groups of cards that repeat (the cards known in a hand, the discard pile)."""
-_ENTRIES: Blocks[tuple[int, ...]] = Blocks(_cards_block)
+_CARDS: Blocks[tuple[int, ...]] = Blocks(_cards_block)
 _SETS: Blocks[CardSet | None] = Blocks(_set_block)
 _NO_SET = _SETS[None]
-_MANY = _scalar(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
+_CARD_TOTALS = _scalar(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
 """Cards in a hand or a stack / 26, at most 1."""
 _SCORE = _scalar(lambda value: scaled(value, DECK))
 """A score / 109, within [-1, 1]."""

@@ -217,7 +217,7 @@ class FzzztEncoding(Encoding):
         seen = cast(FzzztObservation, observation)
         self._fill(
             tensor,
-            Template.fresh(tensor, PER_SEAT + SEAT_PARTS * self.players),
+            Template.fresh(tensor, PER_SEAT + SEAT_PARTS * self.players, self.size),
             seen.seat,
             (PHASES[seen.phase], seen.round, seen.auction, seen.conveyor_left),
             (seen.chief, seen.current_player),

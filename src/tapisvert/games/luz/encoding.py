@@ -142,7 +142,7 @@ class LuzEncoding(Encoding):
         seen = cast(LuzObservation, observation)
         self._fill(
             tensor,
-            Template.fresh(tensor, PARTS + 2 * self.players),
+            Template.fresh(tensor, PARTS + 2 * self.players, self.size),
             seen.seat,
             PHASES[seen.phase],
             seen.deal_index,
