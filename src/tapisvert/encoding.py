@@ -627,26 +627,31 @@ class RecentViews(Generic[V]):
     table's into its own row of a batch, tables in turn), and making the view costs more
     than finding it. Keeps those buffers alive."""
 
-    __slots__ = ("_convert", "_views", "kept", "size")
+    __slots__ = ("_convert", "_last", "_views", "kept", "size")
 
     def __init__(self, convert: Callable[[NDArray[Any], int], V], size: int = 0) -> None:
         self._convert = convert
         self._views: dict[int, tuple[object, V]] = {}
+        self._last: tuple[object, V] | None = None
+        """The buffer asked for last and its view: most often asked for again (one table)."""
         self.kept = 1
         """How many buffers' views are kept (``Encoding.keep_tables`` raises it)."""
         self.size = size
         """The values a buffer must hold (an encoding's grows with its fields)."""
 
     def __call__(self, array: NDArray[Any]) -> V:
-        views = self._views
-        entry = views.get(id(array))  # one read: another thread may replace it meanwhile
+        entry = self._last  # one read each: another thread may replace them meanwhile
         if entry is not None and entry[0] is array:
             return entry[1]
-        view = self._convert(array, self.size)
-        if len(views) >= self.kept:
-            views.clear()
-        views[id(array)] = (array, view)
-        return view
+        views = self._views
+        entry = views.get(id(array))
+        if entry is None or entry[0] is not array:
+            entry = (array, self._convert(array, self.size))
+            if len(views) >= self.kept:
+                views.clear()
+            views[id(array)] = entry
+        self._last = entry
+        return entry[1]
 
 
 def seat_places(players: int) -> tuple[tuple[int, ...], ...]:

@@ -116,6 +116,10 @@ ALL_COLOURS = (1 << COLOUR_COUNT) - 1
 """Every colour's bit: what a seat knows is deduced for every colour at first."""
 _layout = IdentityCache(_deal_layout)
 """Each seat's deal layout, once a deal."""
+DealLayouts = tuple[
+    tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...], tuple[tuple[int, ...], ...]
+]
+"""Each seat's deal layout (see ``_deal_layout``), and the set-aside cards by colour."""
 _by_colour = IdentityCache(unknown_by_colour)
 """The set-aside cards by colour, in order, once a deal."""
 _seen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = IdentityCache(
@@ -258,6 +262,9 @@ class LuzState(State):
         """Each seat's knowledge of its own values, once deduced (``None``: not yet)."""
         self._stale: tuple[int, ...] = (0,) * players
         """For each seat, the colours it has played since its knowledge was last deduced."""
+        self._layouts: DealLayouts | None = None
+        """Each seat's deal layout and the set-aside cards by colour, once a seat's knowledge
+        is first deduced in the deal (``None``: not yet)."""
 
     def clone(self) -> LuzState:
         twin = self._bare_clone()
@@ -277,6 +284,7 @@ class LuzState(State):
         twin._remaining = self._remaining
         twin._scores = self._scores
         twin._stale = self._stale
+        twin._layouts = self._layouts
         twin._trick = self._trick
         return twin
 
@@ -364,6 +372,7 @@ class LuzState(State):
             self._hands = tuple(tuple(sorted(cards)) for cards in self._dealt)
             self._known = (None,) * self._players
             self._stale = (0,) * self._players
+            self._layouts = None
             self._phase = PHASE_BET
             self._player = self._first
 
@@ -524,8 +533,14 @@ class LuzState(State):
             hand = self._hands[seat]
             if not hand:  # not dealt yet
                 return ()
-            dealt, colour_slots = _layout(self._dealt[seat])
-            unseen = _by_colour(self._remaining)
+            layouts = self._layouts
+            if layouts is None:
+                layouts = self._layouts = (
+                    tuple(map(_layout, self._dealt)),
+                    _by_colour(self._remaining),
+                )
+            dealt, colour_slots = layouts[0][seat]
+            unseen = layouts[1]
             possible: list[tuple[int, ...] | None]
             if known is None:
                 possible, stale = [None] * len(hand), ALL_COLOURS
