@@ -29,12 +29,9 @@ whose ids are compact already (32 in all). The first player is chance, not a dec
 from __future__ import annotations
 
 from collections.abc import MutableSequence, Sequence
-from operator import attrgetter
 from typing import NamedTuple, cast
 
-from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
-from tapisvert.core.tricks import tricks_taken
 from tapisvert.encoding import (
     UNCHANGED,
     UNWRITTEN,
@@ -136,7 +133,6 @@ class LuzEncoding(Encoding):
         self._state_runs = self._hand_runs(CARD_COLOUR_AT, CARD_VALUE_AT)
         self._seen_runs = self._hand_runs(COLOUR_AT, VALUE_AT)
         self._templates = self.templates(PARTS + 2 * players)
-        self._taken = IdentityCache(self._tricks_taken, size=256)
 
     def write(self, tensor: Tensor, observation: Observation) -> None:
         seen = cast(LuzObservation, observation)
@@ -155,6 +151,7 @@ class LuzEncoding(Encoding):
             seen.bets,
             seen.trick,
             seen.completed_tricks,
+            seen.tricks_won,
             seen.scores,
         )
 
@@ -178,6 +175,7 @@ class LuzEncoding(Encoding):
             state._bets,
             state._trick,
             state._completed,
+            state._tricks_won,
             state._scores,
         )
 
@@ -197,6 +195,7 @@ class LuzEncoding(Encoding):
         bets: Sequence[tuple[int, int] | None],
         trick: tuple[LuzPlay, ...],
         completed: tuple[LuzTrick, ...],
+        tricks_won: Sequence[int],
         scores: Sequence[int],
     ) -> None:
         """Every field, from what an observation holds (seats absolute), as ``write`` and
@@ -237,7 +236,7 @@ class LuzEncoding(Encoding):
         was = template.previous(PART_FINISHED, completed)
         if was is not UNCHANGED:
             tricks_at = self.tricks_won.start
-            for other, taken in enumerate(self._taken(completed)):
+            for other, taken in enumerate(tricks_won):
                 written[tricks_at + places[other]] = taken / HAND_SIZE
             played_at = self.played.start
             finished = appended(was, completed)
@@ -347,11 +346,6 @@ class LuzEncoding(Encoding):
                 for value in possible or ():
                     written[at + value] = 1.0
             at += MAX_VALUE
-
-    def _tricks_taken(self, completed: tuple[LuzTrick, ...]) -> tuple[int, ...]:
-        """The tricks each seat took of a deal's finished tricks, counted once while they
-        are the same."""
-        return tricks_taken(map(attrgetter("winner"), completed), self.players)
 
 
 def plays_since(

@@ -28,7 +28,6 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.tricks import tricks_taken
 from tapisvert.core.tuples import replaced, without
 from tapisvert.games.luz.cards import (
     CARD_VALUES,
@@ -256,6 +255,8 @@ class LuzState(State):
         self._trick: tuple[LuzPlay, ...] = ()
         self._leader = first
         self._completed: tuple[LuzTrick, ...] = ()
+        self._tricks_won: tuple[int, ...] = (0,) * players
+        """The tricks each seat took of the deal's finished tricks."""
         self._phase = PHASE_DEAL
         self._player = CHANCE
         self._known: tuple[Knowledge | None, ...] = (None,) * players
@@ -270,6 +271,7 @@ class LuzState(State):
         twin = self._bare_clone()
         twin._bets = self._bets
         twin._completed = self._completed
+        twin._tricks_won = self._tricks_won
         twin._deal_index = self._deal_index
         twin._dealt = self._dealt
         twin._first = self._first
@@ -417,6 +419,7 @@ class LuzState(State):
             return
         winner = self._trick_winner()
         self._completed = (*self._completed, LuzTrick(self._leader, self._trick, winner))
+        self._tricks_won = replaced(self._tricks_won, winner, self._tricks_won[winner] + 1)
         self._trick = ()
         if len(self._completed) == self._game.hand_size:
             self._end_deal()
@@ -429,7 +432,7 @@ class LuzState(State):
 
     def tricks_won(self) -> tuple[int, ...]:
         """Tricks taken by each seat in the current deal."""
-        return tricks_taken((trick.winner for trick in self._completed), self._players)
+        return self._tricks_won
 
     def _end_deal(self) -> None:
         tricks = self.tricks_won()
@@ -450,6 +453,7 @@ class LuzState(State):
             self._phase = PHASE_END
             self._player = TERMINAL
             self._completed = ()
+            self._tricks_won = (0,) * self._players
             return
         following = (self._first + 1) % self._players if self._game.rotates else self._first
         self._start_deal(following)
