@@ -299,14 +299,6 @@ def _set_block(played: CardSet | None) -> bytes:
     return float_bytes(block)
 
 
-def _cards_block(cards: tuple[int, ...]) -> bytes:
-    """Cards listed by kind (a display entry, the cards in play), 1/8 per card."""
-    block = [0.0] * KINDS
-    for card in cards:
-        block[card] += CARD_WEIGHT
-    return float_bytes(block)
-
-
 def _counts_block(counts: tuple[int, ...]) -> bytes:
     """A group of cards counted by kind (a hand, the discard pile), 1/8 per card: from the
     blocks of its two halves, which repeat far more often than whole hands do."""
@@ -328,7 +320,8 @@ _HALVES: Blocks[tuple[int, ...]] = Blocks(
 )
 _COUNTS: Blocks[tuple[int, ...]] = Blocks(_counts_block)
 """Groups of cards that repeat (the cards known in a hand, the discard pile)."""
-_CARDS: Blocks[tuple[int, ...]] = Blocks(_cards_block)
+_CARDS: Blocks[tuple[int, ...]] = Blocks(lambda cards: _counts_block(counts_of(cards)))
+"""Cards listed by kind (a display entry, the cards in play)."""
 _SETS: Blocks[CardSet | None] = Blocks(_set_block)
 _NO_SET = _SETS[None]
 _CARD_TOTALS = _scalar(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
