@@ -191,6 +191,17 @@ def test_view_cost_runs_and_compares_with_an_earlier_version() -> None:
         assert float(row.split()[-1]) > 0
 
 
+def test_game_end_cost_runs_and_compares_with_an_earlier_version() -> None:
+    printed = run_benchmark(
+        "game_end_cost.py", "--games", "3", "--repeats", "1", "--before", "HEAD"
+    )
+    header, *rows = printed.strip().splitlines()[-3:]
+    assert header.split() == ["case", "now", "before", "ratio"]
+    assert [row.split()[0] for row in rows] == ["guests", "rated"]
+    for row in rows:
+        assert all(float(value) > 0 for value in row.split()[1:])
+
+
 def test_interface_cost_runs_and_prints_its_figures() -> None:
     printed = run_benchmark("interface_cost.py", "--seconds", "0.3")
     for game in [*game_names(), "wizard-12"]:
