@@ -467,3 +467,39 @@ def test_the_search_counts_a_unit_at_what_its_owner_can_still_make_of_it() -> No
     final = random_playthrough(new_game(), random.Random(3))[-1]
     assert isinstance(final, FzzztState) and final.is_terminal()
     assert forecast(final) == final.returns()
+
+
+def test_a_view_after_a_move_converts_only_the_fields_that_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As a server plays (a clone of the position, then the move), each seat's view equals a
+    fresh conversion of its observation, while the public part converts again only what the
+    move changed."""
+    import tapisvert.games.fzzzt.rules as rules
+
+    converted: list[int] = []
+    convert = rules.json_fields
+
+    def counted(fields: dict[str, object]) -> dict[str, object]:
+        converted.append(len(fields))
+        return convert(fields)
+
+    monkeypatch.setattr(rules, "json_fields", counted)
+    state = load_game("fzzzt", players=4).new_initial_state(seed=3)
+    rng = random.Random(3)
+    positions = 0
+    while not state.is_terminal():
+        if state.current_player() < 0:
+            state.resolve_chance(rng)
+            continue
+        for seat in (0, 1, 2, 3, None):
+            assert state.view(seat) == state.observation(seat).to_dict()
+        following = state.clone()
+        following.apply_action(rng.choice(state.legal_actions()))
+        state = following
+        positions += 1
+    every_field = len(state.observation(None).to_dict()) - 4  # less the seat's own four
+    assert converted[0] == every_field
+    assert len(converted) >= positions
+    assert max(converted[1:]) < every_field
+    assert sorted(converted)[len(converted) // 2] < every_field / 4  # most moves change a few

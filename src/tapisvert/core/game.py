@@ -319,25 +319,56 @@ class State(metaclass=ABCMeta):
         once, instead of living on for the garbage collector to visit. ``matched=False``
         skips that matching, for a part made of such conversions.
         """
-        parts = self._parts
-        if parts is None or parts[0] is not self._history:
-            parts = self._parts = (self._history, {}, {} if parts is None else parts[1])
+        parts = self._parts_now()
         found = parts[1].get(part, _MISSING)
         if found is _MISSING:  # taken from the position before, so that it lives no longer
             earlier = parts[2].pop(part, _MISSING)
             found = parts[1][part] = _kept(compute(), earlier) if matched else compute()
         return cast(T, found)
 
+    def _parts_now(self) -> _Parts:
+        """This position's parts, and the position before's not yet taken over."""
+        parts = self._parts
+        if parts is None or parts[0] is not self._history:
+            parts = self._parts = (self._history, {}, {} if parts is None else parts[1])
+        return parts
+
     def _shared_converted(
-        self, part: Hashable, compute: Callable[[], T], convert: Callable[[T], U]
-    ) -> U:
+        self,
+        part: Hashable,
+        compute: Callable[[], dict[str, Any]],
+        convert: Callable[[dict[str, Any]], dict[str, Any]],
+        fieldwise: bool = False,
+    ) -> dict[str, Any]:
         """``convert`` applied to the shared ``part``, itself once per position: the JSON form
         of what every seat sees, from which each seat's ``view`` starts. Not matched again
         once converted: the part's items are matched, and a conversion remembered by
-        identity gives an unchanged item's converted form as the same object."""
-        return self._shared(
-            (part, "converted"), lambda: convert(self._shared(part, compute)), matched=False
-        )
+        identity gives an unchanged item's converted form as the same object.
+
+        ``fieldwise``: ``convert`` converts each field on its own (any of the part's fields,
+        not all, give their converted forms), so that only the fields that changed since the
+        position before are converted again, the others kept from its converted part.
+        """
+        key = (part, "converted")
+        parts = self._parts_now()
+        found: dict[str, Any] | None = parts[1].get(key)
+        if found is not None:
+            return found
+        before = parts[2].get(part)  # read before ``_shared`` takes it over
+        converted_before = parts[2].pop(key, None)
+        now = self._shared(part, compute)
+        if fieldwise and before is not None and converted_before is not None:
+            changed = {
+                field: value
+                for field, value in now.items()
+                if before.get(field, _MISSING) is not value
+            }
+            if len(now) == len(before) and changed.keys() <= before.keys():  # the same fields
+                found = {**converted_before, **convert(changed)} if changed else converted_before
+        if found is None:
+            found = convert(now)
+        parts[1][key] = found
+        return found
 
     def segment(self) -> int:
         """Which scoring segment (round, deal) the game is in: search looks no further.

@@ -123,6 +123,17 @@ def json_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def own_json(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``json_fields`` of a seat's own fields (``seat``, ``hand``, ``bid``, ``draw_pile``),
+    written out: made for every seat after every move."""
+    return {
+        "hand": _cards_json(fields["hand"]),
+        "bid": _cards_json(fields["bid"]),
+        "draw_pile": _cards_json(fields["draw_pile"]),
+        "seat": fields["seat"],
+    }
+
+
 @lru_cache(maxsize=16384)
 def _cards_json(cards: tuple[int, ...]) -> tuple[str, ...]:
     """Cards as a client reads them; the same cards are not converted again (a hand is often

@@ -54,7 +54,7 @@ from tapisvert.games.fzzzt.observation import AuctionResult as AuctionResult
 from tapisvert.games.fzzzt.observation import FzzztObservation as FzzztObservation
 from tapisvert.games.fzzzt.observation import Placement as Placement
 from tapisvert.games.fzzzt.observation import Units as Units
-from tapisvert.games.fzzzt.observation import json_fields
+from tapisvert.games.fzzzt.observation import json_fields, own_json
 from tapisvert.i18n import message
 
 BELT_SIZE: Final = 8
@@ -477,9 +477,10 @@ class FzzztState(State):
         return FzzztObservation.assemble({**public, **self._own_fields(seat)})
 
     def view_parts(self, seat: Seat | None) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The public part converted once for every seat's view of the position."""
-        public = self._shared_converted("public", self._public_view, json_fields)
-        return public, json_fields(self._own_fields(seat))
+        """The public part converted once for every seat's view of the position, the fields
+        a move left as they were taken from the position before's."""
+        public = self._shared_converted("public", self._public_view, json_fields, fieldwise=True)
+        return public, own_json(self._own_fields(seat))
 
     def _own_fields(self, seat: Seat | None) -> dict[str, Any]:
         hand, bid, draw_pile = (
