@@ -139,14 +139,15 @@ def cards_json(cards: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(map(kind_to_string, cards))
 
 
-@lru_cache(maxsize=16384)
-def _card_lists_json(lists: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(map(cards_json, lists))
-
-
-@lru_cache(maxsize=16384)
-def _stacks_json(stacks: tuple[tuple[CardSet, ...], ...]) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(map(set_to_string, stack)) for stack in stacks)
+_card_lists_json: IdentityCache[tuple[tuple[int, ...], ...], tuple[tuple[str, ...], ...]] = (
+    itemwise(cards_json)
+)
+_stacks_json: IdentityCache[tuple[tuple[CardSet, ...], ...], tuple[tuple[str, ...], ...]] = (
+    itemwise(lambda stack: tuple(map(set_to_string, stack)))
+)
+"""By identity, list by list: a position's parts that a move left as they were are the
+objects they were (``State._shared``), where hashing them by value cost more than most
+conversions."""
 
 
 _games_json: IdentityCache[tuple[GameSummary, ...], tuple[dict[str, Any], ...]] = itemwise(
