@@ -218,7 +218,8 @@ def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], l
                     after=None if change is None else change[1],
                 )
             )
-        connection.execute(_INSERT_RESULTS, [_result_values(row, result) for result in results])
+        if results:  # an empty list would insert one row of no values
+            connection.execute(_INSERT_RESULTS, [_result_values(row, result) for result in results])
         return results
 
     return work
