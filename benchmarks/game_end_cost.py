@@ -21,15 +21,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from revisions import SOURCES, earlier_sources
+from revisions import SOURCES, earlier_sources, measured_from
 
 CASES = ("guests", "rated")
 
@@ -90,15 +87,11 @@ async def measure(games: int, repeats: int) -> dict[str, float]:
 
 def run_side(source: Path, arguments: argparse.Namespace) -> dict[str, float]:
     """``measure`` in a process of its own, importing tapisvert from ``source``."""
-    command = [
-        sys.executable, __file__, "--measure",
+    printed = measured_from(
+        source, __file__, "--measure",
         "--games", str(arguments.games), "--repeats", str(arguments.repeats),
-    ]  # fmt: skip
-    environment = {**os.environ, "PYTHONPATH": str(source)}
-    output = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
-    if output.returncode != 0:
-        raise RuntimeError(output.stderr[-3000:])
-    return dict(json.loads(output.stdout))
+    )  # fmt: skip
+    return dict(json.loads(printed))
 
 
 def main() -> None:

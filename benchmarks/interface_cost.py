@@ -32,11 +32,8 @@ Run: ``.venv/bin/python benchmarks/interface_cost.py [--seconds 6] [--tables 64]
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,7 +45,7 @@ import pyspiel
 import tapisvert
 from engine_speed import rate, side_by_side
 from interface_games import OPTIONS, PLAYERS, engine_games, tensor_games
-from revisions import SOURCES, earlier_sources
+from revisions import SOURCES, earlier_sources, measured_from
 from tapisvert.envs.gymnasium import SingleSeatEnv
 from tapisvert.envs.openspiel import register
 from tapisvert.envs.pettingzoo import env
@@ -136,12 +133,7 @@ def sync_envs(row: str) -> gymnasium.vector.SyncVectorEnv:
 def tensor_rate(sources: Path, row: str, seconds: float) -> float:
     """Engine + tensor + mask decisions/s of ``row`` over ``seconds``, in a process of its
     own importing ``tapisvert`` from ``sources`` (after a first game, imports warmed)."""
-    command = [sys.executable, __file__, "--measure", row, "--seconds", str(seconds)]
-    environment = {**os.environ, "PYTHONPATH": str(sources)}
-    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"measuring {row} from {sources} failed:\n{done.stderr[-3000:]}")
-    return float(done.stdout)
+    return float(measured_from(sources, __file__, "--measure", row, "--seconds", str(seconds)))
 
 
 def compare(chosen: list[str], revision: str, seconds: float, rounds: int) -> None:

@@ -3,7 +3,9 @@ both side by side (each in processes of its own, importing ``tapisvert`` from it
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,3 +32,14 @@ def earlier_sources(revision: str) -> Iterator[Path]:
             subprocess.run(
                 ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True
             )
+
+
+def measured_from(sources: Path, script: str, *arguments: str) -> str:
+    """What ``script`` run with ``arguments`` prints, in a process of its own importing
+    ``tapisvert`` from ``sources`` (this checkout's or an earlier revision's)."""
+    environment = {**os.environ, "PYTHONPATH": str(sources)}
+    command = [sys.executable, script, *arguments]
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(arguments)} from {sources} failed:\n{done.stderr[-3000:]}")
+    return done.stdout

@@ -20,15 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from revisions import SOURCES, earlier_sources
+from revisions import SOURCES, earlier_sources, measured_from
 from tapisvert.core.registry import game_names
 
 GAMES = tuple(game_names())
@@ -83,15 +80,11 @@ def measure(game_name: str, games: int, repeats: int) -> dict[str, float]:
 
 def run_side(source: Path, game: str, arguments: argparse.Namespace) -> dict[str, float]:
     """``measure`` in a process of its own, importing tapisvert from ``source``."""
-    command = [
-        sys.executable, __file__, "--measure", game,
+    printed = measured_from(
+        source, __file__, "--measure", game,
         "--games", str(arguments.games), "--repeats", str(arguments.repeats),
-    ]  # fmt: skip
-    environment = {**os.environ, "PYTHONPATH": str(source)}
-    output = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
-    if output.returncode != 0:
-        raise RuntimeError(output.stderr[-3000:])
-    return dict(json.loads(output.stdout))
+    )  # fmt: skip
+    return dict(json.loads(printed))
 
 
 def main() -> None:
