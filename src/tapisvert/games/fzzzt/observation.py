@@ -123,14 +123,16 @@ def json_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def own_json(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """``json_fields`` of a seat's own fields (``seat``, ``hand``, ``bid``, ``draw_pile``),
-    written out: made for every seat after every move."""
+def own_json(
+    seat: Seat | None, hand: tuple[int, ...], bid: tuple[int, ...], draw_pile: tuple[int, ...]
+) -> dict[str, Any]:
+    """``json_fields`` of a seat's own fields, written out: made for every seat after every
+    move."""
     return {
-        "hand": _cards_json(fields["hand"]),
-        "bid": _cards_json(fields["bid"]),
-        "draw_pile": _cards_json(fields["draw_pile"]),
-        "seat": fields["seat"],
+        "hand": _cards_json(hand),
+        "bid": _cards_json(bid),
+        "draw_pile": _cards_json(draw_pile),
+        "seat": seat,
     }
 
 

@@ -480,13 +480,17 @@ class FzzztState(State):
         """The public part converted once for every seat's view of the position, the fields
         a move left as they were taken from the position before's."""
         public = self._shared_converted("public", self._public_view, json_fields, fieldwise=True)
-        return public, own_json(self._own_fields(seat))
+        return public, own_json(seat, *self._own_parts(seat))
 
     def _own_fields(self, seat: Seat | None) -> dict[str, Any]:
-        hand, bid, draw_pile = (
-            ((), (), ()) if seat is None else self._shared(seat, lambda: self._own_view(seat))
-        )
+        hand, bid, draw_pile = self._own_parts(seat)
         return {"hand": hand, "bid": bid, "draw_pile": draw_pile, "seat": seat}
+
+    def _own_parts(
+        self, seat: Seat | None
+    ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """``seat``'s hand, sealed bid and draw pile, once a position (a spectator's: none)."""
+        return ((), (), ()) if seat is None else self._shared(seat, lambda: self._own_view(seat))
 
     def _own_view(self, seat: Seat) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """``seat``'s hand, sealed bid and draw pile (a hand that is again what it was, a
