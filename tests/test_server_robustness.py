@@ -73,8 +73,13 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     seated = {name: tokens[name] for name in PEOPLE}
     snapshot = views(server, seated, table_id)
     to_act = json.loads(snapshot["ana"])["to_act"]
+    # No keep-alive pings: the client draws their payloads from the ``random`` module in a
+    # thread of its own, which Hypothesis takes for a strategy drawing from it.
     links = {
-        name: greet(stack.enter_context(connect(server.ws_url, max_size=None)), tokens[name])
+        name: greet(
+            stack.enter_context(connect(server.ws_url, max_size=None, ping_interval=None)),
+            tokens[name],
+        )
         for name in (*PEOPLE, "mallory")
         if name != PEOPLE[to_act]
     }
