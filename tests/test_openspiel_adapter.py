@@ -32,6 +32,28 @@ def test_openspiel_random_simulations_pass(name: str) -> None:
     pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
 
 
+@pytest.mark.parametrize("name", sorted(SHORT))
+def test_new_states_and_clones_share_no_position(name: str) -> None:
+    """Every new state starts as a copy of one kept initial state, and OpenSpiel's clones
+    start as new states: playing on one leaves the others, and the next new state, alone."""
+    players, options = SHORT[name]
+    game = pyspiel.load_game(register(name, players=players, **options))
+    fresh = str(game.new_initial_state().state.history())
+    played = game.new_initial_state()
+    untouched = game.new_initial_state()
+    rng = random.Random(3)
+    for _ in range(40):
+        if played.is_terminal():
+            break
+        copy = played.clone()
+        before = copy.history()
+        played.apply_action(rng.choice(played.legal_actions()))
+        assert copy.history() == before and copy.state is not played.state
+    assert played.history()
+    assert str(untouched.state.history()) == fresh == str(game.new_initial_state().state.history())
+    assert untouched.legal_actions() == game.new_initial_state().legal_actions()
+
+
 def test_the_parameters_are_the_players_and_the_options() -> None:
     name = register("wizard", players=4, rounds="1,2")
     game = pyspiel.load_game(name, {"players": 3, "rounds": "3"})
