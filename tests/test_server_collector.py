@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import time
 import weakref
-from collections.abc import Callable
 
 import pytest
 
@@ -73,31 +71,3 @@ def test_a_slow_collection_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="tapisvert.server"):
         asyncio.run(run())
     assert "(generation 0) held the server for" in held()[0]
-
-
-def test_a_saturated_loop_is_collected_less_often_and_an_idle_one_as_before() -> None:
-    """While the loop's thread is busy (here spinning, a quarter of the time is enough on a
-    machine shared with other tests), young collections come ``saturated_period`` apart;
-    once it is idle again, every ``young_period``."""
-
-    async def spin_until(done: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + 10.0
-        while not done():
-            assert time.monotonic() < deadline, "the collector's period did not change"
-            busy_until = time.thread_time() + 0.005
-            while time.thread_time() < busy_until:
-                pass
-            await asyncio.sleep(0)  # the collector's timer runs between the spins
-
-    async def run() -> None:
-        collector = Collector(young_period=0.01, saturated_period=0.05, saturated=0.25)
-        running = asyncio.create_task(collector.run())
-        await asyncio.sleep(0.1)
-        assert collector.period == 0.01
-        await spin_until(lambda: collector.period == 0.05)
-        await until(lambda: collector.period == 0.01, seconds=2.0)
-        running.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await running
-
-    asyncio.run(run())

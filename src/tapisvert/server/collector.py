@@ -13,16 +13,6 @@ So here the event loop collects the youngest generation at a steady pace (what t
 (``gc.freeze``: later collections do not walk it again; it is still freed as soon as nothing
 refers to it), and once every ``full_period`` collects everything, which finds any cycle
 among what was set aside.
-
-Most of what a young collection walks is short-lived: the coroutines and futures of sockets
-waiting for their next frame or message, made again at each one. Collected every 50 ms, they
-are walked about once each whatever the load.
-While the loop is saturated (its thread busy ``saturated`` of the time since the last
-collection), a move's latency is the queue's, not a pause's: collections then come
-``saturated_period`` apart and walk only what is still alive by then, several times less,
-in longer pauses. Below saturation they come every ``young_period`` again, with the short
-pauses that keep a server at half its capacity answering within milliseconds (see the
-server's load figures in the benchmarks).
 """
 
 from __future__ import annotations
@@ -37,9 +27,6 @@ from typing import Any
 _log = logging.getLogger("tapisvert.server")
 
 YOUNG_PERIOD = 0.05
-SATURATED_PERIOD = 1.0
-SATURATED = 0.9
-"""The share of its time the event loop's thread is busy, from which it counts as saturated."""
 FULL_PERIOD = 600.0
 SLOW_MS = 50.0
 """A collection that holds the server this long is logged."""
@@ -53,17 +40,10 @@ class Collector:
         young_period: float = YOUNG_PERIOD,
         full_period: float = FULL_PERIOD,
         slow_ms: float = SLOW_MS,
-        saturated_period: float = SATURATED_PERIOD,
-        saturated: float = SATURATED,
     ) -> None:
         self.young_period = young_period
         self.full_period = full_period
         self.slow_ms = slow_ms
-        self.saturated_period = saturated_period
-        self.saturated = saturated
-        self.period = young_period
-        """The wait before the next young collection: ``saturated_period`` while the loop
-        is saturated, else ``young_period``."""
         self.paused: Callable[[int, float], None] | None = None
         """Told of each collection: its generation and the seconds it held the server."""
         self._started = 0.0
@@ -74,16 +54,9 @@ class Collector:
         gc.callbacks.append(self._timed)
         try:
             full_at = time.monotonic() + self.full_period
-            since, busy_since = time.monotonic(), time.thread_time()
             while True:
-                await asyncio.sleep(self.period)
-                now, busy = time.monotonic(), time.thread_time()
-                share = (busy - busy_since) / max(now - since, 1e-6)
-                since, busy_since = now, busy
-                self.period = (
-                    self.saturated_period if share >= self.saturated else self.young_period
-                )
-                if now >= full_at:
+                await asyncio.sleep(self.young_period)
+                if time.monotonic() >= full_at:
                     gc.unfreeze()
                     gc.collect()
                     full_at = time.monotonic() + self.full_period
