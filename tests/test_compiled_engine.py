@@ -1,8 +1,8 @@
 """The engine runs compiled exactly where the compiled build is on the path.
 
-``scripts/test`` runs the engine's tests twice: on the pure-Python sources, then with
-``build/compiled`` (``scripts/compile``, mypyc) first on the path. This test, in both runs, makes
-sure each run exercised the engine it meant to.
+``scripts/test`` runs the engine's tests on the pure-Python sources, then every test with
+``build/compiled`` (``scripts/compile``, mypyc) first on the path; ``pytest`` alone runs them on
+the sources. This test, either way, makes sure a run exercised the engine it meant to.
 """
 
 from __future__ import annotations
