@@ -269,7 +269,7 @@ def two_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[
     with contextlib.ExitStack() as stack:
         stack.enter_context(share_of_redis(monkeypatch))
         database = stack.enter_context(contextlib.contextmanager(postgres_database)())
-        settings = {**SETTINGS, "bus": REDIS_URL}
+        settings = {**SETTINGS, "bus": REDIS_URL, "log-level": "info"}  # a table waking is told
         nodes = [Server(database, tmp_path / f"node{n}.log", **settings) for n in (1, 2)]
         try:
             yield [node.start() for node in nodes]
@@ -288,9 +288,10 @@ def test_a_table_asleep_wakes_on_whichever_node_is_asked(two_nodes: list[Server]
     wait_for(lambda: stored(first, table)["asleep"] and not stored(first, table)["leased"])
     to_act = wait_for(lambda: next((token for token in tokens if my_turn(second, token)), None))
     play_first_legal(second, to_act, table)
-    woken_by = running_lease(second, table)
-    assert second.process is not None and woken_by is not None
-    assert f":{second.process.pid}:" in woken_by
+    # the second node's own log says so: its lease may be gone already (the table sleeps
+    # 0.3 s after the move, which a busy machine takes to ask the database)
+    woke = f"table {table} wakes: someone came"
+    assert wait_for(lambda: woke in second.log.read_text())
     wait_for(lambda: stored(first, table)["asleep"] and not stored(first, table)["leased"])
     before = stored(first, table)["to_act"]
     move_time(first, table)
