@@ -595,7 +595,10 @@ def client_process(servers: list[Server], tables: int, arguments: argparse.Names
     command = client_command(servers, tables, arguments)
     output = subprocess.run(command, capture_output=True, text=True, check=False)
     if output.returncode != 0:
-        raise RuntimeError(output.stderr[-3000:] + servers[0].log.read_text()[-3000:])
+        logs = "".join(
+            f"\n{server.log.name}:\n{server.log.read_text()[-3000:]}" for server in servers
+        )
+        raise RuntimeError(output.stderr[-3000:] + logs)
     return json.loads(report.read_text())
 
 

@@ -87,6 +87,47 @@ def test_a_lease_fences_off_the_node_that_lost_it(database_url: str) -> None:
     asyncio.run(run())
 
 
+def test_a_table_woken_while_the_keeper_takes_it_over_keeps_its_newest_fence(
+    database_url: str,
+) -> None:
+    """A stopping node lets its table go; the other node's keeper takes the lease, and
+    before it serves the table a person's request wakes the table there, taking the lease
+    again: a newer fence (the request had asked who serves the table just before). The
+    keeper, serving what it took, finds the table served: the table keeps the newer fence,
+    so its moves are stored and the game goes on, where the keeper's older fence had every
+    write refused and the table dropped by its own node."""
+    settings = Settings(bot_delay=0.0, lease_seconds=LEASE)
+
+    async def run() -> None:
+        stopping = Lobby(SqlStorage(database_url), settings=settings, sole=False)
+        await stopping.start()
+        keeping = Lobby(SqlStorage(database_url), settings=settings, sole=False)
+        await keeping.start()
+        try:
+            users, table = await started_table(stopping)
+            assert await play_moves(stopping, users, table.id, 2) == 2
+            assert keeping.cluster.keeper is not None
+            keeping.cluster.keeper.cancel()  # its round is played below, step by step
+            await stopping.cluster.hand_over()
+            # The keeper's round, up to its wait for the tables it took...
+            taken = await keeping.storage.leases.take(keeping.cluster.node, LEASE)
+            assert taken == {table.id: 2}
+            # ...meanwhile a request, which found no node serving it a moment before the
+            # keeper took the lease, wakes the table, taking the lease again...
+            woken = await keeping.cluster.wake(table.id)
+            assert woken is not None and woken.fence == 3
+            # ...and the round goes on with what it took.
+            await keeping.cluster._take_over(taken)
+            assert woken.fence == 3
+            assert await play_moves(keeping, users, table.id, 3) == 3
+            assert keeping.registry.tables[table.id] is woken and not woken.moved
+        finally:
+            await keeping.stop()
+            await stopping.stop()
+
+    asyncio.run(run())
+
+
 async def play_moves(lobby: Lobby, users: list[User], table_id: int, count: int) -> int:
     """Play ``count`` random legal moves (fewer if the game ends); the moves played."""
     rng = random.Random(table_id)

@@ -167,8 +167,10 @@ class Cluster:
         for table_id, fence in leases.items():
             async with self._waking:
                 here = self.registry.tables.get(table_id)
-                if here is not None:  # woken here meanwhile: this lease is its lease now
-                    here.fence = fence
+                if here is not None:
+                    # Woken here meanwhile, by a request that took this lease again after
+                    # these leases were taken: its fence is the newer, and the table keeps it.
+                    here.fence = max(here.fence or 0, fence)
                     continue
                 row = await self.storage.tables.load(table_id)
                 if row is None or row.status not in _SERVED:
