@@ -43,7 +43,10 @@ export function TableScreen({ id }) {
             disabled=${!module.lastTrick(frame.view)} onClick=${() => setShowLast(!showLast)}>${t("web.last_trick")}</button>` : null}
           ${info.status !== "finished" && own >= 0 && !info.seats[own].replaced ? html`<button id="leave" onClick=${() => {
             if (info.status === "playing" && !confirm(t(info.rated && !state.guest ? "web.leave_rated_game" : "web.leave_game"))) return;
-            send({ type: "leave", table: id }); location.hash = ""; }}>${t("web.leave")}</button>` : null}
+            send({ type: "leave", table: id });
+            // a bot plays the seat from now on: not this person's turn while the server says so
+            if (info.status === "playing") info.seats[own] = { ...info.seats[own], replaced: true };
+            location.hash = ""; }}>${t("web.leave")}</button>` : null}
           ${info.status === "playing" && info.seats[own]?.replaced ? html`<button class="primary" id="take-back"
             onClick=${() => send({ type: "join", table: id, seat: own })}>${t("web.take_back_seat")}</button>` : null}
         </div>
