@@ -80,7 +80,9 @@ With ``--half-load`` (and ``--interleave``) as many rounds again follow, the pee
 each game's bots think so that its tables ask for half the moves a second the game sustained in
 the rounds before (a mean thinking time of 2 × tables / capacity: a table asks for a move every
 thinking time, one seat acting at a time), and the p99 of its moves there is printed, the
-median of the rounds' and the worst.
+median of the rounds' and the worst; then each round's p99 with the games that ended in it
+(each table set up anew at once: the tables start together, so their games tend to end in the
+same rounds).
 
 At the end of the last window of moves the client kills the node(s) with SIGKILL, and the
 database is read back: every move acknowledged until then must be in the log (the
@@ -193,6 +195,9 @@ class Tally:
     """(table, position) of every acknowledged move, measured or not."""
     bot_moves: int = 0
     """Moves of the server's bots seen in the measured windows (``--server-bots``)."""
+    games_ended: int = 0
+    """Games that ended in the measured windows (each then set up anew: a table made, its
+    seats taken, the game started)."""
     bots_played: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at the bots' first move: the window opens after it (their workers start first)."""
 
@@ -335,6 +340,7 @@ async def host_tables(seats: list[SeatClient], game: str, server_bots: str, room
         await seats[0].request(type="start", table=table)
         ended = await seats[0].finished.get()
         assert ended == table, f"table {ended} ended, but this group plays at {table}"
+        seats[0].tally.games_ended += seats[0].tally.window is not None
 
 
 @dataclass
@@ -502,7 +508,7 @@ async def run_turns(arguments: argparse.Namespace) -> dict[str, Any]:
         seconds, think = map(float, line.split())
         for seat in load.seats:
             seat.think = think
-        first = len(tally.latencies)
+        first, ended = len(tally.latencies), tally.games_ended
         tally.window = number
         cpu_before = used(load.pids[0])
         resume(tally)
@@ -517,6 +523,7 @@ async def run_turns(arguments: argparse.Namespace) -> dict[str, Any]:
             "p50": quantile(latencies, 0.50),
             "p99": quantile(latencies, 0.99),
             "us_per_move": 1e6 * cpu / seconds / moves if moves else float("nan"),
+            "games_ended": tally.games_ended - ended,
         }
         print(json.dumps(window), flush=True)
         number += 1
@@ -1128,6 +1135,14 @@ def print_turns(sides: list[Side], window: float, tables: int) -> None:
             + f" {kept:>9}",
             flush=True,
         )
+    if half:
+        print("at half capacity, round by round: p99 ms (games that ended in the round)")
+        for side in sides:
+            if side.half:
+                rounds = "  ".join(
+                    f"{1000 * run['p99']:>6.1f} ({run['games_ended']:.0f})" for run in side.half
+                )
+                print(f"{side.game:<12} {side.engine or 'serve':<8} {rounds}", flush=True)
 
 
 def median(side: Side, figure: str) -> float:

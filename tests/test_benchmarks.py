@@ -403,7 +403,8 @@ def test_server_load_interleaves_the_games_and_the_boardgame_io_peer() -> None:
     assert "2 rounds of a 1 s window for each game in turn (wizard, fzzzt)" in run.stdout
     for game in ("wizard", "fzzzt"):  # which engine each server says it runs
         assert any(line.startswith(f"{game} server (") and "engine" in line for line in lines)
-    header, *rows = lines[-4:] if peer else lines[-3:]
+    start = next(index for index, line in enumerate(lines) if line.startswith("game "))
+    header, *rows = lines[start : start + (4 if peer else 3)]
     assert header.split()[:2] == ["game", "engine"] and "median" in header and "/wizard" in header
     columns = [row.split() for row in rows]
     assert [row[:2] for row in columns] == [
@@ -438,6 +439,13 @@ def test_server_load_interleaves_the_games_and_the_boardgame_io_peer() -> None:
         assert float(think) > 0 and float(moves) > 0 and 0 < float(p99) <= float(worst)
         assert persisted == "all"
     assert columns[2][-5:] == ["–", "–", "–", "–", "memory"]  # in memory: nothing to check
+    title = "at half capacity, round by round: p99 ms (games that ended in the round)"
+    by_round = lines[lines.index(title) + 1 :]
+    assert [line.split()[:2] for line in by_round] == [["wizard", "serve"], ["fzzzt", "serve"]]
+    for line, row in zip(by_round, columns, strict=False):  # the worst round is the worst p99
+        rounds = re.findall(r"(\S+) \((\d+)\)", line)
+        assert len(rounds) == 2
+        assert max(float(p99) for p99, _ in rounds) == pytest.approx(float(row[-2]), abs=0.06)
 
 
 def test_days_memory_runs_asleep_and_awake_and_plays_at_a_woken_table() -> None:
