@@ -76,7 +76,7 @@ default storage), where ours commit every move to SQLite before acknowledging it
 view sent to each seat after every move (ours send what changed); the legal moves worked out by
 the client bots (ours are sent them).
 
-With ``--half-load`` (and ``--interleave``) as many rounds again follow, the peer holding still:
+With ``--half-load`` (and ``--interleave``) as many rounds again follow, the peer stopped:
 each game's bots think so that its tables ask for half the moves a second the game sustained in
 the rounds before (a mean thinking time of 2 × tables / capacity: a table asks for a move every
 thinking time, one seat acting at a time), and the p99 of its moves there is printed, the
@@ -1021,19 +1021,19 @@ def interleave(arguments: argparse.Namespace, games: list[str], engines: list[st
                 for side in sides:
                     side.windows.append(side.measure(arguments.window, arguments.think))
             games_only = [side for side in sides if side.game != PEER]
+            if arguments.half_load:
+                # The peer takes no part in the rounds at half capacity: stopped, its sockets'
+                # heartbeats and timers take nothing from the games' windows.
+                for side in sides:
+                    if side.game == PEER:
+                        end_clients(side)
+                        side.server.stop()
             for _ in range(arguments.interleave if arguments.half_load else 0):
                 for side in games_only:
                     think = side.half_think(tables)
                     side.half.append({**side.measure(arguments.window, think), "think": think})
             for side in sides:
-                assert side.clients is not None and side.clients.stdin is not None
-                side.clients.stdin.close()
-                if side.clients.wait() != 0:
-                    raise RuntimeError(f"the clients of {side.game} failed")
-                if isinstance(side.server, Server):
-                    report = json.loads(side.server.log.with_name("clients.json").read_text())
-                    acked = {tuple(move) for move in report["acked"]}
-                    side.persisted = acked <= logged_moves(side.server.database_url)
+                end_clients(side)
         finally:
             for side in sides:
                 if side.clients is not None and side.clients.poll() is None:
@@ -1043,6 +1043,21 @@ def interleave(arguments: argparse.Namespace, games: list[str], engines: list[st
     print_turns(sides, arguments.window, tables)
     if not all(side.persisted is not False for side in sides):
         raise SystemExit("an acknowledged move is missing from the database")
+
+
+def end_clients(side: Side) -> None:
+    """End a side's clients (their input closed), once, and read back its database: every
+    move they saw acknowledged must be there (the peer keeps its matches in memory)."""
+    assert side.clients is not None and side.clients.stdin is not None
+    if side.clients.stdin.closed:
+        return
+    side.clients.stdin.close()
+    if side.clients.wait() != 0:
+        raise RuntimeError(f"the clients of {side.game} failed")
+    if isinstance(side.server, Server):
+        report = json.loads(side.server.log.with_name("clients.json").read_text())
+        acked = {tuple(move) for move in report["acked"]}
+        side.persisted = acked <= logged_moves(side.server.database_url)
 
 
 def clients_of(side: Side, tables: int, arguments: argparse.Namespace) -> list[str]:

@@ -95,6 +95,7 @@ class Seat {
   }
 
   stop() {
+    if (this.stopped) return; // a finished match's seats, stopped already, until its next one opens
     this.stopped = true;
     inFlight.delete(this);
     this.client.stop();
