@@ -340,7 +340,8 @@ async def host_tables(seats: list[SeatClient], game: str, server_bots: str, room
         await seats[0].request(type="start", table=table)
         ended = await seats[0].finished.get()
         assert ended == table, f"table {ended} ended, but this group plays at {table}"
-        seats[0].tally.games_ended += seats[0].tally.window is not None
+        tally = seats[0].tally
+        tally.games_ended += tally.window is not None
 
 
 @dataclass

@@ -44,7 +44,7 @@ export function TableScreen({ id }) {
           ${info.status !== "finished" && own >= 0 && !info.seats[own].replaced ? html`<button id="leave" onClick=${() => {
             if (info.status === "playing" && !confirm(t(info.rated && !state.guest ? "web.leave_rated_game" : "web.leave_game"))) return;
             send({ type: "leave", table: id });
-            // a bot plays the seat from now on: not this person's turn while the server says so
+            // a bot plays the seat from now on: not this person's turn, before the server's news of it
             if (info.status === "playing") info.seats[own] = { ...info.seats[own], replaced: true };
             location.hash = ""; }}>${t("web.leave")}</button>` : null}
           ${info.status === "playing" && info.seats[own]?.replaced ? html`<button class="primary" id="take-back"
