@@ -26,8 +26,10 @@ from tapisvert.server.errors import ServerError
 from tapisvert.server.links import OPEN_FILES_WANTED, address_key
 from tapisvert.server.lobby import Lobby, Settings, User
 from tapisvert.server.quotas import Quotas, QuotaSettings
-from tapisvert.server.storage import SqlStorage
+from tapisvert.server.registry import TableRegistry
+from tapisvert.server.storage import SqlStorage, TableRow
 from tapisvert.server.table_service import OPEN_TABLES_PER_ADDRESS
+from tapisvert.server.tables import GameTable
 
 from server_support import Server, one_round_game, serving, sqlite_url
 
@@ -239,6 +241,25 @@ def test_a_rematch_counts_as_a_new_table(tmp_path: Path) -> None:
         table = one_round_game(slow, token, seed=3)
         rematch = slow.call(token, "POST", f"/api/tables/{table}/rematch")
     assert rematch.status_code == 429 and rematch.json()["code"] == "rate_limited"
+
+
+def test_the_open_tables_counted_are_those_still_waiting_for_players() -> None:
+    """The quotas on opening a table count the open tables of a room or an address among the
+    open ones only, which the registry keeps apart: a table's making scanned every table in
+    memory, thousands on a busy node (finished ones stay for minutes)."""
+    registry = TableRegistry()
+    made = []
+    for table_id, status in enumerate(["open", "open", "open", "playing", "finished"], 1):
+        row = TableRow("luz", "luz", 3, {}, table_id, None, status, [{}] * 3, id=table_id)
+        made.append(GameTable(row, host=None))  # type: ignore[arg-type]  # none needed here
+        registry.hold(made[-1])
+    assert [table.id for table in registry.open_tables()] == [1, 2, 3]
+    made[0].status = "playing"  # started
+    made[1].status = "closed"  # abandoned, still in memory
+    registry.let_go(made[2])
+    assert registry.open_tables() == []
+    registry.hold(made[2])  # taken back (another node let it go)
+    assert registry.open_tables() == [made[2]]
 
 
 def test_a_rooms_listing_is_bounded_open_tables_first(

@@ -16,10 +16,17 @@ class TableRegistry:
         minutes: thousands on a busy node)."""
         self._seated_at: dict[int, frozenset[int]] = {}
         """The people each table here is indexed under in ``_seated``."""
+        self._open: dict[int, GameTable] = {}
+        """The tables here that were open (waiting for players) when held: opening a table
+        counts those of its room and address among these, not among every table in memory.
+        A table is open from its making only; one that has started or closed since is
+        dropped as it is found (see ``open_tables``)."""
 
     def hold(self, table: GameTable) -> None:
         """``table`` is served here now."""
         self.tables[table.id] = table
+        if table.status == "open":
+            self._open[table.id] = table
         self.index_seats(table)
 
     def let_go(self, table: GameTable) -> bool:
@@ -27,6 +34,7 @@ class TableRegistry:
         if self.tables.get(table.id) is not table:
             return False
         del self.tables[table.id]
+        self._open.pop(table.id, None)
         for user_id in self._seated_at.pop(table.id, frozenset()):
             self._unseat(user_id, table.id)
         return True
@@ -64,3 +72,10 @@ class TableRegistry:
             if table is not None and (seat := table.seat_of(user_id)) is not None:
                 found.append((table, seat))
         return found
+
+    def open_tables(self) -> list[GameTable]:
+        """The tables here waiting for players."""
+        gone = [table_id for table_id, table in self._open.items() if table.status != "open"]
+        for table_id in gone:
+            del self._open[table_id]
+        return list(self._open.values())

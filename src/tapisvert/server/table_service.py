@@ -120,20 +120,18 @@ class TableService:
         if self.cluster.draining:
             raise ServerError("draining", status=503)
         opening = (("person", str(user.id)), ("address", user.address), ("room", room))
-        served = self.registry.tables.values()
         waiting = self._opening[opening[0]] + sum(
             table.status == "open" for table, _ in self.registry.seated_tables(user.id)
         )
         if waiting >= OPEN_TABLES_PER_PERSON:
             raise ServerError("too_many_open_tables", status=429, limit=OPEN_TABLES_PER_PERSON)
+        open_here = self.registry.open_tables()
         from_address = self._opening[opening[1]] + sum(
-            table.status == "open" and table.opened_from == user.address for table in served
+            table.opened_from == user.address for table in open_here
         )
         if from_address >= OPEN_TABLES_PER_ADDRESS:
             raise ServerError("address_tables", status=429, limit=OPEN_TABLES_PER_ADDRESS)
-        in_room = self._opening[opening[2]] + sum(
-            table.room == room and table.status == "open" for table in served
-        )
+        in_room = self._opening[opening[2]] + sum(table.room == room for table in open_here)
         if in_room >= OPEN_TABLES_PER_ROOM:
             raise ServerError("room_full", status=429, limit=OPEN_TABLES_PER_ROOM)
         self.quotas.take("tables_per_address", user.address)
