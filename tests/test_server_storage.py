@@ -82,7 +82,14 @@ def test_storage_contract(database_url: str) -> None:
             entries = [LoggedAction(seq, seq % 3 - 1, seq * 7) for seq in range(start, start + 5)]
             await storage.tables.append(other, entries)
 
-        await asyncio.gather(*(append(start) for start in range(0, 200, 5)))
+        # Tables made while moves are logged share the moves' transactions, each its own id.
+        writes: list[int] = []
+        storage.observe_commits(lambda carried, _seconds, _failed: writes.append(carried))
+        made = await asyncio.gather(
+            *(append(start) for start in range(0, 200, 5)),
+            *(storage.tables.create(new_row()) for _ in range(20)),
+        )
+        assert len(set(made[40:])) == 20 and sum(writes) == 60 and len(writes) < 20
         logged = await storage.tables.actions(other)
         assert [entry.seq for entry in logged] == list(range(200))
         assert all(entry.action == entry.seq * 7 for entry in logged)

@@ -43,7 +43,7 @@ class TableStore:
                 first_lease(connection, key[0], node, seconds)
             return int(key[0])
 
-        return await self._writer.run(work)
+        return await self._writer.run(work, groupable=True)
 
     async def save(self, row: TableRow, fence: int | None = None) -> None:
         await self._writer.run(_saving(row), groupable=True, fence=fence_of(row.id, fence))
