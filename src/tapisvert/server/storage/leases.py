@@ -10,14 +10,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, Float, bindparam, delete, insert, literal_column, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from tapisvert.server.storage.schema import leases_table, tables_table
 from tapisvert.server.storage.writer import Writer
 
-_CREATE_LEASE = insert(leases_table)
+_CLOCKS = {
+    "postgresql": "EXTRACT(EPOCH FROM clock_timestamp())",
+    "sqlite": "(julianday('now') - 2440587.5) * 86400.0",
+}
+"""The database's clock, in seconds since 1970, by dialect: the one every node's leases are
+measured by."""
+_FIRST_LEASES = {
+    dialect: insert(leases_table).values(
+        table_id=bindparam("table_id"),
+        node=bindparam("node"),
+        fence=1,
+        expires_at=literal_column(clock, Float) + bindparam("seconds", type_=Float),
+    )
+    for dialect, clock in _CLOCKS.items()
+}
+"""A new table's lease, its end read off the database's clock by the INSERT itself."""
 NOBODY = ""
 """The node of a lease that ended with no node serving the table (a table over days
 asleep): its fencing token stays, for the next node to take it under the next one."""
@@ -99,19 +114,21 @@ class LeaseStore:
 
 
 def first_lease(connection: Connection, table_id: int, node: str, seconds: float) -> None:
-    """A new table's lease: ``node`` serves it for ``seconds``, under fencing token 1."""
-    until = database_now(connection) + seconds
-    lease = {"table_id": table_id, "node": node, "fence": 1, "expires_at": until}
-    connection.execute(_CREATE_LEASE, lease)
+    """A new table's lease: ``node`` serves it for ``seconds``, under fencing token 1 (one
+    statement: each one the driver runs waits for the interpreter's lock, which the event
+    loop holds when it is busy, as when many tables start at once)."""
+    lease = {"table_id": table_id, "node": node, "seconds": seconds}
+    connection.execute(_FIRST_LEASES[_dialect(connection)], lease)
 
 
 def database_now(connection: Connection) -> float:
     """The database's clock, the one every node's leases are measured by."""
-    if connection.dialect.name == "postgresql":
-        query = "SELECT EXTRACT(EPOCH FROM clock_timestamp())"
-    else:
-        query = "SELECT (julianday('now') - 2440587.5) * 86400.0"
-    return float(connection.exec_driver_sql(query).scalar_one())
+    clock = _CLOCKS[_dialect(connection)]
+    return float(connection.exec_driver_sql(f"SELECT {clock}").scalar_one())
+
+
+def _dialect(connection: Connection) -> str:
+    return "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
 
 
 def _unserved(connection: Connection, now: float, force: bool) -> list[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, Integer, bindparam, cast, func, insert, select, update
@@ -25,7 +26,7 @@ from tapisvert.server.storage.schema import (
     tables_table,
     users_table,
 )
-from tapisvert.server.storage.writer import Writer
+from tapisvert.server.storage.writer import Writer, parameter_marker
 
 
 class RatingStore:
@@ -157,11 +158,9 @@ def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], l
 
     def work(connection: Connection) -> list[SeatResult]:
         accounts = [standing.account for standing in standings if standing.account is not None]
-        guests = set(connection.execute(_GUESTS, {"accounts": accounts}).scalars())
+        registered = set(connection.execute(_REGISTERED, {"accounts": accounts}).scalars())
         rated = [
-            standing
-            for standing in standings
-            if standing.rated and standing.account is not None and standing.account not in guests
+            standing for standing in standings if standing.rated and standing.account in registered
         ]
         if len(rated) < 2:  # nobody to be measured against
             rated = []
@@ -218,15 +217,20 @@ def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], l
                     after=None if change is None else change[1],
                 )
             )
-        if results:  # an empty list would insert one row of no values
-            connection.execute(_INSERT_RESULTS, [_result_values(row, result) for result in results])
+        if results:
+            values = [_result_values(row, result) for result in results]
+            marker = parameter_marker(connection.dialect)
+            connection.exec_driver_sql(
+                _inserting_results(len(values), tuple(values[0]), marker),
+                tuple(value for seat in values for value in seat.values()),
+            )
         return results
 
     return work
 
 
-_GUESTS = select(users_table.c.id).where(
-    users_table.c.id.in_(bindparam("accounts", expanding=True)), users_table.c.guest
+_REGISTERED = select(users_table.c.id).where(
+    users_table.c.id.in_(bindparam("accounts", expanding=True)), users_table.c.guest.is_(False)
 )
 _KEPT = (ratings_table.c.game == bindparam("rated_game")) & (
     ratings_table.c.speed == bindparam("rated_speed")
@@ -257,11 +261,20 @@ _INSERT_RATING = insert(ratings_table).values(
     games=bindparam("games"),
     wins=bindparam("wins"),
 )
-_INSERT_RESULTS = insert(results_table)
 """The statements of a game's end, built once and their values bound at each use (one
-``executemany`` for the seats' results and for each kind of rating change): built at each
-game's end, SQLAlchemy worked out their constructs and cache keys anew, which at 250
-tables of a short game took a third of the storage thread's time (py-spy)."""
+``executemany`` for each kind of rating change): built at each game's end, SQLAlchemy worked
+out their constructs and cache keys anew, which at 250 tables of a short game took a third of
+the storage thread's time (py-spy)."""
+
+
+@cache
+def _inserting_results(seats: int, names: tuple[str, ...], marker: str) -> str:
+    """The seats' results of a game in one INSERT of ``seats`` rows, written for the driver
+    (as the writer's appends). One statement: an ``executemany`` is a step of the driver a
+    row, and each step waits for the interpreter's lock, which the event loop holds when it is
+    busy (as when many games end at once)."""
+    row = f"({', '.join([marker] * len(names))})"
+    return f"INSERT INTO results ({', '.join(names)}) VALUES {', '.join([row] * seats)}"
 
 
 def _result_values(row: TableRow, result: SeatResult) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Dialect, Engine
 
 from tapisvert.server.errors import StorageError, TableMoved
 from tapisvert.server.storage.schema import ACTION_COLUMNS
@@ -72,7 +72,7 @@ class Writer:
         self.committed: Committed = _unheeded
         """Told of each transaction, from the writer's thread (see ``metrics``)."""
         # Appends are the hot path: one multi-row INSERT per commit, written for the driver.
-        marker = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+        marker = parameter_marker(engine.dialect)
         self._marker = marker
         self._append_head = f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}) VALUES "
         self._append_row = f"({', '.join([marker] * len(ACTION_COLUMNS))})"
@@ -176,6 +176,11 @@ class Writer:
         for table_id, fence in fences.items():
             if held.get(table_id) != fence:
                 raise _Fenced(table_id)
+
+
+def parameter_marker(dialect: Dialect) -> str:
+    """How a statement written for the driver marks a value (SQLite's ``?``, psycopg's ``%s``)."""
+    return "?" if dialect.paramstyle == "qmark" else "%s"
 
 
 def fence_of(table_id: int | None, fence: int | None) -> tuple[int, int] | None:
