@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, Integer, bindparam, cast, func, insert, select, update
@@ -26,7 +25,7 @@ from tapisvert.server.storage.schema import (
     tables_table,
     users_table,
 )
-from tapisvert.server.storage.writer import Writer, parameter_marker
+from tapisvert.server.storage.writer import Writer, parameter_marker, rows_insert
 
 
 class RatingStore:
@@ -221,7 +220,7 @@ def rating(row: TableRow, standings: list[Standing]) -> Callable[[Connection], l
             values = [_result_values(row, result) for result in results]
             marker = parameter_marker(connection.dialect)
             connection.exec_driver_sql(
-                _inserting_results(len(values), tuple(values[0]), marker),
+                rows_insert("results", list(values[0]), len(values), marker),
                 tuple(value for seat in values for value in seat.values()),
             )
         return results
@@ -265,16 +264,6 @@ _INSERT_RATING = insert(ratings_table).values(
 ``executemany`` for each kind of rating change): built at each game's end, SQLAlchemy worked
 out their constructs and cache keys anew, which at 250 tables of a short game took a third of
 the storage thread's time (py-spy)."""
-
-
-@cache
-def _inserting_results(seats: int, names: tuple[str, ...], marker: str) -> str:
-    """The seats' results of a game in one INSERT of ``seats`` rows, written for the driver
-    (as the writer's appends). One statement: an ``executemany`` is a step of the driver a
-    row, and each step waits for the interpreter's lock, which the event loop holds when it is
-    busy (as when many games end at once)."""
-    row = f"({', '.join([marker] * len(names))})"
-    return f"INSERT INTO results ({', '.join(names)}) VALUES {', '.join([row] * seats)}"
 
 
 def _result_values(row: TableRow, result: SeatResult) -> dict[str, Any]:

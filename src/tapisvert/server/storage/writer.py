@@ -20,7 +20,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -72,10 +72,7 @@ class Writer:
         self.committed: Committed = _unheeded
         """Told of each transaction, from the writer's thread (see ``metrics``)."""
         # Appends are the hot path: one multi-row INSERT per commit, written for the driver.
-        marker = parameter_marker(engine.dialect)
-        self._marker = marker
-        self._append_head = f"INSERT INTO actions ({', '.join(ACTION_COLUMNS)}) VALUES "
-        self._append_row = f"({', '.join([marker] * len(ACTION_COLUMNS))})"
+        self._marker = parameter_marker(engine.dialect)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._write_loop, name="storage", daemon=True)
@@ -145,7 +142,7 @@ class Writer:
                 rows = [row for job in batch for row in job.rows]
                 for start in range(0, len(rows), APPEND_CHUNK):
                     chunk = rows[start : start + APPEND_CHUNK]
-                    statement = self._append_head + ", ".join([self._append_row] * len(chunk))
+                    statement = rows_insert("actions", ACTION_COLUMNS, len(chunk), self._marker)
                     connection.exec_driver_sql(statement, tuple(v for row in chunk for v in row))
                 for job in batch:
                     if job.work is not None:
@@ -181,6 +178,14 @@ class Writer:
 def parameter_marker(dialect: Dialect) -> str:
     """How a statement written for the driver marks a value (SQLite's ``?``, psycopg's ``%s``)."""
     return "?" if dialect.paramstyle == "qmark" else "%s"
+
+
+def rows_insert(table: str, columns: Sequence[str], rows: int, marker: str) -> str:
+    """An INSERT of ``rows`` rows of ``columns`` into ``table`` as one statement, written for
+    the driver: one step of it, where an ``executemany`` takes one a row, and each step waits
+    for the interpreter's lock, which the event loop holds when it is busy."""
+    row = f"({', '.join([marker] * len(columns))})"
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES {', '.join([row] * rows)}"
 
 
 def fence_of(table_id: int | None, fence: int | None) -> tuple[int, int] | None:
