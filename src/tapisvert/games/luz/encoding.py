@@ -305,7 +305,8 @@ class LuzEncoding(Encoding):
         only by the cards played from it: where the template's hands are of the same deal
         (``dealt``, the same object) and the tricks now hold those it was written with and
         more, only the slots played since are cleared, as the new plays name them, without
-        comparing every slot of every hand; otherwise each hand is diffed slot by slot."""
+        comparing every slot of every hand; otherwise (a new deal, mostly) every hand is
+        written again on zeros."""
         sources = template.sources
         if sources[PART_DEALT] is dealt:
             plays = plays_since(sources[PART_FINISHED], sources[PART_TRICK], completed, trick)
@@ -320,7 +321,9 @@ class LuzEncoding(Encoding):
                     sources[PARTS + other] = hands[other]
                 return
         sources[PART_DEALT] = dealt
+        template.clear(self.colours.start, self.values.stop)  # every hand: one run
         for other in range(self.players):
+            sources[PARTS + other] = UNWRITTEN
             template.write_slots(PARTS + other, hands[other], runs[other].both)
 
     def _write_knowledge(
@@ -339,7 +342,8 @@ class LuzEncoding(Encoding):
                 at += MAX_VALUE
             before = (None,) * len(knowledge)
         at = self.knowledge.start - 1
-        for old, possible in zip(before, knowledge, strict=True):
+        for slot in range(len(knowledge)):  # indices: a zip would be a call of its own
+            old, possible = before[slot], knowledge[slot]
             if old is not possible and old != possible:
                 for value in old or ():
                     written[at + value] = 0.0

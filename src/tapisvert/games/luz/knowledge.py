@@ -13,7 +13,6 @@ and a uniform consistent hand draws each gap's m values uniformly.
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Sequence
 from typing import NamedTuple
 
@@ -102,10 +101,22 @@ def _gap_values(
     low: int,
     high: int,
 ) -> None:
-    candidates = list(map(hand.__getitem__, pending))  # increasing: the hand was sorted
-    candidates += unseen[bisect_left(unseen, low) : bisect_left(unseen, high)]
-    candidates.sort()
-    values = list(map(CARD_VALUES.__getitem__, candidates))
+    """The gap's candidates merged in order from its own cards (increasing: the hand was
+    sorted) and the set-aside cards between its bounds, as values: plain loops, for this
+    runs at every deal for every seat, and again for each colour a seat plays."""
+    held = [hand[slot] for slot in pending]
+    candidates: list[int] = []
+    next_held = 0
+    for card in unseen:
+        if card >= high:
+            break
+        if card >= low:
+            while next_held < len(held) and held[next_held] < card:
+                candidates.append(held[next_held])
+                next_held += 1
+            candidates.append(card)
+    candidates += held[next_held:]
+    values = [CARD_VALUES[card] for card in candidates]
     spare = len(values) - len(pending) + 1
     for index, slot in enumerate(pending):
         possible[slot] = tuple(values[index : index + spare])

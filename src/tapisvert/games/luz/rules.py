@@ -540,7 +540,7 @@ class LuzState(State):
             layouts = self._layouts
             if layouts is None:
                 layouts = self._layouts = (
-                    tuple(map(_layout, self._dealt)),
+                    tuple([_layout(dealt) for dealt in self._dealt]),
                     _by_colour(self._remaining),
                 )
             dealt, colour_slots = layouts[0][seat]
