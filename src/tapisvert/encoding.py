@@ -549,8 +549,7 @@ def float_bytes(values: Iterable[float]) -> bytes:
     return array("f", values).tobytes()
 
 
-@mypyc_attr(native_class=False)  # a dict's own subclass: its look-up stays in C
-class Blocks(dict[H, bytes]):
+class Blocks(Generic[H]):
     """The float32 bytes of a part of a position, by the part's value: ``make(value)``
     (:func:`float_bytes` of its values, or pieces of other tables joined), made once and
     looked up after, while among the ``kept`` last distinct values (beyond those, every
@@ -559,18 +558,28 @@ class Blocks(dict[H, bytes]):
     For a part that most often takes a value seen before, in this game or another (a
     seat's score, a set, the cards known in a hand): a look-up (hashing the value) then
     costs less than writing its values. ``blocks[value]`` is the block; a look-up from
-    several threads at once may make a block twice, never a wrong one."""
+    several threads at once may make a block twice, never a wrong one. (A class holding a
+    dictionary, not a dictionary's subclass: ``[]`` on such a subclass looks its method up
+    at every use, where this one's, compiled, is a plain call.)"""
+
+    __slots__ = ("_blocks", "_kept", "_make")
 
     def __init__(self, make: Callable[[H], bytes], kept: int = PIECES_KEPT) -> None:
-        super().__init__()
+        self._blocks: dict[H, bytes] = {}
         self._make = make
         self._kept = kept
 
-    def __missing__(self, value: H) -> bytes:
-        if len(self) >= self._kept:
-            self.clear()
-        block = self[value] = self._make(value)
+    def __getitem__(self, value: H) -> bytes:
+        block = self._blocks.get(value)
+        if block is None:
+            blocks = self._blocks
+            if len(blocks) >= self._kept:
+                blocks.clear()
+            block = blocks[value] = self._make(value)
         return block
+
+    def __len__(self) -> int:
+        return len(self._blocks)
 
 
 def one_hot_blocks(size: int) -> tuple[bytes, ...]:

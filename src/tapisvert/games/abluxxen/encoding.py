@@ -273,7 +273,7 @@ class AbluxxenEncoding(Encoding):
             self._steals[origin, pending_steals],
         )
         for other in order:
-            pieces.append(_SCORE[game_scores[other]])
+            pieces.append(_GAME_SCORES[game_scores[other] + DECK])
         for other in order:
             pieces.append(_SCORE[scores[other]])
         pieces.append(_GAME_NUMBERS[game_number])
@@ -310,6 +310,13 @@ def _scalar(convert: Callable[[int], float]) -> Blocks[int]:
     return Blocks(lambda count: float_bytes((convert(count),)))
 
 
+def _counted(convert: Callable[[int], float], lowest: int = 0) -> tuple[bytes, ...]:
+    """One value, ``convert(count)``, for each count from ``lowest`` to the deck's cards
+    (a count of cards, or a game's score): a tuple, read by index, for a value that the
+    deck bounds (a series' scores are not)."""
+    return tuple(float_bytes((convert(count),)) for count in range(lowest, DECK + 1))
+
+
 HALF_KINDS = KINDS // 2
 """Where a count vector is cut in two, each half looked up alone (see ``_counts_block``)."""
 _NO_CARDS = bytes(4 * KINDS)
@@ -324,10 +331,13 @@ _CARDS: Blocks[tuple[int, ...]] = Blocks(lambda cards: _counts_block(counts_of(c
 """Cards listed by kind (a display entry, the cards in play)."""
 _SETS: Blocks[CardSet | None] = Blocks(_set_block)
 _NO_SET = _SETS[None]
-_CARD_TOTALS = _scalar(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
+_CARD_TOTALS = _counted(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
 """Cards in a hand or a stack / 26, at most 1."""
+_GAME_SCORES = _counted(lambda value: value / DECK, -DECK)
+"""A game's score / 109 (within [-109, 109]: the cards laid less those in hand), from
+``_GAME_SCORES[score + DECK]``."""
 _SCORE = _scalar(lambda value: scaled(value, DECK))
-"""A score / 109, within [-1, 1]."""
-_PILE = _scalar(lambda cards: cards / DECK)
-_DRAWS = _scalar(lambda draws: scaled(draws, HAND_SIZE))
+"""A series' score / 109, within [-1, 1]."""
+_PILE = _counted(lambda cards: cards / DECK)
+_DRAWS = _counted(lambda draws: scaled(draws, HAND_SIZE))
 _GAME_NUMBERS = _scalar(lambda number: scaled(number, 10))
