@@ -262,6 +262,28 @@ def test_the_open_tables_counted_are_those_still_waiting_for_players() -> None:
     assert registry.open_tables() == [made[2]]
 
 
+def test_a_rooms_tables_are_found_among_its_own() -> None:
+    """A room's listing, made at every entrance, looks at the tables the registry holds for
+    that room, whatever their state, and at no other: it scanned every table in memory."""
+    registry = TableRegistry()
+    made = []
+    for table_id, (room, status) in enumerate(
+        [("luz", "open"), ("wizard", "open"), ("luz", "finished"), ("luz", "playing")], 1
+    ):
+        row = TableRow(room, "luz", 3, {}, table_id, None, status, [{}] * 3, id=table_id)
+        made.append(GameTable(row, host=None))  # type: ignore[arg-type]  # none needed here
+        registry.hold(made[-1])
+    assert registry.room_tables("luz") == [made[0], made[2], made[3]]
+    assert registry.room_tables("wizard") == [made[1]]
+    assert registry.room_tables("fzzzt") == []
+    registry.let_go(made[1])
+    registry.let_go(made[2])
+    assert registry.room_tables("wizard") == []
+    assert registry.room_tables("luz") == [made[0], made[3]]
+    registry.hold(made[1])  # taken back (another node let it go)
+    assert registry.room_tables("wizard") == [made[1]]
+
+
 def test_a_rooms_listing_is_bounded_open_tables_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

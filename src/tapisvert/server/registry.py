@@ -21,10 +21,14 @@ class TableRegistry:
         counts those of its room and address among these, not among every table in memory.
         A table is open from its making only; one that has started or closed since is
         dropped as it is found (see ``open_tables``)."""
+        self._in_room: dict[str, dict[int, GameTable]] = {}
+        """The tables here by room: a room's listing, made at every entrance, looks at the
+        room's own tables, not at every table in memory."""
 
     def hold(self, table: GameTable) -> None:
         """``table`` is served here now."""
         self.tables[table.id] = table
+        self._in_room.setdefault(table.room, {})[table.id] = table
         if table.status == "open":
             self._open[table.id] = table
         self.index_seats(table)
@@ -34,6 +38,10 @@ class TableRegistry:
         if self.tables.get(table.id) is not table:
             return False
         del self.tables[table.id]
+        in_room = self._in_room[table.room]
+        del in_room[table.id]
+        if not in_room:
+            del self._in_room[table.room]
         self._open.pop(table.id, None)
         for user_id in self._seated_at.pop(table.id, frozenset()):
             self._unseat(user_id, table.id)
@@ -72,6 +80,10 @@ class TableRegistry:
             if table is not None and (seat := table.seat_of(user_id)) is not None:
                 found.append((table, seat))
         return found
+
+    def room_tables(self, room: str) -> list[GameTable]:
+        """The tables of ``room`` here, whatever their state."""
+        return list(self._in_room.get(room, {}).values())
 
     def open_tables(self) -> list[GameTable]:
         """The tables here waiting for players."""

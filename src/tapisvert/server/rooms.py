@@ -133,7 +133,7 @@ class Rooms:
         if room not in self.presence.in_rooms:
             raise no_such_room(room)
         served = self.cluster.registry.tables
-        here = [table for table in served.values() if table.room == room]
+        here = self.cluster.registry.room_tables(room)
         here.sort(key=lambda table: (LISTED_FIRST.index(table.status), -table.id))
         tables = [table.info() for table in here[:ROOM_LISTING]]
         if self.cluster.peers is not None:
