@@ -321,7 +321,8 @@ class LuzEncoding(Encoding):
                     sources[PARTS + other] = hands[other]
                 return
         sources[PART_DEALT] = dealt
-        template.clear(self.colours.start, self.values.stop)  # every hand: one run
+        template.clear(self.colours.start, self.colours.stop)  # every hand's, at once
+        template.clear(self.values.start, self.values.stop)
         for other in range(self.players):
             sources[PARTS + other] = UNWRITTEN
             template.write_slots(PARTS + other, hands[other], runs[other].both)
