@@ -20,14 +20,17 @@ import tapisvert
 from tapisvert.core.game import Game, State
 from tapisvert.core.registry import plugin
 from tapisvert.encoding import (
+    ONE_BITS,
     Blocks,
     Encoding,
     RecentViews,
     Tensor,
     encoding_for,
+    float32_bits,
     float_bytes,
     values_of,
 )
+from tapisvert.games.wizard.cards import NO_TRUMP
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("wizard", 3, {}),
@@ -343,6 +346,95 @@ def test_hidden_bids_stay_hidden_until_every_bid_is_in() -> None:
     assert not numpy.array_equal(
         _tensor(encoding, states[0], bidder), _tensor(encoding, states[1], bidder)
     )
+
+
+def test_staged_values_are_the_float32_bits_of_the_values() -> None:
+    values = numpy.array([1.0, 0.25, -0.3, 1 / 3, 0.0], dtype=numpy.float32)
+    assert [float32_bits(float(value)) for value in values] == list(values.view(numpy.int32))
+    assert float32_bits(1.0) == ONE_BITS
+
+
+@pytest.mark.parametrize(
+    "options", [{"rounds": "first5"}, {"hidden_bids": True, "rounds": "1,12"}], ids=str
+)
+def test_wizard_tensor_field_by_field(options: dict[str, object]) -> None:
+    """Every field of Wizard's tensor, worked out here from the observation as the module
+    documents it (not through the encoding's own tables), at 300 positions along random
+    games, for each seat and a spectator: scores past a round's end included."""
+    game = tapisvert.load_game("wizard", players=4, **options)
+    encoding = encoding_for(game)
+    rng = random.Random(5)
+    checked = 0
+    while checked < 300:
+        state = game.new_initial_state(rng.randrange(2**32))
+        while not state.is_terminal() and checked < 300:
+            state.resolve_chance()
+            for seat in (None, *range(4)):
+                expected = _wizard_tensor(encoding, state.observation(seat))
+                assert encoding.encode_state(state, seat).tobytes() == expected.tobytes(), (
+                    seat,
+                    state.history(),
+                )
+            checked += 1
+            if not state.is_terminal():
+                state.apply_action(rng.choice(state.legal_actions()))
+
+
+def _wizard_tensor(encoding: Any, seen: Any) -> Tensor:
+    tensor = numpy.zeros(encoding.size, dtype=numpy.float32)
+    players, most = seen.players, encoding.most_cards
+    origin = seen.seat or 0
+
+    def at(field: Any, index: int = 0) -> int:
+        assert 0 <= index < field.size
+        return int(field.start + index)
+
+    def place(seat: int) -> int:
+        return (seat - origin) % players
+
+    def weight(card: int) -> float:
+        return 1.0 if card < 52 else 0.25
+
+    tensor[
+        at(
+            encoding.phase,
+            ("dealer", "deal", "turn", "trump", "bid", "play", "end").index(seen.phase),
+        )
+    ] = 1
+    tensor[at(encoding.round)] = seen.round_index / seen.rounds
+    tensor[at(encoding.round, 1)] = seen.round_number / most
+    tensor[at(encoding.dealer, place(seen.dealer))] = 1
+    if 0 <= seen.current_player < players:
+        tensor[at(encoding.to_act, place(seen.current_player))] = 1
+    tensor[at(encoding.leader, place(seen.leader))] = 1
+    for card in seen.hand:
+        tensor[at(encoding.hand, card)] += weight(card)
+    if seen.trump_card is not None:
+        tensor[at(encoding.trump_card, seen.trump_card)] = weight(seen.trump_card)
+    if seen.trump is not None:
+        tensor[at(encoding.trump, 4 if seen.trump == NO_TRUMP else seen.trump)] = 1
+    won = [0] * players
+    for trick in seen.completed_tricks:
+        won[trick.winner] += 1
+        for card in trick.cards:
+            tensor[at(encoding.played, card)] += weight(card)
+    best = sum(20 + 10 * cards for cards in game_rounds(encoding))
+    for seat in range(players):
+        bid = seen.bids[seat]
+        if bid is not None:
+            tensor[at(encoding.bid_made, place(seat))] = 1
+            tensor[at(encoding.bids, place(seat))] = bid / most
+        tensor[at(encoding.tricks_won, place(seat))] = won[seat] / most
+        tensor[at(encoding.hand_sizes, place(seat))] = seen.hand_sizes[seat] / most
+        tensor[at(encoding.scores, place(seat))] = max(-1.0, min(1.0, seen.scores[seat] / best))
+    for order, card in enumerate(seen.trick):
+        tensor[at(encoding.trick, place(seen.leader + order) * 54 + card)] = weight(card)
+    return tensor
+
+
+def game_rounds(encoding: Any) -> tuple[int, ...]:
+    rounds: tuple[int, ...] = encoding.game.round_numbers
+    return rounds
 
 
 @pytest.mark.parametrize("options", [{"duel": True}, {"series": True}], ids=["duel", "series"])

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import MutableSequence, Sequence
-from typing import cast
+from typing import Final, cast
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Observation, Seat, State
-from tapisvert.encoding import Encoding, Tensor, scaled, zeros
+from tapisvert.encoding import ONE_BITS, Encoding, Tensor, float32_bits
 from tapisvert.games.wizard.cards import (
     COPIES_OF_SPECIALS,
     JESTER,
@@ -57,15 +57,18 @@ from tapisvert.games.wizard.rules import (
     WizardState,
 )
 
-SPECIAL_WEIGHT = 1 / COPIES_OF_SPECIALS
-CARD_WEIGHTS = tuple(1.0 if kind < SUIT_CARDS else SPECIAL_WEIGHT for kind in range(KINDS))
+SPECIAL_WEIGHT: Final = 1 / COPIES_OF_SPECIALS
+CARD_WEIGHTS: Final = tuple(1.0 if kind < SUIT_CARDS else SPECIAL_WEIGHT for kind in range(KINDS))
 """What one card of each kind counts for."""
-SUIT_CARD_BITS = (1 << SUIT_CARDS) - 1
+CARD_WEIGHT_BITS: Final = tuple(float32_bits(weight) for weight in CARD_WEIGHTS)
+SPECIAL_COUNT_BITS: Final = tuple(float32_bits(count * SPECIAL_WEIGHT) for count in range(8))
+"""The value of 0 to 7 copies of a special card held (a hand's count is 3 bits)."""
+SUIT_CARD_BITS: Final = (1 << SUIT_CARDS) - 1
 Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
 """What changes once a round or so, as the observer sees it: the observer (its seat, or 0),
 the round's index and cards, the dealer, the turned card (-1: none), the trump
 (``TRUMP_UNDECIDED``: none yet) and the scores."""
-PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+PHASES: Final = {name: index for index, name in enumerate(PHASE_NAMES)}
 Finished = tuple[tuple[CompletedTrick, ...], tuple[int, ...], "array[float]"]
 """Finished tricks, the tricks each seat took of them, and their ``played`` field."""
 ZERO_PLAYED = array("f", bytes(4 * KINDS))
@@ -117,7 +120,18 @@ class WizardEncoding(Encoding):
             self.trump_card.start,
             self.trump.start,
         )
-        self._zeros = zeros(self.size)
+        self._staging = self.staging()
+        self._played_at = self.played.start
+        self._of_most = tuple(
+            float32_bits(count / self.most_cards) for count in range(self.most_cards + 1)
+        )
+        """The value of a count of cards, bids or tricks: over the most cards of a round."""
+        self._of_rounds = tuple(
+            float32_bits(index / self.round_count) for index in range(self.round_count + 1)
+        )
+        """The value of a number of rounds played."""
+        self._scores_bits: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+        """The scores written last and their values: they change once a round."""
         self._seen_from = [self._seats_seen_from(origin) for origin in range(players)]
         """Per observer: where each seat's card on the trick begins, and for each seat where
         its bid flag, bid, tricks, hand size and score go (seats relative to the observer)."""
@@ -223,55 +237,70 @@ class WizardEncoding(Encoding):
         the hand a bitmask, -1 for no bid or no trump card), as ``write`` and
         ``write_state`` read them: one way to write, whichever the source.
 
-        The tensor is zeroed, then each field is written where it is not zero. (A template
-        per round of what changes once a round, kept by its values, was made for a fifth of
-        the tensors of short rounds and cost more than writing those few values each time.)"""
-        out = self._tensor_view(tensor)
-        out[:] = self._zeros
+        The values start as zeros (a :class:`Staging`'s), each field is set where it is not
+        zero, then they are copied into the tensor, the finished tricks' ``played`` field
+        after them. (A template per round of what changes once a round, kept by its values,
+        was made for a fifth of the tensors of short rounds and cost more than writing those
+        few values each time.)"""
+        staging = self._staging
+        values = staging.zeros[0 : staging.size]
         players = self.players
-        most = self.most_cards
         origin, round_index, cards, dealer, trump_card, trump, scores = settled
         tricks_at, slots = self._seen_from[origin]
-        out[self._round_at] = round_index / self.round_count
-        out[self._round_at + 1] = cards / most
-        out[self._dealer_at + (dealer - origin) % players] = 1.0
+        of_most = self._of_most
+        values[self._round_at] = self._of_rounds[round_index]
+        values[self._round_at + 1] = of_most[cards]
+        values[self._dealer_at + (dealer - origin) % players] = ONE_BITS
         if trump_card >= 0:
-            out[self._trump_card_at + trump_card] = CARD_WEIGHTS[trump_card]
+            values[self._trump_card_at + trump_card] = CARD_WEIGHT_BITS[trump_card]
         if trump != TRUMP_UNDECIDED:
-            out[self._trump_at + (SUITS if trump == NO_TRUMP else trump)] = 1.0
-        out[self._phase_at + phase] = 1.0
+            values[self._trump_at + (SUITS if trump == NO_TRUMP else trump)] = ONE_BITS
+        values[self._phase_at + phase] = ONE_BITS
         if 0 <= to_act < players:
-            out[self._to_act_at + (to_act - origin) % players] = 1.0
-        out[self._leader_at + (leader - origin) % players] = 1.0
+            values[self._to_act_at + (to_act - origin) % players] = ONE_BITS
+        values[self._leader_at + (leader - origin) % players] = ONE_BITS
         if hand:
             at_hand = self._hand_at
             for card in kinds_in(hand & SUIT_CARD_BITS):
-                out[at_hand + card] = 1.0
+                values[at_hand + card] = ONE_BITS
             if hand >> SUIT_CARDS:  # counts, as wizard_count and jester_count read them
-                out[at_hand + WIZARD] = (hand >> 52 & 7) * SPECIAL_WEIGHT
-                out[at_hand + JESTER] = (hand >> 55 & 7) * SPECIAL_WEIGHT
+                values[at_hand + WIZARD] = SPECIAL_COUNT_BITS[hand >> 52 & 7]
+                values[at_hand + JESTER] = SPECIAL_COUNT_BITS[hand >> 55 & 7]
         played, tricks_won = self._finished(completed) if completed else self._none_finished
-        best = self.best_total
+        written, scores_bits = self._scores_bits  # one read: threads
+        if scores is not written:
+            scores_bits = self._scores_of(scores)
         for other, made, bid_at, won, size, scored in slots:
-            score = scores[other]
-            if score:
-                total = score / best
-                out[scored] = total if -1.0 <= total <= 1.0 else scaled(total, 1.0)
+            if scores[other]:
+                values[scored] = scores_bits[other]
             bid = bids[other]
             if bid >= 0:
-                out[made] = 1.0
+                values[made] = ONE_BITS
                 if bid:
-                    out[bid_at] = bid / most
+                    values[bid_at] = of_most[bid]
             taken = tricks_won[other]
             if taken:
-                out[won] = taken / most
+                values[won] = of_most[taken]
             held = hand_sizes[other]
             if held:
-                out[size] = held / most
+                values[size] = of_most[held]
         for order, card in enumerate(trick):
-            out[tricks_at[(leader + order) % players] + card] = CARD_WEIGHTS[card]
+            values[tricks_at[(leader + order) % players] + card] = CARD_WEIGHT_BITS[card]
+        bits, floats = staging.targets(tensor)
+        bits[:] = values
         if played is not None:
-            out[self.played.start : self.played.stop] = played
+            floats[self._played_at : self._played_at + KINDS] = played
+
+    def _scores_of(self, scores: tuple[int, ...]) -> tuple[int, ...]:
+        """The values of the seats' totals, over the best total the rounds allow (within
+        [-1, 1]): worked out again only when the totals changed (once a round)."""
+        written, bits = self._scores_bits
+        if scores == written:
+            self._scores_bits = (scores, bits)
+            return bits
+        bits = tuple(float32_bits(max(-1.0, min(1.0, score / self.best_total))) for score in scores)
+        self._scores_bits = (scores, bits)
+        return bits
 
     def _seats_seen_from(
         self, origin: Seat
