@@ -48,9 +48,9 @@ Mask = NDArray[numpy.bool_]
 K = TypeVar("K")
 H = TypeVar("H", bound=Hashable)
 V = TypeVar("V")
-BLOCKS_KEPT = 4096
+BLOCKS_KEPT: Final = 4096
 """Blocks a :func:`block_cache` keeps: a few per seat of each table in play, 64 tables say."""
-PIECES_KEPT = 16384
+PIECES_KEPT: Final = 16384
 """Pieces a :class:`Blocks` keeps: the values a part of a position takes over many games."""
 
 
@@ -323,15 +323,15 @@ class Encoding(ABC):
         return [*values[start:], *values[:start]]
 
 
-TEMPLATES_KEPT = 64
+TEMPLATES_KEPT: Final = 64
 """Templates a :class:`Templates` keeps by default: enough for the seats of one table (each
 single-table environment builds its own encoding) over a few games, a spectator's too, and
 a few tables'. An encoding that many tables share keeps more (``Encoding.keep_tables``);
 beyond what it keeps, a seat's tensor is written whole, as it would be without templates."""
-UNWRITTEN = object()
+UNWRITTEN: Final = object()
 """The source of a template's part not written yet: no part is written from it, and its run
 holds zeros."""
-UNCHANGED = object()
+UNCHANGED: Final = object()
 """What :meth:`Template.previous` answers for a part that holds its source's values already."""
 SlotRun = tuple[int, int, Sequence[int]]
 """Where :meth:`Template.write_slots` writes a tuple of items: from ``start`` on, one slot
@@ -568,8 +568,8 @@ def float_bytes(values: Iterable[float]) -> bytes:
     return array("f", values).tobytes()
 
 
-_FLOAT32 = struct.Struct("=f")
-_INT32 = struct.Struct("=i")
+_FLOAT32: Final = struct.Struct("=f")
+_INT32: Final = struct.Struct("=i")
 
 
 def float32_bits(value: float) -> int:

@@ -9,9 +9,14 @@ first pass. Changing one means building its replacement, with these.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
+
+named: Final = tuple.__new__
+"""``named(Kind, (a, b))`` is the named tuple ``Kind(a, b)``, made as its own constructor
+makes it but without that constructor's Python frame (nor, compiled, a look-up of the class
+among the module's names): for those the rules make at every move (a trick, a play)."""
 
 
 def replaced(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import add, sub
-from typing import cast
+from typing import Final, cast
 
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
@@ -77,11 +77,11 @@ from tapisvert.games.abluxxen.rules import (
     stack_sizes,
 )
 
-SET_SIZE = JOKER_SET_VALUE + 2
-DECK = sum(DECK_COUNTS)
-MANY_CARDS = 2 * HAND_SIZE
-CARD_WEIGHT = 1 / COPIES
-PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+SET_SIZE: Final = JOKER_SET_VALUE + 2
+DECK: Final = sum(DECK_COUNTS)
+MANY_CARDS: Final = 2 * HAND_SIZE
+CARD_WEIGHT: Final = 1 / COPIES
+PHASES: Final = {name: index for index, name in enumerate(PHASE_NAMES)}
 
 
 class AbluxxenEncoding(Encoding):
@@ -317,27 +317,28 @@ def _counted(convert: Callable[[int], float], lowest: int = 0) -> tuple[bytes, .
     return tuple(float_bytes((convert(count),)) for count in range(lowest, DECK + 1))
 
 
-HALF_KINDS = KINDS // 2
+HALF_KINDS: Final = KINDS // 2
 """Where a count vector is cut in two, each half looked up alone (see ``_counts_block``)."""
-_NO_CARDS = bytes(4 * KINDS)
-_PHASES = one_hot_blocks(len(PHASE_NAMES))
-_ONE, _ZERO = float_bytes((1.0,)), float_bytes((0.0,))
-_HALVES: Blocks[tuple[int, ...]] = Blocks(
+_NO_CARDS: Final = bytes(4 * KINDS)
+_PHASES: Final = one_hot_blocks(len(PHASE_NAMES))
+_ONE: Final = float_bytes((1.0,))
+_ZERO: Final = float_bytes((0.0,))
+_HALVES: Final[Blocks[tuple[int, ...]]] = Blocks(
     lambda counts: float_bytes([count * CARD_WEIGHT for count in counts])
 )
-_COUNTS: Blocks[tuple[int, ...]] = Blocks(_counts_block)
+_COUNTS: Final[Blocks[tuple[int, ...]]] = Blocks(_counts_block)
 """Groups of cards that repeat (the cards known in a hand, the discard pile)."""
-_CARDS: Blocks[tuple[int, ...]] = Blocks(lambda cards: _counts_block(counts_of(cards)))
+_CARDS: Final[Blocks[tuple[int, ...]]] = Blocks(lambda cards: _counts_block(counts_of(cards)))
 """Cards listed by kind (a display entry, the cards in play)."""
-_SETS: Blocks[CardSet | None] = Blocks(_set_block)
-_NO_SET = _SETS[None]
-_CARD_TOTALS = _counted(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
+_SETS: Final[Blocks[CardSet | None]] = Blocks(_set_block)
+_NO_SET: Final = _SETS[None]
+_CARD_TOTALS: Final = _counted(lambda cards: cards / MANY_CARDS if cards < MANY_CARDS else 1.0)
 """Cards in a hand or a stack / 26, at most 1."""
-_GAME_SCORES = _counted(lambda value: value / DECK, -DECK)
+_GAME_SCORES: Final = _counted(lambda value: value / DECK, -DECK)
 """A game's score / 109 (within [-109, 109]: the cards laid less those in hand), from
 ``_GAME_SCORES[score + DECK]``."""
-_SCORE = _scalar(lambda value: scaled(value, DECK))
+_SCORE: Final = _scalar(lambda value: scaled(value, DECK))
 """A series' score / 109, within [-1, 1]."""
-_PILE = _counted(lambda cards: cards / DECK)
-_DRAWS = _counted(lambda draws: scaled(draws, HAND_SIZE))
-_GAME_NUMBERS = _scalar(lambda number: scaled(number, 10))
+_PILE: Final = _counted(lambda cards: cards / DECK)
+_DRAWS: Final = _counted(lambda draws: scaled(draws, HAND_SIZE))
+_GAME_NUMBERS: Final = _scalar(lambda number: scaled(number, 10))

@@ -23,7 +23,7 @@ BOLT: Final = 2
 GEAR: Final = 4
 OIL: Final = 8
 SYMBOL_LETTERS = "NBGO"
-SYMBOL_BITS = (NUT, BOLT, GEAR, OIL)
+SYMBOL_BITS: Final = (NUT, BOLT, GEAR, OIL)
 
 
 class Kind(IntEnum):
@@ -66,7 +66,7 @@ def _unit(number: int, needs: str, value: int) -> CardSpec:
     return CardSpec(f"P{number:02d}", Kind.UNIT, 0, 0, symbols(needs), 3, value)
 
 
-CARDS: tuple[CardSpec, ...] = (
+CARDS: Final[tuple[CardSpec, ...]] = (
     *(CardSpec(f"M{n}", Kind.MECHANIC, 0, 0, 0, 0, 0, n) for n in range(1, 5)),
     _starter(1, "a", 1, 1, "BG", 4),
     _starter(1, "b", 2, 2, "O", 4),
@@ -118,13 +118,13 @@ CARDS: tuple[CardSpec, ...] = (
     _unit(9, "GO", 6),
     _unit(10, "O", 3),
 )
-CARD_COUNT = len(CARDS)
+CARD_COUNT: Final = len(CARDS)
 NAMES: tuple[str, ...] = tuple(spec.name for spec in CARDS)
 BY_NAME = {spec.name.upper(): index for index, spec in enumerate(CARDS)}
-MECHANICS = tuple(index for index, spec in enumerate(CARDS) if spec.kind == Kind.MECHANIC)
-UNITS = tuple(index for index, spec in enumerate(CARDS) if spec.kind == Kind.UNIT)
+MECHANICS: Final = tuple(index for index, spec in enumerate(CARDS) if spec.kind == Kind.MECHANIC)
+UNITS: Final = tuple(index for index, spec in enumerate(CARDS) if spec.kind == Kind.UNIT)
 ROBOT_KINDS = (Kind.STARTER, Kind.ROBOT, Kind.UPGRADE)
-CARD_POINTS: tuple[int, ...] = tuple(
+CARD_POINTS: Final[tuple[int, ...]] = tuple(
     spec.vp if spec.kind in ROBOT_KINDS else -1 if spec.kind == Kind.FZZZT else 0 for spec in CARDS
 )
 """What each card owned adds to the score: a robot its points, a Fzzzt! card −1."""

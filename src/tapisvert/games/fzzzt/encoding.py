@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, MutableSequence, Sequence
-from typing import cast
+from typing import Final, cast
 
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Action, Observation, Seat, State
@@ -76,33 +76,31 @@ from tapisvert.games.fzzzt.rules import (
     placement_symbols,
 )
 
-BIDS = (1 << HAND_LIMIT) - 1
-SYMBOLS = len(SYMBOL_BITS)
-UNIT_SIZE = 1 + SYMBOLS
-UNITS_SIZE = len(UNITS) * UNIT_SIZE
-SLOT_SIZE = 2 + CARD_COUNT
-MANY_ROUNDS = 10
-MANY_CHITS = 4
-HIGH_SCORE = 100
-PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
-(
-    PART_MECHANICS,
-    PART_HAND,
-    PART_BID,
-    PART_DRAW_PILE,
-    PART_PLACED,
-    PART_BELT,
-    PART_LAST,
-    PER_SEAT,
-) = range(8)
+BIDS: Final = (1 << HAND_LIMIT) - 1
+SYMBOLS: Final = len(SYMBOL_BITS)
+UNIT_SIZE: Final = 1 + SYMBOLS
+UNITS_SIZE: Final = len(UNITS) * UNIT_SIZE
+SLOT_SIZE: Final = 2 + CARD_COUNT
+MANY_ROUNDS: Final = 10
+MANY_CHITS: Final = 4
+HIGH_SCORE: Final = 100
+PHASES: Final = {name: index for index, name in enumerate(PHASE_NAMES)}
+PART_MECHANICS: Final = 0
+PART_HAND: Final = 1
+PART_BID: Final = 2
+PART_DRAW_PILE: Final = 3
+PART_PLACED: Final = 4
+PART_BELT: Final = 5
+PART_LAST: Final = 6
+PER_SEAT: Final = 7
 """The parts of a template (see ``Template``); from ``PER_SEAT`` on, ``SEAT_PARTS`` per
 seat: its owned cards, discard pile, cards known in hand, units and chits."""
-SEAT_PARTS = 5
-SLOT_AT = (*range(2, SLOT_SIZE), 1, 0)
+SEAT_PARTS: Final = 5
+SLOT_AT: Final = (*range(2, SLOT_SIZE), 1, 0)
 """Where a belt slot's flag goes within the slot's run, by its card: a card from 2 on, a
 slot whose card is gone (-2) at 1, a face-down one (-1) at 0."""
-MECHANIC_INDEX = {mechanic: index for index, mechanic in enumerate(MECHANICS)}
-UNIT_INDEX = {unit: index for index, unit in enumerate(UNITS)}
+MECHANIC_INDEX: Final = {mechanic: index for index, mechanic in enumerate(MECHANICS)}
+UNIT_INDEX: Final = {unit: index for index, unit in enumerate(UNITS)}
 
 
 class FzzztEncoding(Encoding):

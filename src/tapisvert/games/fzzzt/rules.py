@@ -28,7 +28,7 @@ from tapisvert.core.game import (
     State,
     parse_bool,
 )
-from tapisvert.core.tuples import replaced, without
+from tapisvert.core.tuples import named, replaced, without
 from tapisvert.games.fzzzt.cards import (
     CARD_COUNT,
     CARD_POINTS,
@@ -447,13 +447,13 @@ class FzzztState(State):
         known, units = self._held[seat], self._units[seat]
         if known.units is units:
             return known
-        held = Holdings(known.owned, units, self._score(seat, known.owned))
+        held = named(Holdings, (known.owned, units, self._score(seat, known.owned)))
         self._held = replaced(self._held, seat, held)
         return held
 
     def _own(self, seat: Seat, owned: tuple[int, ...]) -> None:
         """``seat`` now owns ``owned`` (sorted): its score is to be worked out again."""
-        self._held = replaced(self._held, seat, Holdings(owned, None, 0))
+        self._held = replaced(self._held, seat, named(Holdings, (owned, None, 0)))
 
     def robot_count(self, seat: Seat) -> int:
         on_units = sum(1 for _, items in self._units[seat] for item in items if item.card >= 0)
@@ -771,7 +771,7 @@ class FzzztState(State):
             self._own(winner, tuple(sorted((*self._held[winner].owned, card))))
             if self._game.versus:
                 self._grant_chits(winner, [card])
-        self._last = AuctionResult(card, self._bids, winner)
+        self._last = named(AuctionResult, (card, self._bids, winner))
         self._belt = replaced(self._belt, self._auction, GONE)
         self._bids = (None,) * self._players
         self._chief = (self._chief + 1) % self._players
@@ -817,11 +817,11 @@ class FzzztState(State):
         if action >= CHIT_BASE:
             unit_index, chit = divmod(action - CHIT_BASE, len(SYMBOL_BITS))
             self._chits = replaced(self._chits, player, without(self._chits[player], chit))
-            item = Placement(-1, chit)
+            item = named(Placement, (-1, chit))
         else:
             unit_index, card = divmod(action - PLACE_BASE, CARD_COUNT)
             self._take_card(player, card)
-            item = Placement(card, -1)
+            item = named(Placement, (card, -1))
         unit = UNITS[unit_index]
         self._units = replaced(
             self._units,

@@ -31,7 +31,10 @@ COLOUR_NAME_KEYS = (
     "luz.colour.purple",
 )
 
-SUCCESS_POINTS: dict[int, tuple[int, int, int, int]] = {0: (10, 20, 30, 40), 1: (5, 10, 15, 20)}
+SUCCESS_POINTS: Final[dict[int, tuple[int, int, int, int]]] = {
+    0: (10, 20, 30, 40),
+    1: (5, 10, 15, 20),
+}
 """Points for a successful bet, by safety bead (0/1) and deal (1..4).
 
 PROVISIONAL: the real table of the game could not be found; these are the project's

@@ -29,7 +29,7 @@ whose ids are compact already (32 in all). The first player is chance, not a dec
 from __future__ import annotations
 
 from collections.abc import MutableSequence, Sequence
-from typing import NamedTuple, cast
+from typing import Final, NamedTuple, cast
 
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
@@ -68,19 +68,19 @@ from tapisvert.games.luz.rules import (
     LuzTrick,
 )
 
-WORST_TOTAL = FAIL_POINTS_PER_TRICK * HAND_SIZE * DEALS
-COLOURS_PER_HAND = HAND_SIZE * COLOUR_COUNT
-VALUES_PER_HAND = HAND_SIZE * MAX_VALUE
-CARD_COLOUR_AT = (*map(colour_of, range(CARD_IDS)), -1)
+WORST_TOTAL: Final = FAIL_POINTS_PER_TRICK * HAND_SIZE * DEALS
+COLOURS_PER_HAND: Final = HAND_SIZE * COLOUR_COUNT
+VALUES_PER_HAND: Final = HAND_SIZE * MAX_VALUE
+CARD_COLOUR_AT: Final = (*map(colour_of, range(CARD_IDS)), -1)
 """Where a slot's card sets its colour within the slot's run, by card id; ``PLAYED`` (-1)
 reads the last entry: nowhere."""
-CARD_VALUE_AT = (*(value_of(card) - 1 for card in range(CARD_IDS)), -1)
+CARD_VALUE_AT: Final = (*(value_of(card) - 1 for card in range(CARD_IDS)), -1)
 """Where a slot's card sets its value within the slot's run, by card id (-1: nowhere)."""
-COLOUR_AT = (*range(COLOUR_COUNT), -1)
+COLOUR_AT: Final = (*range(COLOUR_COUNT), -1)
 """The same by an observation's colour (-1: played)."""
-VALUE_AT = (-1, *range(MAX_VALUE), -1)
+VALUE_AT: Final = (-1, *range(MAX_VALUE), -1)
 """The same by an observation's value, 1 to 12 (-1: played or unseen)."""
-PHASES = {name: index for index, name in enumerate(PHASE_NAMES)}
+PHASES: Final = {name: index for index, name in enumerate(PHASE_NAMES)}
 
 
 class HandRuns(NamedTuple):
@@ -93,7 +93,13 @@ class HandRuns(NamedTuple):
     """The two at once, from a hand's card ids."""
 
 
-PART_KNOWLEDGE, PART_BETS, PART_FINISHED, PART_SCORES, PART_TRICK, PART_DEALT, PARTS = range(7)
+PART_KNOWLEDGE: Final = 0
+PART_BETS: Final = 1
+PART_FINISHED: Final = 2
+PART_SCORES: Final = 3
+PART_TRICK: Final = 4
+PART_DEALT: Final = 5
+PARTS: Final = 6
 """The parts of a template (see ``Template``); from ``PARTS`` on, each seat's colours, then
 each seat's values. ``PART_DEALT`` writes nothing: the deal the hands were written from."""
 

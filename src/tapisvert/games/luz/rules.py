@@ -28,7 +28,7 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.tuples import replaced, without
+from tapisvert.core.tuples import named, replaced, without
 from tapisvert.games.luz.cards import (
     CARD_VALUES,
     COLOUR_COUNT,
@@ -88,9 +88,9 @@ def play_action(slot: int) -> Action:
     return PLAY_BASE + slot
 
 
-_COLOUR_OF: tuple[int, ...] = (*map(colour_of, range(CARD_IDS)), PLAYED)
+_COLOUR_OF: Final[tuple[int, ...]] = (*map(colour_of, range(CARD_IDS)), PLAYED)
 """Each card's colour, by card id; ``PLAYED`` (-1) reads the last entry: played."""
-_VALUE_OF: tuple[int | None, ...] = (*CARD_VALUES, None)
+_VALUE_OF: Final[tuple[int | None, ...]] = (*CARD_VALUES, None)
 """Each card's value, by card id; ``PLAYED`` (-1) reads the last entry: none."""
 
 _colours_of: IdentityCache[tuple[int, ...], tuple[int, ...]] = IdentityCache(
@@ -113,13 +113,13 @@ def _deal_layout(dealt: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[i
 
 ALL_COLOURS = (1 << COLOUR_COUNT) - 1
 """Every colour's bit: what a seat knows is deduced for every colour at first."""
-_layout = IdentityCache(_deal_layout)
+_layout: Final = IdentityCache(_deal_layout)
 """Each seat's deal layout, once a deal."""
 DealLayouts = tuple[
     tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...], tuple[tuple[int, ...], ...]
 ]
 """Each seat's deal layout (see ``_deal_layout``), and the set-aside cards by colour."""
-_by_colour = IdentityCache(unknown_by_colour)
+_by_colour: Final = IdentityCache(unknown_by_colour)
 """The set-aside cards by colour, in order, once a deal."""
 _seen_hand_json: IdentityCache[tuple[int, ...], tuple[str | None, ...]] = IdentityCache(
     lambda hand: tuple([SLOT_TEXT[_COLOUR_OF[card]][_VALUE_OF[card]] for card in hand])
@@ -410,7 +410,7 @@ class LuzState(State):
             )
         played = hand[slot]
         self._hands = replaced(self._hands, player, replaced(hand, slot, PLAYED))
-        self._trick += (LuzPlay(player, slot, played),)
+        self._trick += (named(LuzPlay, (player, slot, played)),)
         if self._known[player] is not None:  # what it learns is deduced when asked
             stale = self._stale[player] | 1 << colour_of(played)
             self._stale = (*self._stale[:player], stale, *self._stale[player + 1 :])
@@ -418,7 +418,7 @@ class LuzState(State):
             self._player = (player + 1) % self._players
             return
         winner = self._trick_winner()
-        self._completed = (*self._completed, LuzTrick(self._leader, self._trick, winner))
+        self._completed = (*self._completed, named(LuzTrick, (self._leader, self._trick, winner)))
         self._tricks_won = replaced(self._tricks_won, winner, self._tricks_won[winner] + 1)
         self._trick = ()
         if len(self._completed) == self._game.hand_size:

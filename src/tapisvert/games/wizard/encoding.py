@@ -71,7 +71,7 @@ the round's index and cards, the dealer, the turned card (-1: none), the trump
 PHASES: Final = {name: index for index, name in enumerate(PHASE_NAMES)}
 Finished = tuple[tuple[CompletedTrick, ...], tuple[int, ...], "array[float]"]
 """Finished tricks, the tricks each seat took of them, and their ``played`` field."""
-ZERO_PLAYED = array("f", bytes(4 * KINDS))
+ZERO_PLAYED: Final = array("f", bytes(4 * KINDS))
 
 
 class WizardEncoding(Encoding):

@@ -28,6 +28,7 @@ from tapisvert.core.game import (
 )
 from tapisvert.core.notation import ascii_number
 from tapisvert.core.tricks import tricks_taken
+from tapisvert.core.tuples import named
 from tapisvert.games.wizard.cards import (
     CARD_UNIT,
     COPIES_OF_SPECIALS,
@@ -600,7 +601,7 @@ class WizardState(State):
 
     def _finish_trick(self) -> None:
         winner = self._taker
-        trick = _new_tuple(CompletedTrick, (self._leader, tuple(self._trick), winner))
+        trick = named(CompletedTrick, (self._leader, tuple(self._trick), winner))
         self._completed += (trick,)
         if len(self._completed) == self._cards:
             self._end_round()
@@ -614,7 +615,7 @@ class WizardState(State):
         tricks_won = self.tricks_won()
         points = tuple(map(round_score, self._bids, tricks_won))
         self._scores = tuple(map(add, self._scores, points))
-        summary = _new_tuple(
+        summary = named(
             RoundSummary,
             (
                 self._cards,
@@ -638,9 +639,6 @@ class WizardState(State):
 
 
 _CARD_PHASES: Final = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
-# A named tuple made by ``tuple.__new__`` (as its own constructor does) skips the constructor's
-# Python frame: a trick is finished a dozen times in every playout.
-_new_tuple: Final = tuple.__new__
 _trick_winner: Final = attrgetter("winner")
 _EXPECTED: Final = (
     "wizard.expect.dealer",
