@@ -130,8 +130,8 @@ class WizardEncoding(Encoding):
             float32_bits(index / self.round_count) for index in range(self.round_count + 1)
         )
         """The value of a number of rounds played."""
-        self._scores_bits: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
-        """The scores written last and their values: they change once a round."""
+        self._score_values: dict[int, int] = {}
+        """The value of each seat's total met so far (see ``_score_value``)."""
         self._seen_from = [self._seats_seen_from(origin) for origin in range(players)]
         """Per observer: where each seat's card on the trick begins, and for each seat where
         its bid flag, bid, tricks, hand size and score go (seats relative to the observer)."""
@@ -267,12 +267,12 @@ class WizardEncoding(Encoding):
                 values[at_hand + WIZARD] = SPECIAL_COUNT_BITS[hand >> 52 & 7]
                 values[at_hand + JESTER] = SPECIAL_COUNT_BITS[hand >> 55 & 7]
         played, tricks_won = self._finished(completed) if completed else self._none_finished
-        written, scores_bits = self._scores_bits  # one read: threads
-        if scores is not written:
-            scores_bits = self._scores_of(scores)
+        score_values = self._score_values
         for other, made, bid_at, won, size, scored in slots:
-            if scores[other]:
-                values[scored] = scores_bits[other]
+            score = scores[other]
+            if score:
+                value = score_values.get(score)
+                values[scored] = self._score_value(score) if value is None else value
             bid = bids[other]
             if bid >= 0:
                 values[made] = ONE_BITS
@@ -291,15 +291,11 @@ class WizardEncoding(Encoding):
         if played is not None:
             floats[self._played_at : self._played_at + KINDS] = played
 
-    def _scores_of(self, scores: tuple[int, ...]) -> tuple[int, ...]:
-        """The values of the seats' totals, over the best total the rounds allow (within
-        [-1, 1]): worked out again only when the totals changed (once a round)."""
-        written, bits = self._scores_bits
-        if scores == written:
-            self._scores_bits = (scores, bits)
-            return bits
-        bits = tuple(float32_bits(max(-1.0, min(1.0, score / self.best_total))) for score in scores)
-        self._scores_bits = (scores, bits)
+    def _score_value(self, score: int) -> int:
+        """The value of a seat's total, over the best total the rounds allow (within [-1, 1]),
+        worked out once per total (a round's points are tens: a few hundred totals at most)."""
+        bits = float32_bits(max(-1.0, min(1.0, score / self.best_total)))
+        self._score_values[score] = bits
         return bits
 
     def _seats_seen_from(
