@@ -17,16 +17,19 @@ rounds, and Wizard's 12-card round alone, ``wizard-12``):
   ``TablesVectorEnv`` of ``--tables`` tables, both reset with seed 1 and choosing a random
   index each mask allows with the same numpy generator: steps/s, a step being one table's (a
   ``SingleSeatEnv`` step also plays its opponents' moves up to the seat's next turn).
-Each pair alternates in rounds (``engine_speed.side_by_side``), each side keeping its best.
-The ratios: tensor + mask / engine, and ``TablesVectorEnv`` / ``SyncVectorEnv``.
+Each pair alternates in ``--rounds`` rounds (5 by default), each side measured for
+``--seconds`` / (2 × rounds) in each, so that both sides of a round share the same moments of
+the machine, whose speed swings within seconds. The rates printed are each side's median over
+the rounds; the ratios (tensor + mask / engine, and ``TablesVectorEnv`` / ``SyncVectorEnv``)
+are the median of the rounds' ratios, then their range.
 
 With ``--before REV``, engine + tensor + mask alone, side by side with the sources of git
 revision REV (pure Python both; a process per measure, the two versions alternating for
 ``--rounds`` rounds of ``--seconds`` each): the decisions/s of each, and the median of the
 rounds' ratios (this version's / REV's) with their range, a change's worth.
 
-Run: ``.venv/bin/python benchmarks/interface_cost.py [--seconds 6] [--tables 64] [--game wizard]
-[--before REV [--rounds 5]]``
+Run: ``.venv/bin/python benchmarks/interface_cost.py [--seconds 6] [--rounds 5] [--tables 64]
+[--game wizard] [--before REV]``
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ import numpy
 import pyspiel
 
 import tapisvert
-from engine_speed import rate, side_by_side
+from engine_speed import rate
 from interface_games import OPTIONS, PLAYERS, engine_games, tensor_games
 from revisions import SOURCES, earlier_sources, measured_from
 from tapisvert.envs.gymnasium import SingleSeatEnv
@@ -130,6 +133,27 @@ def sync_envs(row: str) -> gymnasium.vector.SyncVectorEnv:
     )
 
 
+def paired(
+    ours: Callable[[], int], theirs: Callable[[], int], seconds: float, rounds: int
+) -> tuple[float, float, list[float]]:
+    """Each side's median rate over ``rounds`` alternating rounds of ``seconds`` in all, and
+    the rounds' ratios (``theirs`` / ``ours``: the second side over the first), sorted."""
+    window = seconds / (2 * rounds)
+    first, second = [], []
+    for _ in range(rounds):
+        first.append(rate(ours, window))
+        second.append(rate(theirs, window))
+    ratios = sorted(b / a for a, b in zip(first, second, strict=True))
+    return statistics.median(first), statistics.median(second), ratios
+
+
+def spread(ratios: list[float], digits: int) -> str:
+    """The median of sorted ``ratios`` and their range, as ``0.33 [0.31–0.35]``."""
+    return (
+        f"{statistics.median(ratios):.{digits}f} [{ratios[0]:.{digits}f}–{ratios[-1]:.{digits}f}]"
+    )
+
+
 def tensor_rate(sources: Path, row: str, seconds: float) -> float:
     """Engine + tensor + mask decisions/s of ``row`` over ``seconds``, in a process of its
     own importing ``tapisvert`` from ``sources`` (after a first game, imports warmed)."""
@@ -165,7 +189,7 @@ def main() -> None:
         "--game", action="append", default=[], help="a row to measure (all by default)"
     )
     parser.add_argument("--before", default="", help="a git revision to compare tensors with")
-    parser.add_argument("--rounds", type=int, default=5, help="with --before: alternations")
+    parser.add_argument("--rounds", type=int, default=5, help="alternations of each pair")
     parser.add_argument("--measure", default="", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     seconds = arguments.seconds
@@ -178,26 +202,34 @@ def main() -> None:
         compare(arguments.game, arguments.before, seconds, arguments.rounds)
         return
     print(
-        f"{'':10} {'decisions/s':-^63}  steps/s: {SYNC_ENVS} SingleSeatEnv, "
-        f"{arguments.tables} tables"
+        f"{'':10} {'decisions/s':-^79}  steps/s: {SYNC_ENVS} SingleSeatEnv, "
+        f"{arguments.tables} tables; rates: medians of {arguments.rounds} alternating rounds, "
+        "ratios: their median [range]"
     )
     print(
-        f"{'game':10} {'engine':>10} {'tensor+mask':>11} {'ratio':>5} {'pettingzoo':>10} "
-        f"{'openspiel':>10} {'sync':>10} {'vector':>10} {'ratio':>5}"
+        f"{'game':10} {'engine':>10} {'tensor+mask':>11} {'ratio':>21} {'pettingzoo':>10} "
+        f"{'openspiel':>10} {'sync':>10} {'vector':>10} {'ratio':>15}"
     )
+    rounds = arguments.rounds
     for row in rows(arguments.game):
         name, options = OPTIONS.get(row, (row, {}))
-        engine, tensor = side_by_side(engine_games(row), tensor_games(row), seconds)
-        pettingzoo, openspiel = side_by_side(pettingzoo_games(row), openspiel_games(row), seconds)
-        sync, vector = side_by_side(
+        engine, tensor, tensor_ratios = paired(
+            engine_games(row), tensor_games(row), seconds, rounds
+        )
+        pettingzoo, openspiel, _ = paired(
+            pettingzoo_games(row), openspiel_games(row), seconds, rounds
+        )
+        sync, vector, vector_ratios = paired(
             vector_steps(sync_envs(row)),
             vector_steps(TablesVectorEnv(name, arguments.tables, PLAYERS, **options)),
             seconds,
+            rounds,
         )
         print(
-            f"{row:10} {engine:10,.0f} {tensor or 0:11,.0f} {(tensor or 0) / engine:5.2f} "
-            f"{pettingzoo:10,.0f} {openspiel or 0:10,.0f} {sync:10,.0f} {vector or 0:10,.0f} "
-            f"{(vector or 0) / sync:5.1f}"
+            f"{row:10} {engine:10,.0f} {tensor:11,.0f} {spread(tensor_ratios, 2):>21} "
+            f"{pettingzoo:10,.0f} {openspiel:10,.0f} {sync:10,.0f} {vector:10,.0f} "
+            f"{spread(vector_ratios, 1):>15}",
+            flush=True,
         )
 
 
