@@ -362,15 +362,22 @@ def test_wizard_tensor_field_by_field(options: dict[str, object]) -> None:
     documents it (not through the encoding's own tables), at 300 positions along random
     games, for each seat and a spectator: scores past a round's end included."""
     game = tapisvert.load_game("wizard", players=4, **options)
+    _check_field_by_field(game, _wizard_tensor, random.Random(5))
+
+
+def _check_field_by_field(
+    game: Game[Any], expected_tensor: Any, rng: random.Random, positions: int = 300
+) -> None:
+    """At ``positions`` positions along random games, each seat's and a spectator's tensor
+    is ``expected_tensor(encoding, observation)``, worked out by the test."""
     encoding = encoding_for(game)
-    rng = random.Random(5)
     checked = 0
-    while checked < 300:
+    while checked < positions:
         state = game.new_initial_state(rng.randrange(2**32))
-        while not state.is_terminal() and checked < 300:
+        while not state.is_terminal() and checked < positions:
             state.resolve_chance()
-            for seat in (None, *range(4)):
-                expected = _wizard_tensor(encoding, state.observation(seat))
+            for seat in (None, *range(game.players)):
+                expected = expected_tensor(encoding, state.observation(seat))
                 assert encoding.encode_state(state, seat).tobytes() == expected.tobytes(), (
                     seat,
                     state.history(),
@@ -418,7 +425,7 @@ def _wizard_tensor(encoding: Any, seen: Any) -> Tensor:
         won[trick.winner] += 1
         for card in trick.cards:
             tensor[at(encoding.played, card)] += weight(card)
-    best = sum(20 + 10 * cards for cards in game_rounds(encoding))
+    best = sum(20 + 10 * cards for cards in encoding.game.round_numbers)
     for seat in range(players):
         bid = seen.bids[seat]
         if bid is not None:
@@ -432,11 +439,6 @@ def _wizard_tensor(encoding: Any, seen: Any) -> Tensor:
     return tensor
 
 
-def game_rounds(encoding: Any) -> tuple[int, ...]:
-    rounds: tuple[int, ...] = encoding.game.round_numbers
-    return rounds
-
-
 @pytest.mark.parametrize("options", [{"duel": True}, {"series": True}], ids=["duel", "series"])
 def test_abluxxen_tensor_field_by_field(options: dict[str, object]) -> None:
     """Every field of Abluxxen's tensor, worked out here from the observation as the module
@@ -444,22 +446,7 @@ def test_abluxxen_tensor_field_by_field(options: dict[str, object]) -> None:
     games, for each seat and a spectator."""
     players = 2 if options.get("duel") else 4
     game = tapisvert.load_game("abluxxen", players=players, **options)
-    encoding = encoding_for(game)
-    rng = random.Random(11)
-    checked = 0
-    while checked < 300:
-        state = game.new_initial_state(rng.randrange(2**32))
-        while not state.is_terminal() and checked < 300:
-            state.resolve_chance()
-            for seat in (None, *range(players)):
-                expected = _abluxxen_tensor(encoding, state.observation(seat))
-                assert encoding.encode_state(state, seat).tobytes() == expected.tobytes(), (
-                    seat,
-                    state.history(),
-                )
-            checked += 1
-            if not state.is_terminal():
-                state.apply_action(rng.choice(state.legal_actions()))
+    _check_field_by_field(game, _abluxxen_tensor, random.Random(11))
 
 
 def _abluxxen_tensor(encoding: Any, seen: Any) -> Tensor:
