@@ -203,11 +203,26 @@ def test_game_end_cost_runs_and_compares_with_an_earlier_version() -> None:
         assert all(float(value) > 0 for value in row.split()[1:])
 
 
+def _interface_row(printed: str, row: str) -> tuple[list[float], list[tuple[float, float]]]:
+    """A row of ``interface_cost.py``: its figures, then each ratio's range of rounds."""
+    (words,) = [line.split() for line in printed.splitlines() if line.split()[:1] == [row]]
+    figures = [float(word.replace(",", "")) for word in words[1:] if not word.startswith("[")]
+    ranges = [
+        (float(low), float(high))
+        for low, high in (word.strip("[]").split("–") for word in words if word.startswith("["))
+    ]
+    return figures, ranges
+
+
 def test_interface_cost_runs_and_prints_its_figures() -> None:
     printed = run_benchmark("interface_cost.py", "--seconds", "0.3")
     for game in [*game_names(), "wizard-12"]:
-        row = next(line for line in printed.splitlines() if line.split()[0] == game)
-        assert all(float(value.replace(",", "")) > 0 for value in row.split()[1:])
+        figures, ranges = _interface_row(printed, game)
+        assert len(figures) == 8 and all(figure > 0 for figure in figures)
+        (tensor_low, tensor_high), (vector_low, vector_high) = ranges
+        ratio, speedup = figures[2], figures[7]
+        assert tensor_low - 0.005 <= ratio <= tensor_high + 0.005
+        assert vector_low - 0.05 <= speedup <= vector_high + 0.05
 
 
 def test_interface_cost_compares_tensors_with_an_earlier_version() -> None:
@@ -232,18 +247,19 @@ def test_interface_cost_compares_tensors_with_an_earlier_version() -> None:
 
 
 def test_interface_cost_compares_tensors_and_vector_envs_for_one_row() -> None:
-    """One row, briefly: the ratios are those of the figures beside them."""
+    """One row, briefly, in one round: the ratios are those of the figures beside them."""
     printed = run_benchmark(
-        "interface_cost.py", "--game", "wizard", "--seconds", "0.2", "--tables", "4"
+        *("interface_cost.py", "--game", "wizard", "--seconds", "0.2", "--tables", "4"),
+        *("--rounds", "1"),
     )
     assert "8 SingleSeatEnv, 4 tables" in printed
-    (row,) = [line.split() for line in printed.splitlines() if line.split()[:1] == ["wizard"]]
-    engine, tensor, ratio, pettingzoo, openspiel, sync, vector, speedup = (
-        float(value.replace(",", "")) for value in row[1:]
-    )
+    assert "medians of 1 alternating rounds" in printed
+    figures, ranges = _interface_row(printed, "wizard")
+    engine, tensor, ratio, pettingzoo, openspiel, sync, vector, speedup = figures
     assert min(engine, tensor, pettingzoo, openspiel, sync, vector) > 0
     assert ratio == pytest.approx(tensor / engine, abs=0.01)
     assert speedup == pytest.approx(vector / sync, abs=0.1)
+    assert ranges == [(ratio, ratio), (speedup, speedup)]
 
 
 def test_interface_instructions_count_the_same_games_on_both_sides() -> None:
