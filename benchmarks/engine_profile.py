@@ -91,6 +91,10 @@ def run(work: str, side: str, count: int) -> int:
 def instructions(work: str, side: str, count: int) -> tuple[float, int]:
     """Instructions a decision or an iteration of ``work``, and how many were counted."""
     runs = []
+    # Once outside the count: the first run after a build writes the bytecode caches of the
+    # modules it imports, which would swell the idle run and shrink the difference.
+    idle = [sys.executable, __file__, work, "--side", side, "--count", "0"]
+    subprocess.run(idle, capture_output=True, check=True)
     for units in (0, count):
         command = [sys.executable, __file__, work, "--side", side, "--count", str(units)]
         finished = subprocess.run(
