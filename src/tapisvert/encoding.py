@@ -113,9 +113,6 @@ class Encoding(ABC):
         self._index = {action: index for index, action in enumerate(self.actions)}
         self._templates_made: list[Templates] = []
         self._stagings_made: list[Staging] = []
-        self._tensor_view = RecentViews(checked_tensor)
-        """The views of the tensors written lately, for a game's encoding that writes into the
-        caller's tensor itself (one that writes through templates keeps one per template)."""
         self._mask_view = RecentViews(checked_mask)
         self._tensor_bytes = RecentViews(tensor_bytes)
         """The bytes of the tensors written lately, for a game's encoding that writes its
@@ -150,7 +147,7 @@ class Encoding(ABC):
         """Append a field of ``size`` values to the layout."""
         added = Field(name, self.size, self.size + size, meaning)
         self.fields.append(added)
-        self._tensor_view.size = self._tensor_bytes.size = added.stop
+        self._tensor_bytes.size = added.stop
         self._mask_view.size = self.action_count
         return added
 
@@ -182,7 +179,7 @@ class Encoding(ABC):
         (and of a few other buffers)."""
         for templates in self._templates_made:
             templates.kept = max(templates.kept, tables * (self.players + 1))
-        for views in (self._tensor_view, self._mask_view, self._tensor_bytes):
+        for views in (self._mask_view, self._tensor_bytes):
             views.kept = max(views.kept, 2 * tables)  # room for a few buffers beside the rows
         for staging in self._stagings_made:
             staging.targets.kept = max(staging.targets.kept, 2 * tables)
