@@ -177,7 +177,9 @@ def brute_force_possible(
 ) -> list[set[int]]:
     hidden = [slot for slot in range(len(slot_colours)) if slot not in revealed]
     possible: list[set[int]] = [set() for _ in slot_colours]
-    for chosen in itertools.permutations(sorted(unknown), len(hidden)):
+    # Every way to fill the hidden slots in order (a hand is sorted, so no other order can
+    # pass): each set of unknown cards, sorted, is one candidate hand.
+    for chosen in itertools.combinations(sorted(unknown), len(hidden)):
         hand = dict(revealed) | dict(zip(hidden, chosen, strict=True))
         ordered = [hand[slot] for slot in range(len(slot_colours))]
         if any(colour_of(c) != slot_colours[s] for s, c in enumerate(ordered)):

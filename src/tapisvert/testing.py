@@ -69,7 +69,16 @@ from typing import Any, Literal
 from rich.console import Console
 
 from tapisvert.core.errors import IllegalActionError
-from tapisvert.core.game import CHANCE, Action, Game, Observation, Seat, State
+from tapisvert.core.game import (
+    CHANCE,
+    Action,
+    Game,
+    HistoryNode,
+    Observation,
+    Seat,
+    State,
+    flatten_history,
+)
 from tapisvert.core.records import parse_record, record_of
 from tapisvert.core.registry import GamePlugin, load_game, plugin
 from tapisvert.i18n import LANGUAGES, Message, catalogue, message
@@ -786,10 +795,29 @@ def _json(data: object) -> str:
     return json.dumps(data, sort_keys=True)
 
 
+class _History:
+    """A position's history as a snapshot holds it: equal to another where its actions are.
+    The history is a persistent node, the same object while nothing is played, so it is
+    compared by identity first: walking it at every check made the kit quadratic in a
+    game's length."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: HistoryNode) -> None:
+        self.node = node
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _History):
+            return NotImplemented
+        return self.node is other.node or flatten_history(self.node) == flatten_history(other.node)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value: not a key
+
+
 def _snapshot(state: State) -> tuple[object, ...]:
     """What a change of position would change: the history, every seat's view, the cards."""
     views = tuple(_json(state.observation(seat).to_dict()) for seat in _seats(state.game))
-    return (tuple(state.history()), state.current_player(), views, tuple(state.every_card()))
+    return (_History(state._history), state.current_player(), views, tuple(state.every_card()))
 
 
 def _require(condition: object, where: str, failure: str) -> None:
