@@ -79,6 +79,9 @@ STARTING_SECONDS = 120
 in parallel on a machine that is busy with more (its imports are most of it)."""
 
 
+TEST_PASSWORD_MEMORY = 1024
+
+
 class Server:
     """``tapisvert serve`` in its own process, on a free port, with the given database."""
 
@@ -94,7 +97,14 @@ class Server:
         """The process's environment (default: this one's)."""
         self.port = free_port()
         self.log = log
-        self.settings = {"bot-delay": 0.0, "absence-grace": 30.0, **settings}
+        self.settings = {
+            "bot-delay": 0.0,
+            "absence-grace": 30.0,
+            # A 64th of the default argon2 memory: the suite makes hundreds of passwords,
+            # each a fifth of a second of a core at the default (see test_passwords).
+            "password-memory": TEST_PASSWORD_MEMORY,
+            **settings,
+        }
         self.socket_port = free_port() if settings.get("relays") else None
         """The relays' port, where clients' sockets go, if the server has relays."""
         if self.socket_port is not None:

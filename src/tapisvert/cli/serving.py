@@ -93,6 +93,9 @@ def serve(
     config_file: ConfigOption = None,
     show: Annotated[bool, typer.Option("--print-config", help=help_text("print_config"))] = False,
     drain_seconds: Annotated[float, typer.Option(min=1.0, help=help_text("drain_seconds"))] = 30.0,
+    password_memory: Annotated[
+        int, typer.Option(min=1024, help=help_text("password_memory"))
+    ] = 65536,
     metrics_port: MetricsPort = None,
     metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:

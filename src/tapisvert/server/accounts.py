@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import logging
 import secrets
@@ -11,7 +10,7 @@ import time
 import unicodedata
 from dataclasses import replace
 
-from tapisvert.server.auth import Tokens, hash_password, password_matches
+from tapisvert.server.auth import Passwords, Tokens
 from tapisvert.server.connections import Connections
 from tapisvert.server.errors import ServerError
 from tapisvert.server.names import name_key, valid_name
@@ -33,12 +32,6 @@ GUESS_TURNS_KEPT = 1000
 _log = logging.getLogger(__name__)
 
 
-@functools.cache
-def _unknown_hash() -> str:
-    """Checked against when a name has no password, so that a login takes as long either way."""
-    return hash_password(secrets.token_hex(16))
-
-
 def check_new_password(password: str) -> None:
     if len(password) < MIN_PASSWORD:
         raise ServerError("short_password")
@@ -50,10 +43,10 @@ def session_key(session: str) -> str:
     return hashlib.sha256(session.encode()).hexdigest()
 
 
-def _password_checks(password_hash: str | None, password: str) -> bool:
+def _password_checks(passwords: Passwords, password_hash: str | None, password: str) -> bool:
     """Whether ``password`` is the one of ``password_hash``; a hash is checked even when
     there is none to match."""
-    matches = password_matches(password_hash or _unknown_hash(), password)
+    matches = passwords.matches(password_hash or passwords.unknown, password)
     return matches and password_hash is not None
 
 
@@ -68,11 +61,13 @@ class Accounts:
         presence: Presence,
         connections: Connections,
         sanctions: Sanctions,
+        passwords: Passwords,
         signing_key: str | None = None,
     ) -> None:
         """``signing_key``: the key that signs session tokens, or ``None`` for the one the
         database keeps (made on the first start)."""
         self.storage = storage
+        self.passwords = passwords
         self.signing_key = signing_key
         self.sanctions = sanctions
         self.quotas = quotas
@@ -86,7 +81,7 @@ class Accounts:
     async def start(self) -> None:
         """The key that signs tokens, as given or from the database."""
         # made once here, not by two sign-ins' threads at once
-        await asyncio.to_thread(_unknown_hash)
+        await asyncio.to_thread(getattr, self.passwords, "unknown")
         self.tokens = Tokens(self.signing_key or await self.storage.secret())
 
     async def guest(self, name: str, address: str) -> tuple[str, User]:
@@ -126,7 +121,7 @@ class Accounts:
         row = await self.storage.accounts.named(name)
         async with self._hashing:
             known = None if row is None else row.password_hash
-            matches = await asyncio.to_thread(_password_checks, known, password)
+            matches = await asyncio.to_thread(_password_checks, self.passwords, known, password)
         if row is None or not matches:
             self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
@@ -180,7 +175,7 @@ class Accounts:
         row = await self.storage.accounts.load(user.id)
         known = None if row is None else row.password_hash
         async with self._hashing:
-            matches = await asyncio.to_thread(_password_checks, known, password)
+            matches = await asyncio.to_thread(_password_checks, self.passwords, known, password)
         if not matches:
             self._failed(address, guessed)
             raise ServerError("bad_login", status=401)
@@ -188,7 +183,7 @@ class Accounts:
     async def new_hash(self, password: str) -> str:
         """A new password's hash, computed off the event loop (``check_new_password`` first)."""
         async with self._hashing:
-            return await asyncio.to_thread(hash_password, password)
+            return await asyncio.to_thread(self.passwords.hash, password)
 
     def end_every_session(self, user: User) -> None:
         """Close every connection of the account, on every node (its sessions are gone)."""

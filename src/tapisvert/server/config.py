@@ -27,6 +27,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from tapisvert.server.auth import MIN_PASSWORD_MEMORY
 from tapisvert.server.logs import LogFormat, LogLevel
 from tapisvert.server.settings import Settings
 
@@ -91,6 +92,7 @@ class NodeConfig(BaseSettings):
     tournaments_by_moderators: bool = Settings.tournaments_by_moderators
     lease_seconds: float = Field(Settings.lease_seconds, ge=0.5)
     drain_seconds: float = Field(Settings.drain_seconds, ge=1.0)
+    password_memory: int = Field(Settings.password_memory, ge=MIN_PASSWORD_MEMORY)
     metrics_port: int | None = Field(None, ge=1, le=65535)
     """Where the node serves its metrics (see ``metrics``); ``None``: it keeps none."""
     metrics_host: str = "127.0.0.1"

@@ -30,6 +30,7 @@ from tapisvert.bots.base import LEVELS
 from tapisvert.server.account_life import AccountLife
 from tapisvert.server.accounts import Accounts
 from tapisvert.server.addresses import Addresses
+from tapisvert.server.auth import Passwords
 from tapisvert.server.background import Background
 from tapisvert.server.cluster import Cluster, node_name
 from tapisvert.server.connection import Connection
@@ -121,6 +122,7 @@ class Lobby:
             self.presence,
             self.connections,
             self.sanctions,
+            Passwords(settings.password_memory),
             settings.secret_key,
         )
         self.rooms = Rooms(self.presence, self.cluster)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tapisvert.server.auth import PASSWORD_MEMORY
 from tapisvert.server.links import BACKLOG_BYTES
 from tapisvert.server.quotas import QuotaSettings
 
@@ -48,6 +49,9 @@ class Settings:
     secret_key: str | None = field(default=None, repr=False)
     """The key that signs session tokens; ``None``: the server makes one and keeps it in
     its database (then whoever reads the database could sign tokens)."""
+    password_memory: int = PASSWORD_MEMORY
+    """KiB of memory each password's argon2id hash takes (see ``auth.Passwords``): its cost
+    in time follows. Hashes made before a change are still checked."""
     drain_seconds: float = 30.0
     """How long a node given SIGTERM takes at most to stop gently: to hand its tables over,
     tell its clients to reconnect and see them go (see ``draining``)."""
