@@ -8,19 +8,11 @@ collection: collections came seconds apart and walked 15,000 to 35,000 objects e
 25,000 to 30,000 (20–80 ms), all in the middle of moves. Over whole load runs, none of these
 collections found any garbage.
 
-Collecting the youngest generation every 50 ms instead, from the event loop, then setting
-what survived aside (``gc.freeze``), kept each collection short (a millisecond or two) but
-walked every object that lived 50 ms once: mostly what each socket waits with, renewed with
-every message. That was 11 to 14% of the server's time under load, and the cycles found came
-to some 35 objects a second, idle or busy.
-
-So here the interpreter's collections stay off, and the event loop collects everything every
-``full_period``, or sooner once the objects made since the last collection (net of those
-freed, as the interpreter counts them) outnumber what it left. A burst of cyclic garbage (a
-closed socket leaves a cycle of some 35 objects behind: thousands of sockets closed at once)
-is then bounded by the size of the heap, as CPython bounds its own oldest generation (by a
-quarter of it); a server growing as tables start is collected at each doubling, each
-collection's cost in proportion to what it walks.
+So here the event loop collects the youngest generation at a steady pace (what the last
+``young_period`` made and still holds: a millisecond or two), sets what survives aside
+(``gc.freeze``: later collections do not walk it again; it is still freed as soon as nothing
+refers to it), and once every ``full_period`` collects everything, which finds any cycle
+among what was set aside.
 """
 
 from __future__ import annotations
@@ -34,8 +26,7 @@ from typing import Any
 
 _log = logging.getLogger("tapisvert.server")
 
-CHECK_PERIOD = 0.5
-"""Seconds between two looks at the count of objects made."""
+YOUNG_PERIOD = 0.05
 FULL_PERIOD = 600.0
 SLOW_MS = 50.0
 """A collection that holds the server this long is logged."""
@@ -46,11 +37,11 @@ class Collector:
 
     def __init__(
         self,
-        check_period: float = CHECK_PERIOD,
+        young_period: float = YOUNG_PERIOD,
         full_period: float = FULL_PERIOD,
         slow_ms: float = SLOW_MS,
     ) -> None:
-        self.check_period = check_period
+        self.young_period = young_period
         self.full_period = full_period
         self.slow_ms = slow_ms
         self.paused: Callable[[int, float], None] | None = None
@@ -62,25 +53,20 @@ class Collector:
         gc.disable()
         gc.callbacks.append(self._timed)
         try:
-            left = self._collect()
             full_at = time.monotonic() + self.full_period
             while True:
-                await asyncio.sleep(self.check_period)
-                if gc.get_count()[0] > left or time.monotonic() >= full_at:
-                    left = self._collect()
+                await asyncio.sleep(self.young_period)
+                if time.monotonic() >= full_at:
+                    gc.unfreeze()
+                    gc.collect()
                     full_at = time.monotonic() + self.full_period
+                else:
+                    gc.collect(0)
+                gc.freeze()
         finally:
             gc.callbacks.remove(self._timed)
+            gc.unfreeze()
             gc.enable()
-
-    @staticmethod
-    def _collect() -> int:
-        """A full collection; how many objects it left (counted without a list of them)."""
-        gc.collect()
-        gc.freeze()
-        left = gc.get_freeze_count()
-        gc.unfreeze()
-        return left
 
     def _timed(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
