@@ -31,6 +31,7 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine
 from websockets.sync.client import ClientConnection
 
+import preloaded
 from tapisvert.client import merged_view
 from tapisvert.core.records import Record, parse_record
 from tapisvert.server.storage import MIGRATIONS
@@ -109,7 +110,7 @@ class Server:
         """The relays' port, where clients' sockets go, if the server has relays."""
         if self.socket_port is not None:
             self.settings["socket-port"] = self.socket_port
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: subprocess.Popen[bytes] | preloaded.ForkedProcess | None = None
         self.http = httpx.Client(timeout=30)
 
     @property
@@ -126,14 +127,10 @@ class Server:
         return f"ws://127.0.0.1:{self.ws_port}/ws"
 
     def start(self) -> Server:
-        command = [
-            sys.executable, "-m", "tapisvert", "serve",
-            "--port", str(self.port), "--database-url", self.database_url,
-        ]  # fmt: skip
+        command = ["serve", "--port", str(self.port), "--database-url", self.database_url]
         for name, value in self.settings.items():
             command += [f"--{name}", str(value)]
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=log, env=self.environment)
+        self.process = preloaded.start(command, self.log, self.environment)
         deadline = time.monotonic() + STARTING_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
