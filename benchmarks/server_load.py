@@ -61,7 +61,10 @@ all at once; then each in turn plays for ``--window`` seconds while the others' 
 their moves (their servers idle), for ``ROUNDS`` rounds. Each side's moves a second are printed
 window by window, and each game's ratio to Wizard on the same engine (and the compiled
 engine's to the pure one, game by game) as the median of the rounds' ratios, with their range.
-The bots think 0 s by default there: the figures are capacities.
+The bots think 0 s by default there: the figures are capacities. What differs between the games
+besides their rules: in the same seconds a long game's tables (Wizard's, some 540 decisions) may
+play only its first rounds, whose positions are small, while a shorter game's end and are set
+up again; the line after the table says how many games each side ended in its windows.
 
 With ``--peer`` (and ``--interleave``) boardgame.io 0.50.2 takes its turn in the same rounds:
 ``benchmarks/bgio_peer``, a Node project of its own (its server and its clients, installed
@@ -1151,6 +1154,16 @@ def print_turns(sides: list[Side], window: float, tables: int) -> None:
             + f" {kept:>9}",
             flush=True,
         )
+    ended = (
+        f"{side.game} {side.engine or 'serve'}: {sum(w['games_ended'] for w in side.windows):.0f}"
+        for side in sides
+        if side.game != PEER
+    )
+    print(
+        "games ended in the measured windows (a game's tables may play only its first rounds,"
+        " a shorter game's end and start again, in the same time): " + ", ".join(ended),
+        flush=True,
+    )
     if half:
         print("at half capacity, round by round: p99 ms (games that ended in the round)")
         for side in sides:

@@ -437,6 +437,8 @@ def test_server_load_interleaves_the_games_and_the_boardgame_io_peer() -> None:
         low, high = re.fullmatch(r"\[(\S+)–(\S+)\]", spread).groups()  # type: ignore[union-attr]
         assert float(low) <= float(ratio) <= float(high)
     assert columns[0][8:10] == ["1.00", "[1.00–1.00]"]  # Wizard against itself
+    ended = next(line for line in lines if line.startswith("games ended in the measured windows"))
+    assert re.search(r": wizard serve: \d+, fzzzt serve: \d+$", ended), ended
     if not peer:
         assert [row[-1] for row in columns] == ["all", "all"]
         return
