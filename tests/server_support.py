@@ -50,27 +50,39 @@ async def until(test: Callable[[], bool], seconds: float = 5.0) -> None:
 LOWEST_PORT = 10000
 """Above the services' usual ports. The range below the ephemeral one is as wide as can be:
 two tests that drew the same port before either listened there would share it (the relays
-listen with ``SO_REUSEPORT``), each getting the other's connections."""
+listen with ``SO_REUSEPORT``), each getting the other's connections; or the second server,
+unable to listen, would be taken for started when the first answered in its place."""
 _PORTS = random.SystemRandom()
 """Ports drawn apart from ``random``'s seeded state, so that parallel test processes differ."""
+_GIVEN: set[int] = set()
+"""The ports this process gave out: never twice, for a server given one may not listen yet."""
 
 
 def free_port() -> int:
     """A port nothing listens on, below the range the system takes clients' ports from: a
     port from that range, once its server stops (a restart), can become the local port of any
-    connection made meanwhile, and the server could not listen there again."""
+    connection made meanwhile, and the server could not listen there again. Each of
+    pytest-xdist's test processes draws from a share of the range of its own, and gives no
+    port twice: no two servers of the suite are given the same port."""
     lowest_ephemeral = 32768
     ranges = Path("/proc/sys/net/ipv4/ip_local_port_range")
     if ranges.exists():
         lowest_ephemeral = int(ranges.read_text().split()[0])
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    shares = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    width = (lowest_ephemeral - LOWEST_PORT) // shares
+    lowest = LOWEST_PORT + int(worker.removeprefix("gw")) % shares * width
     while True:
-        port = _PORTS.randrange(LOWEST_PORT, lowest_ephemeral)
+        port = _PORTS.randrange(lowest, lowest + width)
+        if port in _GIVEN:
+            continue
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError:
                 continue
-            return port
+        _GIVEN.add(port)
+        return port
 
 
 PASSWORD = "secret-enough"
