@@ -2,7 +2,7 @@
 start it, without each start importing everything again.
 
 A server's start costs some 1.5 s of a core, four fifths of it imports (sqlalchemy, fastapi,
-pydantic's models, alembic, our own modules), and the suite starts about 160. Each test
+pydantic's models, alembic, our own modules), and the suite starts about 145. Each test
 process keeps one preloading process, which imports what ``serve`` imports and then waits;
 asked for a server, it forks, and the child runs the ``tapisvert`` command with the server's
 arguments, as ``python -m tapisvert`` would (its ``__main__``, its arguments, its exit and the
@@ -58,10 +58,9 @@ as it starts: slower, not wrong)."""
 class ForkedProcess:
     """A server forked by the preloading process: what the tests use of ``subprocess.Popen``."""
 
-    def __init__(self, pid: int, preloader: Preloader) -> None:
+    def __init__(self, pid: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
-        self._preloader = preloader
         self._ended = threading.Event()
 
     def ended(self, code: int) -> None:
@@ -145,7 +144,7 @@ class Preloader:
             kind, pid, *code = json.loads(line)
             with self._answered:
                 if kind == "started":
-                    forked = self._forked[pid] = ForkedProcess(pid, self)
+                    forked = self._forked[pid] = ForkedProcess(pid)
                     self._started.append(forked)
                     self._answered.notify_all()
                 else:
@@ -184,10 +183,6 @@ def _answer(out: BinaryIO, *words: Any) -> None:
     out.flush()
 
 
-def _ended(status: int) -> int:
-    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-
-
 def _serve_requests() -> tuple[list[str], str, str, dict[str, str]]:
     """Fork a server for each request, and tell of each one's end, until the input ends; in
     a forked child, return its request."""
@@ -215,7 +210,7 @@ def _serve_requests() -> tuple[list[str], str, str, dict[str, str]]:
                         break
                     if pid == 0:
                         break
-                    _answer(answers, "exited", pid, _ended(status))
+                    _answer(answers, "exited", pid, os.waitstatus_to_exitcode(status))
                 continue
             line = requests.readline()
             if not line:
