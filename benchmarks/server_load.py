@@ -61,10 +61,8 @@ all at once; then each in turn plays for ``--window`` seconds while the others' 
 their moves (their servers idle), for ``ROUNDS`` rounds. Each side's moves a second are printed
 window by window, and each game's ratio to Wizard on the same engine (and the compiled
 engine's to the pure one, game by game) as the median of the rounds' ratios, with their range.
-The bots think 0 s by default there: the figures are capacities. What differs between the games
-besides their rules: in the same seconds a long game's tables (Wizard's, some 540 decisions) may
-play only its first rounds, whose positions are small, while a shorter game's end and are set
-up again; the line after the table says how many games each side ended in its windows.
+The bots think 0 s by default there: the figures are capacities. The line after the table says
+how many games each side ended in its windows.
 
 With ``--peer`` (and ``--interleave``) boardgame.io 0.50.2 takes its turn in the same rounds:
 ``benchmarks/bgio_peer``, a Node project of its own (its server and its clients, installed
@@ -87,6 +85,17 @@ median of the rounds' and the worst; then each round's p99 with the games that e
 (each table set up anew at once: the tables start together, so their games tend to end in the
 same rounds).
 
+In either way, the tables are spread over their games before the windows (``--spread``, the
+default; ``--no-spread`` leaves them all starting together): in the warm-up each table plays a
+number of its moves drawn uniformly below a whole game's (the mean decisions of random 4-player
+games on the engine: some 540 for Wizard, 170 to 210 for the others; with ``--peer``, a whole
+match's, 416, for boardgame.io's), then holds its next move until every table has played its
+number and ``--warmup`` seconds have passed. The windows then find the tables at every stage
+of their games, as on a server whose tables started at different times. Without it, every
+table would be at the same stage, its first moves: a move does not cost the same at every stage
+(Wizard's first rounds deal 1 to 7 cards, its last 15), and in the same seconds a long game's
+tables would play its first rounds alone while a short game's tables played whole games.
+
 At the end of the last window of moves the client kills the node(s) with SIGKILL, and the
 database is read back: every move acknowledged until then must be in the log (the
 ``persisted`` column).
@@ -100,6 +109,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import gc
 import itertools
 import json
@@ -116,7 +126,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,6 +139,7 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import tapisvert  # noqa: E402
 from engines import KINDS, engine_environment, engines_to_measure  # noqa: E402
 from tapisvert.compiled import ENGINE_VARIABLE  # noqa: E402
 from tapisvert.core.registry import game_names  # noqa: E402
@@ -153,6 +164,10 @@ WAITING = re.compile(
 )
 """The head of a view frame, enough to skip views that ask nothing of this seat."""
 GAMES = tuple(game_names())
+LENGTH_GAMES = 20
+"""Random games whose mean decisions is a game's length for ``--spread``."""
+SPREAD_SECONDS = 600.0
+"""How long the tables may take to play their drawn moves in the warm-up (``--spread``)."""
 BOTS_START_SECONDS = 120.0
 """How long the server's bots may take to play their first move before the window opens."""
 PEER_RATE = 1_000_000.0
@@ -201,6 +216,9 @@ class Tally:
     games_ended: int = 0
     """Games that ended in the measured windows (each then set up anew: a table made, its
     seats taken, the game started)."""
+    warming: bool = True
+    """The warm-up: with ``--spread``, a table that has played its drawn number of moves
+    holds its next (see ``Spread``)."""
     bots_played: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at the bots' first move: the window opens after it (their workers start first)."""
 
@@ -223,6 +241,15 @@ async def guest(http: httpx.AsyncClient, name: str, group: int) -> str:
     return str(response.json()["token"])
 
 
+@dataclass
+class Spread:
+    """A table's moves to play in the warm-up (``--spread``): a number drawn uniformly below a
+    whole game's, so that in the windows the tables stand at every stage of their games, as
+    on a server whose tables started at different times, not all at their first moves."""
+
+    left: int
+
+
 class SeatClient:
     """One bot-driven WebSocket: plays its seat, and runs table set-up requests."""
 
@@ -239,6 +266,8 @@ class SeatClient:
         self.bots_to_act = False
         """The other seats are the server's bots: count their moves."""
         self.to_act: int | None = None
+        self.spread: Spread | None = None
+        """Its table's moves left to play in the warm-up, shared by the table's seats."""
 
     async def request(self, **message: Any) -> dict[str, Any]:
         """Send a request (create, join, start, ping) and wait for its answer."""
@@ -302,9 +331,12 @@ class SeatClient:
         """A bot's move after its thinking time; the clock starts when the move leaves."""
         if self.tally.stopped:
             return
-        if self.tally.paused:
+        spread = self.spread
+        if self.tally.paused or (self.tally.warming and spread is not None and spread.left <= 0):
             self.tally.held.append((self, move))
             return
+        if spread is not None:
+            spread.left -= 1
         sent = (self.tally.window, time.perf_counter(), move["table"], move["seq"])
         self.sent[move["id"]] = sent
         asyncio.get_running_loop().create_task(self.link.send_str(json.dumps(move)))
@@ -384,8 +416,13 @@ async def start_load(arguments: argparse.Namespace, tally: Tally) -> Load:
         for index, token in tokens
     ]
     seats = [SeatClient(link, index, tally, arguments.think) for index, link in enumerate(links)]
-    for seat in seats:
-        seat.bots_to_act = bool(arguments.server_bots)
+    drawn = random.Random(1)
+    for first in range(0, len(seats), per_table):
+        # a table's seats played by the clients make per_table / 4 of its decisions
+        spread = Spread(int(drawn.random() * arguments.game_length * per_table / 4))
+        for seat in seats[first : first + per_table]:
+            seat.bots_to_act = bool(arguments.server_bots)
+            seat.spread = spread if arguments.game_length else None
     tasks = [asyncio.create_task(seat.listen()) for seat in seats]
     tasks += [
         asyncio.create_task(
@@ -401,6 +438,18 @@ async def start_load(arguments: argparse.Namespace, tally: Tally) -> Load:
     ]
     pids = [int(pid) for pid in arguments.server_pids.split(",")]
     return Load(session, links, seats, tasks, pids)
+
+
+async def warm_up(seats: list[SeatClient], tally: Tally, seconds: float) -> None:
+    """The warm-up: ``seconds``, and with ``--spread`` until every table has played its drawn
+    number of moves (see ``Spread``)."""
+    await asyncio.sleep(seconds)
+    deadline = time.perf_counter() + SPREAD_SECONDS
+    while any(seat.spread is not None and seat.spread.left > 0 for seat in seats):
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"the tables were not spread over their games in {SPREAD_SECONDS} s")
+        await asyncio.sleep(0.05)
+    tally.warming = False
 
 
 async def end_load(load: Load, tally: Tally, think: float) -> None:
@@ -425,7 +474,7 @@ async def run_clients(arguments: argparse.Namespace) -> dict[str, Any]:
     tally = Tally()
     load = await start_load(arguments, tally)
     seats, pids = load.seats, load.pids
-    await asyncio.sleep(arguments.warmup)
+    await warm_up(seats, tally, arguments.warmup)
     if arguments.server_bots:  # a busy machine may take longer than the warm-up
         await asyncio.wait_for(tally.bots_played.wait(), BOTS_START_SECONDS)
     window = arguments.seconds / arguments.rounds
@@ -503,7 +552,7 @@ async def run_turns(arguments: argparse.Namespace) -> dict[str, Any]:
     the input, kill the server and report the acknowledged moves."""
     tally = Tally()
     load = await start_load(arguments, tally)
-    await asyncio.sleep(arguments.warmup)
+    await warm_up(load.seats, tally, arguments.warmup)
     await hold(load.seats, tally)
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
@@ -596,8 +645,37 @@ def client_command(servers: list[Server], tables: int, arguments: argparse.Names
         "--warmup", str(arguments.warmup), "--game", arguments.game,
         "--think", str(arguments.think), "--server-bots", arguments.server_bots,
         "--interleave", str(arguments.interleave),
+        "--game-length", str(game_length(arguments.game) if arguments.spread else 0),
     ]  # fmt: skip
     return command
+
+
+def spread_says(arguments: argparse.Namespace, games: Sequence[str]) -> str:
+    """What ``--spread`` does to the tables, in a line of the output."""
+    if not arguments.spread:
+        return "the tables are not spread over their games (--no-spread): they start together"
+    lengths = ", ".join(f"{game} {game_length(game)}" for game in games)
+    peer = "; the peer's, below a whole match's (416)" if arguments.peer else ""
+    return (
+        "the tables are spread over their games first: in the warm-up each plays a number of its"
+        f" moves drawn uniformly below a whole game's ({lengths}{peer}), then holds until all have"
+    )
+
+
+@functools.cache
+def game_length(game: str) -> int:
+    """The decisions of a 4-player game of ``game``, the mean of random legal games'."""
+    rules = tapisvert.load_game(game, 4)
+    rng = random.Random(1)
+    decisions = 0
+    for _ in range(LENGTH_GAMES):
+        state = rules.new_initial_state(rng.getrandbits(32))
+        state.resolve_chance()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            state.resolve_chance()
+            decisions += 1
+    return round(decisions / LENGTH_GAMES)
 
 
 def client_process(servers: list[Server], tables: int, arguments: argparse.Namespace) -> Any:
@@ -685,7 +763,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[25, 100, 250])
     parser.add_argument("--seconds", type=float, default=20.0, help="measured window")
-    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=5.0,
+        help="seconds of play before the windows (with --spread, at least)",
+    )
+    parser.add_argument(
+        "--spread",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="in the warm-up, each table first plays a number of its moves drawn uniformly"
+        " below a whole game's, then holds: the windows find the tables at every stage of"
+        " their games",
+    )
+    parser.add_argument("--game-length", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument(
         "--rounds",
         type=int,
@@ -799,6 +891,7 @@ def main() -> None:
 
     games = GAMES if "all" in arguments.game else tuple(arguments.game)
     print(f"relays: {arguments.relays}; bots think {arguments.think:g} s on average")
+    print(spread_says(arguments, games))
     print(
         f"the per-socket rate limit is raised to {PEER_RATE:,.0f} messages a second for this run"
         f" (the server's default: {Settings.rate:g}; the people's and addresses' quotas grow with"
@@ -1070,7 +1163,7 @@ def clients_of(side: Side, tables: int, arguments: argparse.Namespace) -> list[s
         assert side.server.process is not None
         return [
             NODE, "clients.js", str(side.server.port), str(tables), str(arguments.warmup),
-            str(side.server.process.pid),
+            str(side.server.process.pid), str(int(arguments.spread)),
         ]  # fmt: skip
     arguments.game = side.game
     return client_command([side.server], tables, arguments)
@@ -1160,8 +1253,8 @@ def print_turns(sides: list[Side], window: float, tables: int) -> None:
         if side.game != PEER
     )
     print(
-        "games ended in the measured windows (a game's tables may play only its first rounds,"
-        " a shorter game's end and start again, in the same time): " + ", ".join(ended),
+        "games ended in the measured windows (a shorter game's tables end and start again more"
+        " often): " + ", ".join(ended),
         flush=True,
     )
     if half:
@@ -1205,6 +1298,7 @@ def interleaved(parser: argparse.ArgumentParser, arguments: argparse.Namespace) 
         f" game in turn ({', '.join(games)}), after a warm-up of {arguments.warmup:g} s each;"
         f" the per-socket rate limit is raised to {PEER_RATE:,.0f} messages a second"
     )
+    print(spread_says(arguments, games))
     if arguments.peer:
         install_peer()
         print(PEER_SAYS.format(tables=arguments.tables[0]))

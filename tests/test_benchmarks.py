@@ -108,6 +108,8 @@ def test_server_load_runs_and_checks_persistence() -> None:
     )
     header, *rows = printed.strip().splitlines()[-2:]
     assert "the per-socket rate limit is raised to 1,000,000 messages a second" in printed
+    # the tables reach the windows at every stage of their games (--spread, the default)
+    assert re.search(r"the tables are spread over their games first: .*\(fzzzt \d+\)", printed)
     assert "the peer's pings and the moves alternate: 4 windows of 0.25 s each" in printed
     assert "moves/s" in header and "p99 ms" in header
     assert [row.split()[1] for row in rows] == ["fzzzt"]
@@ -134,7 +136,7 @@ def test_server_load_runs_two_nodes_with_relays_and_kills_them_at_the_end() -> N
     printed = run_benchmark(
         "server_load.py",
         *("--game", "wizard", "--tables", "4", "--nodes", "2", "--relays", "1"),
-        *("--seconds", "1", "--warmup", "0.5", "--think", "0.02"),
+        *("--seconds", "1", "--warmup", "0.5", "--think", "0.02", "--no-spread"),
         *("--bus", REDIS_URL, "--database-url", base),
     )
     header, row = printed.strip().splitlines()[-2:]
@@ -369,7 +371,7 @@ def test_server_load_measures_without_and_with_the_metrics() -> None:
     printed = run_benchmark(
         "server_load.py",
         *("--game", "luz", "--tables", "2", "--metrics"),
-        *("--seconds", "0.5", "--warmup", "0.2", "--think", "0.02"),
+        *("--seconds", "0.5", "--warmup", "0.2", "--think", "0.02", "--no-spread"),
     )
     *rows, cost = printed.strip().splitlines()[-5:]
     assert [row.split()[0] for row in rows] == ["off", "on", "on", "off"]
@@ -417,6 +419,10 @@ def test_server_load_interleaves_the_games_and_the_boardgame_io_peer() -> None:
     lines = run.stdout.strip().splitlines()
     assert lines[0] == "command: benchmarks/server_load.py " + " ".join(arguments)
     assert "2 rounds of a 1 s window for each game in turn (wizard, fzzzt)" in run.stdout
+    spread = next(line for line in lines if line.startswith("the tables are spread over"))
+    lengths = dict(re.findall(r"(wizard|fzzzt) (\d+)", spread))
+    assert 500 < int(lengths["wizard"]) < 600 and 100 < int(lengths["fzzzt"]) < 250, spread
+    assert ("the peer's, below a whole match's (416)" in spread) == peer
     for game in ("wizard", "fzzzt"):  # which engine each server says it runs
         assert any(line.startswith(f"{game} server (") and "engine" in line for line in lines)
     start = next(index for index, line in enumerate(lines) if line.startswith("game "))

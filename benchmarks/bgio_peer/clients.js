@@ -2,24 +2,35 @@
 // four boardgame.io clients a match (its Client over socket.io, one WebSocket each), each a bot
 // that plays a random legal move as soon as it is its turn (after THINK seconds on average if
 // told). A finished match is replaced by a new one. Speaks the protocol of
-// benchmarks/server_load.py's clients with --interleave: after WARMUP seconds of play the bots
-// hold their moves and "ready" is printed; then for each line read ("SECONDS [THINK]") they play
+// benchmarks/server_load.py's clients with --interleave: after WARMUP seconds of play (and with
+// SPREAD 1, once each match has played a number of its moves drawn uniformly below a whole
+// match's, holding its next meanwhile, so that the windows find the matches at every stage of
+// their games, as server_load.py's --spread does) the bots hold their moves and "ready" is printed; then for each line read ("SECONDS [THINK]") they play
 // that long and a line of JSON says what was measured (moves/s, p50 and p99 in seconds from a
 // move leaving to the mover's next state, the server's CPU µs a move, read from /proc); the
 // end of the input ends the run.
 //
-// node clients.js PORT TABLES WARMUP SERVER_PID
+// node clients.js PORT TABLES WARMUP SERVER_PID SPREAD
 const fs = require('fs');
 const readline = require('readline');
 const { Client } = require('boardgame.io/client');
 const { SocketIO } = require('boardgame.io/multiplayer');
-const { Tricks, legalCards, PLAYERS } = require('./game');
+const { Tricks, legalCards, PLAYERS, ROUNDS } = require('./game');
 
-const [port, tables, warmup, serverPid] = process.argv.slice(2).map(Number);
+const [port, tables, warmup, serverPid, spread] = process.argv.slice(2).map(Number);
 const server = `http://127.0.0.1:${port}`;
 const TICKS = 100; // Linux's clock ticks a second, in /proc/PID/stat
+const MATCH_MOVES = PLAYERS * ROUNDS + (PLAYERS * ROUNDS * (ROUNDS + 1)) / 2; // bids, then cards
 
-const tally = { paused: false, stopped: false, window: null, latencies: [], held: [], think: 0 };
+const tally = {
+  paused: false,
+  warming: Boolean(spread),
+  stopped: false,
+  window: null,
+  latencies: [],
+  held: [],
+  think: 0,
+};
 const inFlight = new Set();
 
 function serverCpu() {
@@ -85,10 +96,12 @@ class Seat {
 
   play(move, stateID) {
     if (tally.stopped || this.stopped) return;
-    if (tally.paused) {
+    const { table } = this;
+    if (tally.paused || (tally.warming && table.left <= 0)) {
       tally.held.push([this, move, stateID]);
       return;
     }
+    table.left -= 1;
     this.sent = { stateID, at: performance.now(), window: tally.window };
     inFlight.add(this);
     this.client.moves[move[0]](move[1]);
@@ -105,6 +118,10 @@ class Seat {
 const pick = (choices) => choices[Math.floor(Math.random() * choices.length)];
 
 class Table {
+  constructor() {
+    this.left = spread ? Math.floor(Math.random() * MATCH_MOVES) : 0;
+  }
+
   async open() {
     this.ended = false;
     const { matchID } = await post('/create', { numPlayers: PLAYERS });
@@ -158,6 +175,8 @@ async function main() {
   for (let table = 0; table < tables; table += 1) opened.push(new Table());
   for (const table of opened) await table.open();
   await sleep(warmup);
+  while (opened.some((table) => table.left > 0)) await sleep(0.05);
+  tally.warming = false;
   await hold();
   console.log('ready');
   let number = 0;

@@ -111,4 +111,4 @@ const Tricks = {
   }),
 };
 
-module.exports = { Tricks, legalCards, PLAYERS };
+module.exports = { Tricks, legalCards, PLAYERS, ROUNDS };
