@@ -82,8 +82,8 @@ each game's bots think so that its tables ask for half the moves a second the ga
 the rounds before (a mean thinking time of 2 × tables / capacity: a table asks for a move every
 thinking time, one seat acting at a time), and the p99 of its moves there is printed, the
 median of the rounds' and the worst; then each round's p99 with the games that ended in it
-(each table set up anew at once: the tables start together, so their games tend to end in the
-same rounds).
+(each table set up anew at once; with ``--no-spread`` the tables start together, so their games
+tend to end in the same rounds).
 
 In either way, the tables are spread over their games before the windows (``--spread``, the
 default; ``--no-spread`` leaves them all starting together): in the warm-up each table plays a
