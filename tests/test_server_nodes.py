@@ -45,6 +45,12 @@ from server_support import (
 pytestmark = pytest.mark.slow
 
 LEASE = 1.0
+"""The nodes' lease in the tests that take a table over: it runs out soon after a node stops."""
+STEADY_LEASE = Settings.lease_seconds
+"""The nodes' lease where no table should change nodes: the default, 10 s, which no pause of a
+loaded machine outlasts. A lease of a second can run out while a busy machine holds its node
+back; the table then moves to the other node, as designed, and a move sent meanwhile is
+refused with ``table_moved``."""
 
 
 def new_row() -> TableRow:
@@ -246,7 +252,19 @@ def two_nodes(
     postgres: str,
     redis_share: str,  # noqa: F811  (the fixture)
 ) -> Iterator[list[Server]]:
-    with node_pair(tmp_path, postgres) as nodes:
+    """Two nodes whose leases run out a second after a node stops renewing them."""
+    with node_pair(tmp_path, postgres, LEASE) as nodes:
+        yield nodes
+
+
+@pytest.fixture
+def steady_nodes(
+    tmp_path: Path,
+    postgres: str,
+    redis_share: str,  # noqa: F811  (the fixture)
+) -> Iterator[list[Server]]:
+    """Two nodes that keep their tables (see ``STEADY_LEASE``)."""
+    with node_pair(tmp_path, postgres, STEADY_LEASE) as nodes:
         yield nodes
 
 
@@ -256,15 +274,16 @@ def shared_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Serv
     of its own."""
     with pytest.MonkeyPatch.context() as monkeypatch, share_of_redis(monkeypatch):
         for database in postgres_database():
-            with node_pair(tmp_path_factory.mktemp("nodes"), database) as nodes:
+            with node_pair(tmp_path_factory.mktemp("nodes"), database, STEADY_LEASE) as nodes:
                 yield nodes
 
 
 @contextmanager
-def node_pair(folder: Path, database: str) -> Iterator[list[Server]]:
-    """Two nodes on one PostgreSQL database and one Redis server: the first leaves its
-    clients' sockets to a relay, the second holds them itself."""
-    settings: dict[str, Any] = {"bus": REDIS_URL, "lease-seconds": LEASE, "rate": 1000}
+def node_pair(folder: Path, database: str, lease: float) -> Iterator[list[Server]]:
+    """Two nodes on one PostgreSQL database and one Redis server, their tables' leases
+    lasting ``lease`` seconds: the first leaves its clients' sockets to a relay, the second
+    holds them itself."""
+    settings: dict[str, Any] = {"bus": REDIS_URL, "lease-seconds": lease, "rate": 1000}
     nodes = [
         Server(database, folder / f"node{index}.log", relays=relays, **settings)
         for index, relays in ((1, 1), (2, 0))
@@ -309,11 +328,11 @@ async def look_from_the_second_node(first: Server, second: Server, ana: str, tab
     await until_seen(([], False, []))
 
 
-def test_people_on_two_nodes_play_one_game(two_nodes: list[Server]) -> None:
+def test_people_on_two_nodes_play_one_game(steady_nodes: list[Server]) -> None:
     """Ana is connected to the first node, which serves her table; Bob, on the second,
     finds the table in the room, sits, adds bots, starts it and chats there: his requests
     reach the table's node, and its views reach him; his node knows when Ana is online."""
-    first, second = two_nodes
+    first, second = steady_nodes
     ana, bob = first.guest("ana"), second.guest("bob")
     created = first.call(ana, "POST", "/api/tables", game="wizard", players=4)
     table = int(created.json()["table"])
@@ -486,7 +505,7 @@ def test_a_game_across_two_nodes_leaks_nothing(shared_nodes: list[Server], game:
 
 
 def test_the_documented_nginx_spreads_a_game_over_two_nodes(
-    two_nodes: list[Server], tmp_path: Path
+    steady_nodes: list[Server], tmp_path: Path
 ) -> None:
     """The load balancer the deployment page shows (deploy/nginx/tapisvert.conf, only its addresses
     changed), in front of two nodes: each request goes to either node, each socket to either
@@ -494,8 +513,8 @@ def test_the_documented_nginx_spreads_a_game_over_two_nodes(
     nginx = nginx_or_skip()
     block = NGINX_CONFIG.read_text()
     for name, ports in (
-        ("tapisvert", [node.port for node in two_nodes]),
-        ("tapisvert_sockets", [node.ws_port for node in two_nodes]),
+        ("tapisvert", [node.port for node in steady_nodes]),
+        ("tapisvert_sockets", [node.ws_port for node in steady_nodes]),
     ):
         upstream = "".join(f"    server 127.0.0.1:{port};\n" for port in ports)
         block = re.sub(rf"(upstream {name} \{{\n)(?:    server .*\n)+", rf"\g<1>{upstream}", block)
@@ -520,7 +539,7 @@ def test_the_documented_nginx_spreads_a_game_over_two_nodes(
     finally:
         process.terminate()
         process.wait(10)
-    record = two_nodes[1].record(table, "text")
+    record = steady_nodes[1].record(table, "text")
     assert record.replay().is_terminal()
     for player in players:
         assert not player.errors
