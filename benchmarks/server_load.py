@@ -331,8 +331,8 @@ class SeatClient:
         """A bot's move after its thinking time; the clock starts when the move leaves."""
         if self.tally.stopped:
             return
-        spread = self.spread
-        if self.tally.paused or (self.tally.warming and spread is not None and spread.left <= 0):
+        spread = self.spread if self.tally.warming else None
+        if self.tally.paused or (spread is not None and spread.left <= 0):
             self.tally.held.append((self, move))
             return
         if spread is not None:
@@ -419,10 +419,11 @@ async def start_load(arguments: argparse.Namespace, tally: Tally) -> Load:
     drawn = random.Random(1)
     for first in range(0, len(seats), per_table):
         # a table's seats played by the clients make per_table / 4 of its decisions
-        spread = Spread(int(drawn.random() * arguments.game_length * per_table / 4))
+        length = arguments.game_length * per_table / 4
+        spread = Spread(int(drawn.random() * length)) if length else None
         for seat in seats[first : first + per_table]:
             seat.bots_to_act = bool(arguments.server_bots)
-            seat.spread = spread if arguments.game_length else None
+            seat.spread = spread
     tasks = [asyncio.create_task(seat.listen()) for seat in seats]
     tasks += [
         asyncio.create_task(

@@ -101,7 +101,7 @@ class Seat {
       tally.held.push([this, move, stateID]);
       return;
     }
-    table.left -= 1;
+    if (tally.warming) table.left -= 1;
     this.sent = { stateID, at: performance.now(), window: tally.window };
     inFlight.add(this);
     this.client.moves[move[0]](move[1]);
