@@ -93,6 +93,28 @@ def test_a_lease_fences_off_the_node_that_lost_it(database_url: str) -> None:
     asyncio.run(run())
 
 
+def test_a_stopping_node_keeps_its_tables_let_go(database_url: str) -> None:
+    """Once a node hands its tables over, their leases stay run out: its keeper, which
+    renewed every lease of the node a quarter of a lease apart, would have taken them back
+    until they ran out again, and the other nodes would have waited for that."""
+    settings = Settings(bot_delay=0.0, lease_seconds=LEASE)
+
+    async def run() -> None:
+        stopping = Lobby(SqlStorage(database_url), settings=settings, sole=False)
+        await stopping.start()
+        try:
+            users, table = await started_table(stopping)
+            assert await play_moves(stopping, users, table.id, 2) == 2
+            assert await stopping.storage.leases.holder(table.id) == stopping.cluster.node
+            await stopping.cluster.hand_over()
+            await asyncio.sleep(LEASE / 2)  # two of the keeper's rounds, had it gone on
+            assert await stopping.storage.leases.holder(table.id) is None
+        finally:
+            await stopping.stop()
+
+    asyncio.run(run())
+
+
 def test_a_table_woken_while_the_keeper_takes_it_over_keeps_its_newest_fence(
     database_url: str,
 ) -> None:

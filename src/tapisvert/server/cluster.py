@@ -119,8 +119,15 @@ class Cluster:
         stopping): the other nodes, told so, take them over now rather than once the leases
         have run out, as they would from a node killed outright. Writes already queued are
         committed before the leases go (the writer keeps their order); none comes after,
-        for the tables are fenced off here first. Alone, the next start takes them back."""
+        for the tables are fenced off here first. The keeper stops first: a renewal of this
+        node's leases after they went would take them back until they ran out again. Alone,
+        the next start takes them back."""
         self.draining = True
+        keeper, self.keeper = self.keeper, None
+        if keeper is not None:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
         for table in list(self.registry.tables.values()):
             self._forget(table)
         released = await self.storage.leases.release_all(self.node)
