@@ -397,7 +397,8 @@ class Template:
         out = self.out
         count = len(items)
         if was is not UNWRITTEN:
-            before = cast(tuple[int, ...], was)
+            before = was
+            assert isinstance(before, tuple)  # as a cast, less a call: a part's source
             if len(before) == count:
                 for slot in range(count):
                     old, item = before[slot], items[slot]
@@ -430,7 +431,8 @@ class Template:
         out = self.out
         added = appended(was, items)
         if added is None:
-            for item in cast(tuple[int, ...], was):
+            assert isinstance(was, tuple)  # as a cast, less a call: the flags written from it
+            for item in was:
                 out[start + item] = 0.0
             added = items
         for item in added:
@@ -685,7 +687,8 @@ def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
     zeroed and ``after`` written whole, by the caller)."""
     if before is UNWRITTEN:
         return after
-    was = cast(tuple[Any, ...], before)
+    was = before
+    assert isinstance(was, tuple)  # as a cast, less a call (a subscripted type is built)
     count = len(was)
     if count <= len(after) and after[:count] == was:
         return after[count:]

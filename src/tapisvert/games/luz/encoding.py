@@ -257,7 +257,8 @@ class LuzEncoding(Encoding):
             trick_at = self.trick.start
             plays = appended(was, trick)
             if plays is None:
-                for play in cast(tuple[LuzPlay, ...], was):
+                assert isinstance(was, tuple)  # as a cast, less a call: the plays written
+                for play in was:
                     written[trick_at + places[play.seat] * CARD_IDS + play.card] = 0.0
                 plays = trick
             for play in plays:
