@@ -53,7 +53,6 @@ def tensor_games(row: str) -> Callable[[], int]:
         state.resolve_chance()
         while not state.is_terminal():
             encoding.write_state(tensor, state, state.current_player())
-            mask.fill(0)
             state.apply_action(rng.choice(encoding.write_legal(mask, state)))
             state.resolve_chance()
             decisions += 1

@@ -121,9 +121,12 @@ def test_tensors_masks_and_views(case: tuple[str, int, dict[str, object]]) -> No
             for action, index in zip(legal, indices, strict=True):
                 assert encoding.action_at(observation, index) == action
                 assert encoding.action_of(state, index) == action
-            written = numpy.zeros(encoding.action_count, dtype=numpy.int8)
+            written = numpy.ones(encoding.action_count, dtype=numpy.int8)  # every value stale
             assert encoding.write_legal(written, state) == legal
             assert numpy.array_equal(written, mask.astype(numpy.int8))
+            column = numpy.ones((encoding.action_count, 2), dtype=numpy.bool_)[:, 0]
+            assert encoding.write_legal(column, state) == legal  # strided in memory, as stale
+            assert numpy.array_equal(column, mask)
             refused = [*numpy.flatnonzero(~mask)[:3].tolist(), -1, encoding.action_count]
             assert all(encoding.action_of(state, index) is None for index in refused)
             if step % SAMPLE_EVERY == 0:

@@ -224,16 +224,18 @@ class Encoding(ABC):
         self.write(tensor, state.observation(seat))
 
     def write_legal(self, mask: NDArray[Any], state: State) -> list[Action]:
-        """Set 1 in the zeroed ``mask`` (one-dimensional, of integers or booleans) at the
-        compact index of each legal action of the seat to act in ``state``, and answer those
-        actions: :meth:`legal_mask` without building
-        the seat's observation where the compact indices do not depend on it (they do not
-        unless :meth:`action_index` is overridden; where they do, see
+        """Set ``mask`` (one-dimensional, of integers or booleans, a value per action) to the
+        legal mask of the seat to act in ``state``, 1 at the compact index of each legal
+        action and 0 elsewhere (whatever it held before: a buffer kept from one decision to
+        the next needs no clearing), and answer those actions: :meth:`legal_mask` without
+        building the seat's observation where the compact indices do not depend on it (they
+        do not unless :meth:`action_index` is overridden; where they do, see
         :meth:`legal_indices`)."""
         if state.current_player() < 0:
             raise ValueError("no seat is to act here: a mask is for a seat's decision")
         legal = state.legal_actions()
-        out: MutableSequence[int] = self._mask_view(mask)
+        out, whole, zeros = self._mask_view(mask)
+        whole[:] = zeros
         if self._index_reads_observation:
             indices = self.legal_indices(state, legal)
             if isinstance(indices, range) and indices.step == 1:  # a run: one slice
@@ -517,15 +519,30 @@ def checked_tensor(tensor: Tensor, size: int) -> MutableSequence[float]:
     return view
 
 
-def checked_mask(mask: NDArray[Any], size: int) -> MutableSequence[int]:
-    """:func:`values_of` a mask, which must hold a value for each of ``size`` actions."""
-    view = cast(MutableSequence[int], values_of(mask))
+class ZeroTarget(Protocol):
+    """Where a mask's values are all set to zero at once: ``target[:] = zeros``."""
+
+    def __setitem__(self, index: slice, values: Any, /) -> None: ...
+
+
+MaskTarget = tuple[MutableSequence[int], ZeroTarget, object]
+"""A mask's values to set one by one, and where and what to write to clear them all."""
+
+
+def checked_mask(mask: NDArray[Any], size: int) -> MaskTarget:
+    """:func:`values_of` a mask, which must hold a value for each of ``size`` actions, and
+    how to zero it: its bytes and as many zero bytes (a copy costs less than numpy's
+    ``fill``), or, its values not one run of memory, the mask itself and 0."""
+    view = values_of(mask)
     if len(view) != size:
         raise ValueError(
             f"a mask of {len(view)} values, where this encoding has {size} actions: "
             "numpy.zeros(encoding.action_count, dtype=bool)"
         )
-    return view
+    raw = cast(memoryview, view)
+    if raw.c_contiguous:
+        return cast(MutableSequence[int], view), raw.cast("B"), bytes(raw.nbytes)
+    return cast(MutableSequence[int], view), mask, 0
 
 
 class ByteTarget(Protocol):

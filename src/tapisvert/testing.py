@@ -587,7 +587,7 @@ def _check_encoding(subject: Subject) -> None:
             here,
             f"the legal mask marks {int(mask.sum())} of {len(legal)} legal actions",
         )
-        written = numpy.zeros(encoding.action_count, dtype=numpy.int8)
+        written = numpy.ones(encoding.action_count, dtype=numpy.int8)  # a stale buffer
         _require(
             encoding.write_legal(written, state) == legal
             and numpy.array_equal(written.astype(numpy.bool_), mask),

@@ -147,7 +147,6 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
         rewards = numpy.zeros(self.num_envs)
         paid = numpy.zeros((self.num_envs, self.players))
         terminated = numpy.zeros(self.num_envs, dtype=numpy.bool_)
-        self._masks.fill(0)
         for index, (table, move) in enumerate(zip(self.tables, moves, strict=True)):
             if move is None:
                 ended[index] = False
@@ -161,6 +160,7 @@ class TablesVectorEnv(VectorEnv[dict[str, Any], NDArray[numpy.int64], NDArray[An
             if state.is_terminal():
                 terminated[index] = ended[index] = True
                 table.encoding.write_state(self._rows[index], state, seats[index])
+                self._mask_rows[index].fill(0)  # nothing to choose: the others' are rewritten
             else:
                 self._observe(index)
         return self._batch(), rewards, terminated, numpy.zeros_like(terminated), self._infos(paid)
