@@ -533,16 +533,16 @@ def checked_mask(mask: NDArray[Any], size: int) -> MaskTarget:
     """:func:`values_of` a mask, which must hold a value for each of ``size`` actions, and
     how to zero it: its bytes and as many zero bytes (a copy costs less than numpy's
     ``fill``), or, its values not one run of memory, the mask itself and 0."""
-    view = values_of(mask)
-    if len(view) != size:
+    values = cast(MutableSequence[int], values_of(mask))
+    if len(values) != size:
         raise ValueError(
-            f"a mask of {len(view)} values, where this encoding has {size} actions: "
+            f"a mask of {len(values)} values, where this encoding has {size} actions: "
             "numpy.zeros(encoding.action_count, dtype=bool)"
         )
-    raw = cast(memoryview, view)
+    raw = cast(memoryview, values)
     if raw.c_contiguous:
-        return cast(MutableSequence[int], view), raw.cast("B"), bytes(raw.nbytes)
-    return cast(MutableSequence[int], view), mask, 0
+        return values, raw.cast("B"), bytes(raw.nbytes)
+    return values, mask, 0
 
 
 class ByteTarget(Protocol):
