@@ -26,10 +26,20 @@ SHORT = {"rounds": "1", "first_dealer": "P1"}
 START = Skill()
 
 
+SETTINGS: dict[str, float | str] = {"bot-delay": 0.0, "rate": 300.0, "leaderboard-min-games": 2}
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    settings = {"bot-delay": 0.0, "rate": 300.0, "leaderboard-min-games": 2}
-    with serving(tmp_path_factory.mktemp("ratings"), **settings) as running:
+    with serving(tmp_path_factory.mktemp("ratings"), **SETTINGS) as running:
+        yield running
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[Server]:
+    """A server of its own, whose bots' accounts have played nothing: the module's server
+    has them play in the other tests, in whatever order the test processes take them."""
+    with serving(tmp_path, **SETTINGS) as running:
         yield running
 
 
@@ -61,8 +71,11 @@ def profile(server: Server, name: str) -> dict[str, Any]:
 
 
 def test_a_rated_game_moves_each_account_and_the_table_shows_the_changes(
-    server: Server,
+    fresh_server: Server,
 ) -> None:
+    """Every seat starts from the same rating (the bots' accounts too: a fresh server), so
+    the winner gains the most."""
+    server = fresh_server
     ana = server.register("rated-ana")
     bot_games = {row["game"]: row["games"] for row in profile(server, "bot random")["ratings"]}
     table = table_with_bots(server, ana)
