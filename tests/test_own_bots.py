@@ -17,7 +17,7 @@ import pytest
 from redis_support import redis_share  # noqa: F401  (a fixture)
 from tapisvert.client import Client, ClientError, deciding, request_json
 from tapisvert.core.game import Observation
-from test_server_nodes import postgres, two_nodes  # noqa: F401  (fixtures)
+from test_server_nodes import postgres, steady_nodes  # noqa: F401  (fixtures)
 
 from server_support import (
     PASSWORD,
@@ -266,11 +266,11 @@ def test_an_account_deleted_takes_its_bots_with_it(server: Server) -> None:
 
 @pytest.mark.slow
 def test_a_bot_connected_to_one_node_plays_at_a_table_of_the_other(
-    two_nodes: list[Server],  # noqa: F811
+    steady_nodes: list[Server],  # noqa: F811
 ) -> None:
     """The bot's program is connected to the second node; a person on the first invites it
     to a table the first serves; it plays there to the end through the bus."""
-    first, second = two_nodes
+    first, second = steady_nodes
     owner = first.register("nodeowner")
     token = bot_of(first, owner, "nodebot")
     ana = first.register("annika")

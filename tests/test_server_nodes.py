@@ -28,6 +28,7 @@ from redis_support import REDIS_URL, redis_share, share_of_redis  # noqa: F401  
 from tapisvert.core.registry import game_names
 from tapisvert.server.errors import ServerError, TableMoved
 from tapisvert.server.lobby import Lobby, Settings, User
+from tapisvert.server.pubsub import LocalPubSub
 from tapisvert.server.storage import LoggedAction, SqlStorage, TableRow
 from tapisvert.server.tables import GameTable
 
@@ -259,6 +260,38 @@ def test_a_table_left_by_its_node_is_served_by_the_node_asked_for_it(database_ur
         finally:
             await other.stop()
             await paused.stop()
+
+    asyncio.run(run())
+
+
+def test_a_request_for_a_table_changing_nodes_is_refused_as_moved_not_missing(
+    database_url: str,
+) -> None:
+    """The node whose lease a table is under no longer serves it (it lost it, and the lease
+    has not changed hands yet): a request the other node forwards there is refused with
+    ``table_moved``, to be sent again, never that there is no such table."""
+    settings = Settings(bot_delay=0.0)
+
+    async def run() -> None:
+        bus = LocalPubSub()
+        losing = Lobby(SqlStorage(database_url), settings=settings, sole=False, pubsub=bus)
+        await losing.start()
+        asking = Lobby(SqlStorage(database_url), settings=settings, sole=False, pubsub=bus)
+        await asking.start()
+        try:
+            users, table = await started_table(losing)
+            assert await asking.tables.view(users[0], table.id)  # forwarded, answered
+            losing.cluster._forget(table)
+            assert await asking.storage.leases.holder(table.id) == losing.cluster.node
+            with pytest.raises(ServerError) as refused:
+                await asking.tables.view(users[0], table.id)
+            assert refused.value.code == "table_moved" and refused.value.status == 503
+            with pytest.raises(ServerError) as missing:
+                await asking.tables.view(users[0], 99_999)
+            assert missing.value.code == "no_such_table" and missing.value.status == 404
+        finally:
+            await asking.stop()
+            await losing.stop()
 
     asyncio.run(run())
 

@@ -220,6 +220,7 @@ class Cluster:
         request = {"table": table_id, "operation": operation, **arguments}
         if user is not ANYONE:
             request["user"] = asdict(user)
+        in_transit: ServerError | None = None
         for attempt in range(2):
             node = await self.node_of(table_id, fresh=attempt > 0)
             table = tables.get(table_id)  # taken over here meanwhile
@@ -235,8 +236,11 @@ class Cluster:
                 self.nodes_of.pop(table_id, None)
                 if refusal.code not in ("table_moved", "node_unreachable"):
                     raise
+                in_transit = refusal
                 await asyncio.sleep(self.settings.lease_seconds / 4 * attempt)
-        raise ServerError("no_such_table", status=404, table=table_id)
+        # a table still changing nodes exists: the request may be sent again, unlike one
+        # that no node serves and none could wake
+        raise in_transit or ServerError("no_such_table", status=404, table=table_id)
 
     async def _operate_here(
         self, table: GameTable, operation: str, user: User, arguments: dict[str, Any]
