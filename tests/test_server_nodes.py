@@ -268,8 +268,9 @@ def test_a_request_for_a_table_changing_nodes_is_refused_as_moved_not_missing(
     database_url: str,
 ) -> None:
     """The node whose lease a table is under no longer serves it (it lost it, and the lease
-    has not changed hands yet): a request the other node forwards there is refused with
-    ``table_moved``, to be sent again, never that there is no such table."""
+    has not changed hands yet), or the lease is the asking node's and the table not yet served
+    there (taken over there): a request for it is refused with ``table_moved``, to be sent
+    again, never that there is no such table."""
     settings = Settings(bot_delay=0.0)
 
     async def run() -> None:
@@ -286,6 +287,11 @@ def test_a_request_for_a_table_changing_nodes_is_refused_as_moved_not_missing(
             with pytest.raises(ServerError) as refused:
                 await asking.tables.view(users[0], table.id)
             assert refused.value.code == "table_moved" and refused.value.status == 503
+            node = asking.cluster.node  # its lease taken here, the table not served yet
+            assert await asking.storage.leases.take(node, 10, [table.id], force=True)
+            with pytest.raises(ServerError) as refused:
+                await asking.tables.view(users[0], table.id)
+            assert refused.value.code == "table_moved"
             with pytest.raises(ServerError) as missing:
                 await asking.tables.view(users[0], 99_999)
             assert missing.value.code == "no_such_table" and missing.value.status == 404

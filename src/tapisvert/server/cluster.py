@@ -228,8 +228,12 @@ class Cluster:
                 table = await self.wake(table_id)
             if table is not None:
                 return await self._operate_here(table, operation, user, arguments)
-            if node is None or node == self.node:
+            if node is None:
                 break
+            if node == self.node:  # leased here, not served yet: being taken over here
+                self.nodes_of.pop(table_id, None)
+                in_transit = TableMoved(table_id)
+                continue
             try:
                 return await self.peers.call(node, request)
             except ServerError as refusal:
