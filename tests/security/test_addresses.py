@@ -1,6 +1,6 @@
-"""What one address may hold and do, whatever names and sockets it uses (second round of
-findings: a room filled by one address's guests, a flood from many sockets, chat at any
-table, half-open sockets without bound)."""
+"""What one address may hold and do, whatever names and sockets it uses (what was mended: a
+room filled by one address's guests, a flood from many sockets, chat at any table, half-open
+sockets without bound)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def greet(link: ClientConnection, token: str) -> dict[str, object]:
 
 
 def test_an_address_holds_a_bounded_number_of_sockets_greeted_or_not(server: Server) -> None:
-    """Finding 7: 1,000 half-open sockets were all held."""
+    """Mended: 1,000 half-open sockets were all held."""
     limit = QuotaSettings().sockets_per_address
     with contextlib.ExitStack() as held:
         for _ in range(limit):
@@ -155,7 +155,7 @@ def test_a_flooding_address_is_cut_off_everywhere_and_others_play_on(server: Ser
 
 
 def test_one_address_cannot_fill_a_room_with_tables(server: Server) -> None:
-    """Finding 5: 12 guests of one address made 360 tables in 2.1 s."""
+    """Mended: 12 guests of one address made 360 tables in 2.1 s."""
     address = "198.51.100.40"
     tokens = [guest_from(server, address, f"filler-{number}") for number in range(12)]
     answers = [
@@ -191,7 +191,7 @@ def test_a_user_from_a_node_of_another_version_is_understood() -> None:
 
 
 def test_one_may_chat_only_at_a_table_where_one_sits_or_watches(server: Server) -> None:
-    """Finding 7: anyone signed in could chat at any table."""
+    """Mended: anyone signed in could chat at any table."""
     owner = guest_from(server, "192.0.2.50", "chat-owner")
     table = call_from(server, "192.0.2.50", owner, "/api/tables", game="luz", players=3)
     number = table.json()["table"]
@@ -203,7 +203,7 @@ def test_one_may_chat_only_at_a_table_where_one_sits_or_watches(server: Server) 
 
 
 def test_a_table_number_out_of_range_is_refused_before_any_look_up(server: Server) -> None:
-    """Finding 7: the review of table 9223372036854775808 answered 503 (storage)."""
+    """Mended: the review of table 9223372036854775808 answered 503 (storage)."""
     token = guest_from(server, "192.0.2.60", "range-checker")
     for path in ("review?seat=0", "replay", "record", ""):
         answer = httpx.get(
@@ -235,7 +235,7 @@ def test_a_server_allowed_too_few_open_files_says_so() -> None:
 
 
 def test_a_rematch_counts_as_a_new_table(tmp_path: Path) -> None:
-    """Finding 5: rematch tables skipped the quota of tables."""
+    """Mended: rematch tables skipped the quota of tables."""
     with serving(tmp_path, rate=1.0) as slow:  # every quota a thirtieth: one table an hour
         token = slow.guest("rematcher")
         table = one_round_game(slow, token, seed=3)
@@ -287,7 +287,7 @@ def test_a_rooms_tables_are_found_among_its_own() -> None:
 def test_a_rooms_listing_is_bounded_open_tables_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Finding 5: a room's listing grew to 502 KiB, rebuilt at every entrance."""
+    """Mended: a room's listing grew to 502 KiB, rebuilt at every entrance."""
     monkeypatch.setattr(rooms, "ROOM_LISTING", 5)
     monkeypatch.setattr(table_service, "OPEN_TABLES_PER_ROOM", 4)
 

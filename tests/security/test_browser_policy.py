@@ -1,4 +1,4 @@
-"""Finding 12: the web app works under the server's Content-Security-Policy, which it did
+"""Mended: the web app works under the server's Content-Security-Policy, which it did
 not send before: a guest signs in, opens a table, puts bots in and starts, with no script
 error and no violation of the policy."""
 

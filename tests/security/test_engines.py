@@ -139,7 +139,7 @@ def test_string_to_action_refuses_any_text_cleanly(game_name: str, data: st.Data
 @pytest.mark.parametrize("game_name", GAMES)
 @pytest.mark.parametrize("digit", ["²", "①", "٣", "３", "𝟑", "Ⅲ"])
 def test_unicode_digits_are_refused_in_every_phase(game_name: str, digit: str) -> None:
-    """Finding 10: ``isdigit()`` takes ``²`` but ``int()`` does not."""
+    """Mended: ``isdigit()`` takes ``²`` but ``int()`` does not."""
     for state in positions(game_name):
         for text in [digit, *(f"{word} {digit}" for word in WORDS)]:
             with pytest.raises(IllegalActionError):
@@ -147,7 +147,7 @@ def test_unicode_digits_are_refused_in_every_phase(game_name: str, digit: str) -
 
 
 def test_fzzzt_refuses_an_empty_bid_and_cards_beyond_the_deck() -> None:
-    """Finding 11: a bid is at least one card, and only cards that exist."""
+    """Mended: a bid is at least one card, and only cards that exist."""
     bidding = next(
         state
         for state in positions("fzzzt")
@@ -163,7 +163,7 @@ def test_fzzzt_refuses_an_empty_bid_and_cards_beyond_the_deck() -> None:
 
 @pytest.mark.parametrize("text", ["1x1+10J", "1x10", "3x9", "2x1+6J", "Jx6", "Jx10"])
 def test_abluxxen_refuses_sets_the_notation_cannot_hold(text: str) -> None:
-    """Finding 12: ``set 1x1+10J`` was read as ``set 1x2``; no deck holds these sets."""
+    """Mended: ``set 1x1+10J`` was read as ``set 1x2``; no deck holds these sets."""
     with pytest.raises(IllegalActionError):
         string_to_set(text)
 
@@ -173,7 +173,7 @@ def test_abluxxen_refuses_sets_the_notation_cannot_hold(text: str) -> None:
 def test_a_record_with_a_unicode_digit_is_refused_with_a_record_error(
     game_name: str, bad: str
 ) -> None:
-    """Finding 10: ``tapisvert replay`` ended in a traceback on such a line."""
+    """Mended: ``tapisvert replay`` ended in a traceback on such a line."""
     record = record_of(positions(game_name)[-1])
     for index in range(min(40, len(record.actions))):
         actions = [*record.actions[:index], bad, *record.actions[index + 1 :]]
@@ -182,7 +182,7 @@ def test_a_record_with_a_unicode_digit_is_refused_with_a_record_error(
 
 
 def test_wizard_refuses_a_list_of_rounds_no_game_needs() -> None:
-    """Finding 12: a ``rounds`` list of 1,500 entries was accepted."""
+    """Mended: a ``rounds`` list of 1,500 entries was accepted."""
     with pytest.raises(OptionError):
         load_game("wizard", players=3, rounds=",".join(["1"] * 1500))
     with pytest.raises(OptionError):

@@ -1,4 +1,4 @@
-"""Finding 12: what every answer tells a browser, what a public server shows, odd ids, and
+"""Mended: what every answer tells a browser, what a public server shows, odd ids, and
 chat lines said twice."""
 
 from __future__ import annotations
@@ -70,14 +70,14 @@ def test_the_chat_keeps_repeated_lines(server: Server) -> None:
 
 @pytest.mark.parametrize("text", ["/join ²", "/join ①", "/join 1 ²"])
 def test_a_command_with_a_unicode_digit_is_refused_cleanly(server: Server, text: str) -> None:
-    """Finding 10: ``/join ²`` raised a bare ValueError: a 500 over HTTP."""
+    """Mended: ``/join ²`` raised a bare ValueError: a 500 over HTTP."""
     token = server.guest(f"digits{len(text)}{ord(text[-1])}")
     answer = server.call(token, "POST", "/api/chat", room="main", text=text)
     assert answer.status_code == 400 and answer.json()["code"] == "not_a_number"
 
 
 def test_option_values_set_from_the_chat_are_limited_as_in_messages(server: Server) -> None:
-    """Finding 12: ``/option`` in chat skipped the value limit of the option message."""
+    """Mended: ``/option`` in chat skipped the value limit of the option message."""
     token = server.guest("options")
     table = server.call(token, "POST", "/api/tables", game="wizard", players=3).json()["table"]
     long_value = ",".join(["1"] * 40)
@@ -91,7 +91,7 @@ def test_option_values_set_from_the_chat_are_limited_as_in_messages(server: Serv
 
 @pytest.mark.slow
 def test_slow_and_half_sent_requests_are_cut_off(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Finding 12: half-sent HTTP requests were held open indefinitely (300 for 30 s). Now a
+    """Mended: half-sent HTTP requests were held open indefinitely (300 for 30 s). Now a
     request's head must come within 10 s, and then its body within 10 s."""
     with serving(tmp_path_factory.mktemp("slow")) as server:
         silent, half_head, half_body = (
@@ -119,7 +119,7 @@ def test_slow_and_half_sent_requests_are_cut_off(tmp_path_factory: pytest.TempPa
 
 
 def test_seats_in_messages_are_counted_from_one(server: Server) -> None:
-    """Finding 12: refusing a second seat at one's own table said "seat 0"."""
+    """Mended: refusing a second seat at one's own table said "seat 0"."""
     token = server.guest("counts")
     table = server.call(token, "POST", "/api/tables", game="luz", players=3).json()["table"]
     refused = server.call(token, "POST", f"/api/tables/{table}/join", seat=2)

@@ -64,7 +64,7 @@ def frames(link: ClientConnection, seconds: float) -> list[dict[str, object]]:
 
 
 def test_a_flood_of_malformed_messages_is_cut_short(server: Server) -> None:
-    """Finding 4: the rate limit came after validation, so 8 KB of garbage a message was
+    """Mended: the rate limit came after validation, so 8 KB of garbage a message was
     parsed and answered, 94,800 times in 3 s. Now the flooder is cut off without a closing
     handshake (which would mean reading its flood on), and the log says why."""
     token = server.guest("flooder")
@@ -124,7 +124,7 @@ def test_one_cut_off_does_not_come_straight_back_for_more(server: Server) -> Non
 def test_a_client_that_does_not_read_is_cut_off(
     tmp_path_factory: pytest.TempPathFactory, where: str
 ) -> None:
-    """Finding 8: a client that does not read had 5,000 frames queued for it, and its links
+    """Mended: a client that does not read had 5,000 frames queued for it, and its links
     were unlimited. Now what it leaves unread is capped in bytes (here 100 KB: the server
     option ``--unread-limit``), and past the cap it is cut off while others carry on. The
     rate is raised so that it can ask for answers faster than sockets' buffers absorb them."""
@@ -152,7 +152,7 @@ def test_a_client_that_does_not_read_is_cut_off(
 
 
 def test_chat_is_limited_per_person_across_connections(server: Server) -> None:
-    """Finding 6: 10 sockets of one person delivered 600 lines at once."""
+    """Mended: 10 sockets of one person delivered 600 lines at once."""
     talker, listener = server.guest("talker"), server.guest("listener")
     with contextlib.ExitStack() as stack:
         heard = stack.enter_context(greeted(server, listener))
@@ -168,7 +168,7 @@ def test_chat_is_limited_per_person_across_connections(server: Server) -> None:
 
 
 def test_a_person_may_hold_a_few_sockets_only(server: Server) -> None:
-    """Finding 5: 300+ sockets for one person."""
+    """Mended: 300+ sockets for one person."""
     token = server.guest("many")
     with contextlib.ExitStack() as stack:
         for _ in range(8):
@@ -183,7 +183,7 @@ def test_a_person_may_hold_a_few_sockets_only(server: Server) -> None:
 
 @pytest.mark.slow
 def test_guests_are_limited_per_address(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Finding 5: 2,000 guests in 5.7 s."""
+    """Mended: 2,000 guests in 5.7 s."""
     with serving(tmp_path_factory.mktemp("guests")) as fresh:
         answers = [
             httpx.post(f"{fresh.url}/api/guest", json={"name": f"g{number}"}).status_code
@@ -202,8 +202,8 @@ def sign_in_from(server: Server, address: str, name: str, password: str) -> http
 
 
 def test_wrong_passwords_are_held_against_their_address_not_the_account(server: Server) -> None:
-    """Finding 5 of the first round: 150 wrong passwords, then the right one worked. Finding 4
-    of the second: ten wrong passwords from anywhere refused the owner's right one."""
+    """Mended: 150 wrong passwords, then the right one worked; and later, ten wrong passwords
+    from anywhere refused the owner's right one."""
     httpx.post(f"{server.url}/api/register", json={"name": "vic", "password": "right-one"})
     guesses = [sign_in_from(server, "198.51.100.7", "vic", f"wrong{number}") for number in range(8)]
     assert [answer.status_code for answer in guesses] == [401] * 5 + [429] * 3
@@ -265,7 +265,7 @@ def test_an_address_that_guessed_at_many_names_is_refused_for_all() -> None:
 def test_a_login_takes_as_long_whether_or_not_the_name_exists(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    """Finding 5: 180 ms against 6 ms told which names exist."""
+    """Mended: 180 ms against 6 ms told which names exist."""
     with serving(tmp_path_factory.mktemp("timing")) as fresh:
         url = f"{fresh.url}/api/login"
         httpx.post(f"{fresh.url}/api/register", json={"name": "wes", "password": "right-one"})
@@ -281,7 +281,7 @@ def test_a_login_takes_as_long_whether_or_not_the_name_exists(
 
 
 def test_tables_are_limited_per_person(server: Server) -> None:
-    """Finding 5: one guest made 300 tables."""
+    """Mended: one guest made 300 tables."""
     token = server.guest("builder")
     answers = [
         server.call(token, "POST", "/api/tables", game="luz", players=3).status_code
@@ -291,13 +291,13 @@ def test_tables_are_limited_per_person(server: Server) -> None:
 
 
 def test_a_large_body_is_refused_before_it_is_read(server: Server) -> None:
-    """Finding 7: a 64 MiB POST cost hundreds of MiB before its 400."""
+    """Mended: a 64 MiB POST cost hundreds of MiB before its 400."""
     answer = httpx.post(f"{server.url}/api/guest", content=b"{" + b" " * (4 << 20) + b"}")
     assert answer.status_code == 413 and answer.json()["code"] == "body_too_large"
 
 
 def test_a_refusal_names_its_request_and_the_size_limit_counts_bytes(server: Server) -> None:
-    """Finding 12: errors for malformed messages dropped the request id, and the 8 KiB
+    """Mended: errors for malformed messages dropped the request id, and the 8 KiB
     limit counted characters (a 32 KB emoji message passed)."""
     with greeted(server, server.guest("careful")) as link:
         link.send(json.dumps({"type": "act", "id": "bad-1", "table": "x"}))

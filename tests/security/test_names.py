@@ -1,4 +1,4 @@
-"""Finding 9: names that pass for another person's, or that nobody can see, are refused."""
+"""Mended: names that pass for another person's, or that nobody can see, are refused."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Finding 12: sessions. The signing key, stored in clear in the database, let whoever read
+"""Mended: sessions. The signing key, stored in clear in the database, let whoever read
 the database sign a session token for anyone; given from the environment, it is not stored,
 and a token must also name an open session, of which the database keeps only a hash. A
 30-day token that signing out could not revoke: signing out and changing a password now

@@ -83,7 +83,7 @@ def rows(server: Server, query: str) -> list[tuple[object, ...]]:
 def test_a_bot_move_the_database_refuses_is_played_again_once_it_answers(
     tmp_path: Path,
 ) -> None:
-    """Finding 1: the bot's refused move was swallowed and its table hung for good."""
+    """Mended: the bot's refused move was swallowed and its table hung for good."""
     with serving(tmp_path, **{"bot-delay": 0.3}) as server:
         token = server.guest("ana")
         table = set_up_table(server, [token], "wizard", 3)
@@ -123,7 +123,7 @@ def test_a_move_the_database_refuses_gets_a_storage_error_and_changes_nothing(
 def test_table_commands_the_database_refuses_change_neither_memory_nor_database(
     tmp_path: Path,
 ) -> None:
-    """Finding 3: '/bot add' and '/start' dropped the connection and left a table 'playing'
+    """Mended: '/bot add' and '/start' dropped the connection and left a table 'playing'
     with no game."""
     with serving(tmp_path) as server:
         token = server.guest("ana")
@@ -153,7 +153,7 @@ def test_table_commands_the_database_refuses_change_neither_memory_nor_database(
 
 
 def test_a_guest_the_database_refuses_gets_a_storage_error(tmp_path: Path) -> None:
-    """Finding 3: ``/api/guest`` answered 500."""
+    """Mended: ``/api/guest`` answered 500."""
     with serving(tmp_path) as server, refusing(server, "INSERT", "users"):
         response = server.http.post(f"{server.url}/api/guest", json={"name": "ana"})
         assert response.status_code == 503
@@ -176,7 +176,7 @@ def test_a_request_waiting_on_a_locked_database_gets_the_servers_own_answer(
 
 
 def test_pings_are_answered_while_another_process_locks_the_database(tmp_path: Path) -> None:
-    """Finding 2: commits ran on the event loop and waited out the busy timeout, so every
+    """Mended: commits ran on the event loop and waited out the busy timeout, so every
     client waited too. A move waits for the lock; pings do not."""
     with serving(tmp_path) as server:
         tokens = [server.guest("ana"), server.guest("bob")]
