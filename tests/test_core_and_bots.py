@@ -14,6 +14,8 @@ from tapisvert.bots import make_bot
 from tapisvert.bots.match import game_seeds, play_match
 from tapisvert.core import game_class
 from tapisvert.core.cache import IdentityCache, itemwise
+from tapisvert.core.errors import SeatError
+from tapisvert.core.observation import Observation
 from tapisvert.games.wizard import WIZARD, WizardState
 
 
@@ -31,6 +33,42 @@ def test_registry_and_options() -> None:
     with pytest.raises(OptionError, match="special6 is defined for 3 or 4 players"):
         load_game("wizard", players=5, rounds="special6")
     assert load_game("wizard", players=4, rounds="special6").round_numbers == (1, 2, 3, 9, 13, 16)
+
+
+def test_a_mistaken_seat_or_player_count_says_what_is_expected() -> None:
+    """Seats count from 0 in Python and from P1 in notation; either way a wrong one is
+    refused saying so, and a count of players may be given as its digits, as options are."""
+    assert load_game("wizard", players=4, first_dealer=1).first_dealer == 1
+    assert load_game("wizard", players=4, first_dealer="P2").first_dealer == 1
+    with pytest.raises(
+        OptionError, match=r"from P1 to P4 \(from Python, a seat number from 0 to 3\)"
+    ):
+        load_game("wizard", players=4, first_dealer=4)
+    with pytest.raises(OptionError, match="expected a seat such as P1"):
+        load_game("wizard", players=4, first_dealer="1")
+    assert load_game("wizard", players="4").players == 4
+    with pytest.raises(OptionError, match="played by 2 to 6 players, not four"):
+        load_game("wizard", players="four")
+
+
+@pytest.mark.parametrize("name", tapisvert.game_names())
+def test_no_seat_outside_the_table_is_observed(name: str) -> None:
+    """-1 would otherwise read the last seat's cards, counted from the end."""
+    state = load_game(name, players=4).new_initial_state(seed=3)
+    state.resolve_chance()
+    for stranger in (-1, 4, 7):
+        with pytest.raises(SeatError, match="the seats are 0 to 3 \\(P1 to P4\\)"):
+            state.observation(stranger)
+    assert state.observation(3).seat == 3 and state.observation(None).seat is None
+
+
+def test_an_observation_is_read_back_by_its_games_class_only() -> None:
+    state = load_game("wizard", players=4).new_initial_state(seed=3)
+    state.resolve_chance()
+    view = state.view(2)
+    assert state.game.observation_class.from_dict(view) == state.observation(2)
+    with pytest.raises(TypeError, match=r"game\.observation_class\.from_dict"):
+        Observation.from_dict(view)
 
 
 def test_errors_speak_french_too() -> None:

@@ -234,6 +234,23 @@ def test_a_tensor_of_another_type_is_refused_clearly(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", tapisvert.game_names())
+def test_an_index_outside_the_action_space_names_the_space(name: str) -> None:
+    """A negative index would otherwise name an action counted from the end."""
+    game = tapisvert.load_game(name, players=4)
+    encoding = encoding_for(game)
+    state = game.new_initial_state(3)
+    state.resolve_chance()
+    observation = state.observation(state.current_player())
+    last = encoding.action_count - 1
+    for outside in (-1, encoding.action_count):
+        with pytest.raises(IndexError, match=f"the indices are 0 to {last}"):
+            encoding.action_at(observation, outside)
+        with pytest.raises(IndexError, match=f"the indices are 0 to {last}"):
+            encoding.action_at_state(state, outside)
+        assert encoding.action_of(state, outside) is None
+
+
+@pytest.mark.parametrize("name", tapisvert.game_names())
 def test_a_tensor_or_mask_of_another_size_is_refused_clearly(name: str) -> None:
     """A buffer one value short or long gets an error that says the sizes, from a state or
     an observation, and is left as it was, rather than holding part of a tensor; so does a

@@ -91,3 +91,18 @@ def test_gymnasium_ends_an_episode_on_an_illegal_index() -> None:
     assert (reward, terminated, info) == (-5.0, True, {"illegal_action": True})
     with pytest.raises(ValueError):
         SingleSeatEnv("wizard", 3, opponents=["easy"])
+
+
+@pytest.mark.parametrize("index", [-1, 79, 10**6])
+def test_gymnasium_refuses_an_index_outside_the_action_space(index: int) -> None:
+    """Outside ``Discrete(79)`` is a mistake in the caller's code, not a move: it raises,
+    and the episode goes on (an illegal index inside the space ends it, as above)."""
+    seat = SingleSeatEnv("wizard", 3, opponents="random")
+    observation, _ = seat.reset(seed=1)
+    before = seat.table.state.history()
+    with pytest.raises(ValueError, match=r"outside the action space Discrete\(79\)"):
+        seat.step(index)
+    assert seat.table.state.history() == before
+    legal = int(numpy.flatnonzero(observation["action_mask"])[0])
+    _, _, terminated, _, info = seat.step(legal)
+    assert not terminated and not info

@@ -199,3 +199,20 @@ def test_pyspiel_checks_a_parameters_type_before_the_game_is_built() -> None:
         pyspiel.load_game(name, {"rounds": 1})
     with pytest.raises(pyspiel.SpielError, match="Expected type: kString, got kInt"):
         pyspiel.load_game(f"{name}(players=3,rounds=1)")
+
+
+def test_an_option_whose_default_is_none_is_a_text_parameter() -> None:
+    """A seat drawn at random, a size the game derives: ``""`` stands for ``None``, which no
+    OpenSpiel parameter can be, and a seat is written as in the notation."""
+    name = register("wizard", players=4, rounds="1")
+    assert "first_dealer=," in str(pyspiel.load_game(name))
+    chosen = pyspiel.load_game(name, {"first_dealer": "P2"})
+    assert chosen.rules.options["first_dealer"] == 1
+    assert chosen.rules.first_dealer == 1
+    assert pyspiel.load_game(str(chosen)).rules.options == chosen.rules.options
+    assert pyspiel.load_game(name, {"first_dealer": ""}).rules.options["first_dealer"] is None
+    dealt = pyspiel.load_game(register("wizard", players=4, rounds="1", first_dealer=2))
+    assert "first_dealer=P3," in str(dealt)
+    luz = register("luz", players=3, bet_bead_supply=4)
+    assert pyspiel.load_game(luz, {"bet_bead_supply": ""}).rules.options["bet_bead_supply"] is None
+    assert pyspiel.load_game(luz).rules.options["bet_bead_supply"] == 4

@@ -2,23 +2,58 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console, RenderableType
 from typer.testing import CliRunner
 
-from tapisvert import RecordError, load_game
+from tapisvert import CHANCE, OptionError, RecordError, load_game
+from tapisvert.arena import run_arena
 from tapisvert.cli.main import app
-from tapisvert.core.records import load_record, parse_record, record_of
+from tapisvert.core.display import render_state
+from tapisvert.core.game import State
+from tapisvert.core.records import (
+    load_record,
+    parse_record,
+    read_record,
+    record_of,
+    save_record,
+)
+from tapisvert.core.registry import game_names
+from tapisvert.games.wizard.observation import WizardObservation
+from tapisvert.i18n import translate
 
 from conftest import random_playthrough
 
 runner = CliRunner()
+NUMBER_OF = re.compile(r"(\d+) (?:of|sur) (\d+)")
+""""Round 3 of 5", "Donne 3 sur 4": a number out of a count, in either language."""
+
+
+def finished_game(name: str, seed: int = 7, **options: object) -> State:
+    """A whole game of ``name``, random legal moves at every seat."""
+    state: State = load_game(name, None, **options).new_initial_state(seed)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.resolve_chance()
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def plain(shown: RenderableType) -> str:
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(shown)
+    return out.getvalue()
 
 
 @pytest.fixture
@@ -315,3 +350,123 @@ def test_arena_command_reports_and_plots(tmp_path: Path) -> None:
     assert all(Path(path).exists() for path in report["plots"])
     table = runner.invoke(app, [*arguments, "--lang", "fr"])
     assert "Graphique enregistré" in table.output
+
+
+def test_a_record_file_is_read_with_read_record_and_load_record_refuses_a_path(
+    tmp_path: Path, finished_record: str
+) -> None:
+    path = tmp_path / "records" / "game.txt"
+    save_record(parse_record(finished_record), str(path))
+    assert read_record(str(path)).actions == read_record(path).actions
+    assert read_record(path).result == load_record(finished_record).result
+    with pytest.raises(RecordError) as refused:
+        load_record(path)  # type: ignore[arg-type]
+    assert "read_record(path)" in refused.value.render("en")
+    assert "read_record(path)" in refused.value.render("fr")
+    with pytest.raises(RecordError, match="cannot read"):
+        read_record(tmp_path / "missing.txt")
+
+
+def test_the_arena_takes_its_records_folder_as_text_and_refuses_a_bad_one_first(
+    tmp_path: Path,
+) -> None:
+    lineup, options = ["easy", "random", "random"], {"rounds": "1"}
+    folder = tmp_path / "records"
+    run_arena("wizard", lineup, deals=1, options=options, records=str(folder))
+    assert len([read_record(path) for path in folder.iterdir()]) == 3
+    played: list[int] = []
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    with pytest.raises(RecordError) as refused:
+        run_arena(
+            "wizard",
+            lineup,
+            deals=1,
+            options=options,
+            records=blocked,
+            advance=lambda: played.append(1),
+        )
+    assert played == []
+    assert "cannot write the records" in refused.value.render("en")
+    assert "impossible d'écrire" in refused.value.render("fr")
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_a_finished_game_is_shown_over_with_its_scores_and_winners(
+    tmp_path: Path, name: str
+) -> None:
+    """At its last step a game says it is over, with no round or deal after the last."""
+    final = finished_game(name)
+    path = tmp_path / "game.txt"
+    save_record(record_of(final), path)
+    steps = len(final.history())
+    scores = "  ".join(f"P{seat + 1} {score:g}" for seat, score in enumerate(final.returns()))
+    winners = ", ".join(f"P{seat + 1}" for seat in final.winners())
+    for language in ("en", "fr"):
+        arguments = ["replay", str(path), "--step", str(steps), "--seat", "1", "--lang", language]
+        result = runner.invoke(app, arguments)
+        assert result.exit_code == 0, result.output
+        shown = result.output.split(translate("cli.state_at", language, step=steps, seat="P1"))[1]
+        assert translate("cli.game_over", language) in shown
+        assert f"{translate('cli.scores', language)}: {scores}" in shown
+        assert translate("cli.winners", language, names=winners) in shown
+        for number, count in NUMBER_OF.findall(shown):
+            assert int(number) <= int(count), shown
+
+
+def test_a_finished_wizard_game_shows_the_last_rounds_tricks() -> None:
+    final = finished_game("wizard", rounds="1,2")
+    observation = final.observation(None)
+    assert isinstance(observation, WizardObservation)
+    last = observation.past_rounds[-1]
+    rows = [line.split() for line in plain(render_state(final, None, "en")).splitlines()]
+    tricks = [int(row[3]) for row in rows if row and re.fullmatch(r"P\d", row[0])]
+    assert tricks == list(last.tricks)
+    assert sum(tricks) == 2
+
+
+def test_pettingzoo_renders_a_finished_game_as_over() -> None:
+    pytest.importorskip("pettingzoo")
+    from tapisvert.envs.pettingzoo import env
+
+    table = env("wizard", 3, render_mode="ansi", rounds="first5")
+    table.reset(seed=2)
+    rng = random.Random(2)
+    for _agent in table.agent_iter():
+        observation, _, terminated, truncated, _ = table.last()
+        if terminated or truncated:
+            table.step(None)
+            continue
+        mask = observation["action_mask"]
+        table.step(rng.choice([index for index, allowed in enumerate(mask) if allowed]))
+    shown = table.render()
+    assert shown is not None and "Game over" in shown and "Winner(s): P" in shown
+    assert all(int(number) <= int(count) for number, count in NUMBER_OF.findall(shown))
+
+
+def test_replay_with_a_seat_and_no_step_shows_that_seat_at_the_end(
+    tmp_path: Path, finished_record: str
+) -> None:
+    path = tmp_path / "game.txt"
+    path.write_text(finished_record)
+    steps = len(parse_record(finished_record).actions)
+    result = runner.invoke(app, ["replay", str(path), "--seat", "2", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert f"The table after step {steps}, as P2 sees it" in result.output
+    assert "as P1 sees it" not in result.output
+    assert "Game over" in result.output
+    assert result.output.rstrip().splitlines()[-1].startswith("The record is valid")
+
+
+def test_two_play_wizard_is_told_which_options_make_the_deck_small_enough() -> None:
+    for language in ("en", "fr"):
+        result = runner.invoke(
+            app, ["simulate", "wizard", "--bots", "hard,easy", "--lang", language]
+        )
+        assert result.exit_code == 2
+        assert "suit_values" in result.output and "specials" in result.output
+    with pytest.raises(OptionError) as refused:
+        load_game("wizard", 2)
+    suggested = dict(re.findall(r"(suit_values|specials)=(\d+)", refused.value.render("en")))
+    assert set(suggested) == {"suit_values", "specials"}
+    assert load_game("wizard", 2, **suggested).players == 2

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from tapisvert import CHANCE, RecordError, load_game
 from tapisvert.arena import run_arena
+from tapisvert.bots import bot_names
 from tapisvert.cli import main
 from tapisvert.cli.main import app
 from tapisvert.core.records import load_record, parse_record, record_of
@@ -257,6 +258,89 @@ def test_a_research_module_without_its_package_names_the_extra(
     assert module.startswith(feature)  # the module, or the part of tapisvert.envs it imports
     assert f" needs {missing}, which is not installed" in said
     assert f"install the {extra} extra (pip install 'tapisvert[{extra}]'" in said
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("en", "needs pyspiel, which is not installed"), ("fr", "demande pyspiel, qui n'est pas")],
+)
+def test_the_openspiel_bot_without_openspiel_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, language: str, words: str
+) -> None:
+    """With the research extra alone, the bot is not an unknown one: it needs another extra."""
+    bot_names("wizard")  # the bots registered before, as where OpenSpiel is installed
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # what an installation without it imports
+    result = runner.invoke(
+        app,
+        [
+            "arena", "wizard", "--bots", "openspiel-ismcts,easy,easy", "--games", "1",
+            "--plots", str(tmp_path), "-o", "rounds=1", "--lang", language,
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    said = " ".join(result.output.split())
+    assert said.startswith(f"✗ openspiel-ismcts {words}")
+    assert "pip install 'tapisvert[openspiel]'" in said and "Traceback" not in result.output
+
+
+def run_without(missing: list[str], lines: list[str]) -> str:
+    """What ``lines`` print in an interpreter of its own where ``missing`` cannot be imported
+    (a compiled module, once imported, is not imported again)."""
+    hidden = [f"sys.modules[{module!r}] = None" for module in missing]
+    result = subprocess.run(
+        [sys.executable, "-c", "\n".join(["import sys", *hidden, *lines])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.strip()
+
+
+def test_without_openspiel_its_bot_is_not_listed_and_says_what_to_install() -> None:
+    said = run_without(
+        ["pyspiel"],
+        [
+            "from tapisvert import load_game",
+            "from tapisvert.bots import bot_names, make_bot",
+            "from tapisvert.core.extras import MissingExtraError",
+            "print('openspiel-ismcts' in bot_names('wizard'))",
+            "try:",
+            "    make_bot('openspiel-ismcts', load_game('wizard', 3))",
+            "except MissingExtraError as error:",
+            "    print(error)",
+        ],
+    )
+    listed, error = said.splitlines()
+    assert listed == "False"
+    assert error.startswith("openspiel-ismcts needs pyspiel, which is not installed")
+    assert "install the openspiel extra (pip install 'tapisvert[openspiel]'" in error
+
+
+def test_the_openspiel_adapter_names_every_missing_package_at_once() -> None:
+    """Without any extra: librt (the tensors') and pyspiel in one message, and one extra that
+    installs both, rather than one package, then after installing it, the next."""
+    said = run_without(
+        ["librt", "pyspiel"],
+        [
+            "from tapisvert.core.extras import MissingExtraError",
+            "try:",
+            "    from tapisvert.envs.openspiel import register",
+            "except MissingExtraError as error:",
+            "    print(error)",
+            "    print(error.render('fr'))",
+        ],
+    )
+    english, french = said.splitlines()
+    assert english.startswith(
+        "tapisvert.envs.openspiel needs librt, pyspiel, which are not installed: "
+        "install the openspiel extra (pip install 'tapisvert[openspiel]'"
+    )
+    assert french.startswith(
+        "tapisvert.envs.openspiel demande librt, pyspiel, qui ne sont pas installés : "
+        "installez l'extra openspiel"
+    )
 
 
 def test_fzzzt_bounds_are_the_rules_own() -> None:

@@ -20,6 +20,7 @@ from open_spiel.python.algorithms import cfr, exploitability  # noqa: E402
 
 from tapisvert.envs.openspiel import (  # noqa: E402
     bot_policy,
+    register,
     register_small,
     same_choices,
     shared_information_states,
@@ -56,6 +57,31 @@ def test_a_small_variant_has_the_information_states_it_declares(variant: SmallVa
     """Counted over the whole game tree: few enough for tabular CFR within minutes."""
     table = policy.TabularPolicy(small_game(variant))
     assert len(table.state_lookup) == variant.information_states <= 5000
+
+
+def test_a_small_variant_is_registered_by_name_under_a_name_of_its_own() -> None:
+    """docs/research.md lists the variants by name; registering one leaves the defaults of
+    the whole game's registration alone."""
+    whole = register("wizard", players=4, rounds="1,2")
+    small = register_small("wizard-6-cards")
+    assert small == "python_tapisvert_wizard_6_cards"
+    variant = next(each for each in VARIANTS if each.name == "wizard-6-cards")
+    assert register_small(variant) == small
+    game = pyspiel.load_game(small)
+    assert game.num_players() == 2 and game.rules.deck_size == 6
+    assert game.rules.options == load_game("wizard", 2, **variant.options).options
+    assert pyspiel.load_game(str(game)).rules.options == game.rules.options
+    kept = pyspiel.load_game(whole)
+    assert kept.num_players() == 4 and kept.rules.options["rounds"] == "1,2"
+
+
+def test_an_unknown_small_variant_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="there is no small variant 'wizard-7-cards'") as refused:
+        register_small("wizard-7-cards")
+    assert all(variant.name in str(refused.value) for variant in VARIANTS)
+    stranger = SmallVariant("wizard-6-cards", 3, {}, information_states=0)
+    with pytest.raises(ValueError, match="'wizard-6-cards' is declared as"):
+        register_small(stranger)
 
 
 def test_the_defaults_are_the_whole_games() -> None:

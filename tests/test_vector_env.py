@@ -174,3 +174,26 @@ def test_gymnasiums_episode_statistics_count_whole_games() -> None:
             lengths += infos["episode"]["l"][infos["_episode"]].tolist()
     assert len(lengths) >= 4 * 5
     assert set(lengths) <= {15, 16, 17} and 15 in lengths
+
+
+def test_the_step_after_a_games_end_takes_any_index_and_ignores_it() -> None:
+    """A table's row at its game's end has an all-zero mask (nothing to choose; docs/research.md
+    says how to pick anyway): the next step takes any index there, even one outside the
+    action space, and deals the table's next game whatever it was."""
+    runs = [TablesVectorEnv("wizard", 2, 3, rounds="1") for _ in range(2)]
+    masks = runs[0].reset(seed=4)[0]["action_mask"]
+    runs[1].reset(seed=4)
+    rng = numpy.random.default_rng(0)
+    terminated = numpy.zeros(2, dtype=numpy.bool_)
+    while not terminated.any():
+        chosen = _choose(masks, rng)
+        steps = [run.step(chosen) for run in runs]
+        masks, terminated = steps[0][0]["action_mask"], steps[0][2]
+    ended = int(numpy.flatnonzero(terminated)[0])
+    assert not masks[ended].any()
+    picked = _choose(masks, rng)  # index 0 where a mask allows none
+    odd = picked.copy()
+    odd[ended] = -1
+    after = runs[0].step(picked), runs[1].step(odd)
+    assert data_equivalence(after[0], after[1], exact=True)
+    assert after[0][0]["action_mask"][ended].any() and after[0][1][ended] == 0

@@ -15,6 +15,7 @@ and OpenSkill ratings; it can draw the score distributions and the margins as PN
 from __future__ import annotations
 
 import multiprocessing
+import os
 import statistics
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -26,7 +27,7 @@ from tapisvert.bots.base import make_bot
 from tapisvert.bots.match import game_seeds, play_match
 from tapisvert.core.extras import needs
 from tapisvert.core.game import State
-from tapisvert.core.records import Record, record_of, record_path, save_record
+from tapisvert.core.records import Record, record_of, record_path, records_folder, save_record
 from tapisvert.core.registry import load_game
 from tapisvert.core.stats import Estimate, grouped_mean_interval
 
@@ -151,12 +152,14 @@ def run_arena(
     workers: int = 1,
     advance: Callable[[], None] | None = None,
     ray_address: str | None = None,
-    records: Path | None = None,
+    records: str | os.PathLike[str] | None = None,
 ) -> ArenaReport:
     """Play ``deals`` deals, each once per rotation of ``bots``; ``advance`` ticks per game.
 
-    With ``records`` every game's record is saved there as it ends, named by deal and
-    rotation so that the files sort in order (``wizard-007-2.txt``: deal 7, rotation 2).
+    With ``records`` (a folder, made if missing) every game's record is saved there as it
+    ends, named by deal and rotation so that the files sort in order (``wizard-007-2.txt``:
+    deal 7 of 100 to 999, rotation 2; each number padded to the width of its count, see
+    ``record_path``); a folder that cannot be written is refused before any game.
 
     With ``ray_address`` the games are Ray tasks: ``"local"`` starts a Ray of this machine,
     an address (``HEAD:6379``) joins that cluster, ``"auto"`` the one this machine belongs to.
@@ -164,16 +167,17 @@ def run_arena(
     options = dict(options or {})
     players = len(bots)
     load_game(game, players, **options)
+    folder = None if records is None else records_folder(records)
     jobs = [
-        Job(game, players, options, tuple(bots), deal_seed, rotation, records is not None)
+        Job(game, players, options, tuple(bots), deal_seed, rotation, folder is not None)
         for deal_seed in game_seeds(seed, deals)
         for rotation in range(players)
     ]
     outcomes: list[GameOutcome] = []
     for index, outcome in enumerate(_play(jobs, workers, ray_address)):
-        if records is not None and outcome.record is not None:
+        if folder is not None and outcome.record is not None:
             deal, rotation = divmod(index, players)
-            path = record_path(records, game, (deal + 1, deals), (rotation + 1, players))
+            path = record_path(folder, game, (deal + 1, deals), (rotation + 1, players))
             save_record(outcome.record, path)
             outcome.record = None  # written: the report does not keep it
         outcomes.append(outcome)

@@ -266,6 +266,7 @@ class Encoding(ABC):
     def action_at_state(self, state: State, index: int) -> Action:
         """:meth:`action_at` for the seat to act in ``state``, where indices depend on what
         that seat holds (see :meth:`legal_indices`)."""
+        self.check_index(index)
         if not self._index_reads_observation:
             return self.actions[index]
         return self.action_at(state.observation(state.current_player()), index)
@@ -293,7 +294,16 @@ class Encoding(ABC):
 
     def action_at(self, observation: Observation, index: int) -> Action:
         """The game's action at compact ``index`` (the inverse of :meth:`action_index`)."""
+        self.check_index(index)
         return self.actions[index]
+
+    def check_index(self, index: int) -> None:
+        """Refuse an index outside the action space: a negative one would otherwise name an
+        action counted from the end."""
+        if not 0 <= index < self.action_count:
+            raise IndexError(
+                f"no action at index {index}: the indices are 0 to {self.action_count - 1}"
+            )
 
     def index_of(self, action: Action) -> int:
         """The compact index of ``action`` among ``actions``, which depends on nothing a seat

@@ -6,6 +6,9 @@
 >>> record.state_at(1).current_player() == CHANCE  # the deal comes next
 True
 
+``load_record`` and ``parse_record`` take a record's text; ``read_record(path)`` reads a
+record's file, as ``save_record(record, path)`` writes one.
+
 ``load_export(path)`` yields the games of an export of the server (``tapisvert export``,
 ``GET /api/export/GAME``): each with its record, its players and move times, and
 ``game.steps()`` to walk its states.
@@ -19,6 +22,7 @@ from tapisvert.core.records import (
     Step,
     load_record,
     parse_record,
+    read_record,
     record_of,
     save_record,
 )
@@ -34,6 +38,7 @@ __all__ = [
     "load_export",
     "load_record",
     "parse_record",
+    "read_record",
     "record_of",
     "save_record",
 ]

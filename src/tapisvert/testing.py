@@ -29,7 +29,8 @@ played to their end with uniformly random legal moves, chance drawn by the kit; 
 - ``hidden``: a state sampled from a seat's observation, which differs from the true one
   only in what that seat cannot see, gives the seat the same observation, the same view,
   the same tensor (when the game has an encoding) and, to the seat to act, the same legal
-  moves: nothing it cannot see leaks into what it sees. After an action the game calls
+  moves: nothing it cannot see leaks into what it sees; a seat that is none of the game's
+  (``-1``, one past the last) is refused with ``SeatError``. After an action the game calls
   public (``State.public_action``), played in both, the seat's observations are still the
   same: the action told it all that changed.
 - ``records``: the record, in both forms, and the history replay to the same positions.
@@ -68,7 +69,7 @@ from typing import Any, Literal
 
 from rich.console import Console
 
-from tapisvert.core.errors import IllegalActionError
+from tapisvert.core.errors import IllegalActionError, SeatError
 from tapisvert.core.game import (
     CHANCE,
     Action,
@@ -451,6 +452,12 @@ def _check_what_seats_see(
 ) -> None:
     game = state.game
     to_act = state.current_player()
+    for stranger in (-1, game.players):  # -1 would index another seat's cards from the end
+        try:
+            state.observation(stranger)
+        except SeatError:
+            continue
+        raise ConformanceError(f"{here}: observation({stranger}) is not refused (SeatError)")
     for seat in _seats(game):
         observation = state.observation(seat)
         sample = game.sample_state(observation, rng)

@@ -27,13 +27,16 @@ class Bot(Protocol):
 
 BotFactory = Callable[[Game[Any]], Bot]
 _BOTS: dict[str, BotFactory] = {}
+_UNLISTED: set[str] = set()
+"""Bots whose packages are missing: ``bot_names`` leaves them out; their factories say
+what to install."""
 LEVELS = ("random", "easy", "medium", "hard")
 ALIASES = {"easy": "heuristic"}
 HEURISTIC = "heuristic"
 """The rule-based bot each game declares in its plugin."""
 
 
-def register_bot(name: str, factory: BotFactory) -> None:
+def register_bot(name: str, factory: BotFactory, *, listed: bool = True) -> None:
     """Make a bot available by ``name`` to ``make_bot`` and the arena, for every game.
 
     ``factory(game)`` builds a new bot for that game (one per seat, so a bot may keep
@@ -41,13 +44,21 @@ def register_bot(name: str, factory: BotFactory) -> None:
     this: register when your module is imported (at its top level), so that the arena's
     worker processes, which import your main module again (``spawn``), know the bot too;
     Ray workers do not, so a bot of your own plays in the process pool, not on Ray.
+
+    A bot whose optional packages are missing is registered ``listed=False``: left out of
+    ``bot_names``, it is still found by name, and its factory raises the error that names
+    the extra to install, rather than ``make_bot`` saying there is no such bot.
     """
     _BOTS[name] = factory
+    if listed:
+        _UNLISTED.discard(name)
+    else:
+        _UNLISTED.add(name)
 
 
 def bot_names(game: str) -> list[str]:
     _load_builtin_bots()
-    names = {*_BOTS, HEURISTIC}
+    names = {*_BOTS.keys() - _UNLISTED, HEURISTIC}
     return sorted(names | {alias for alias, name in ALIASES.items() if name in names})
 
 

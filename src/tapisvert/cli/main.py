@@ -27,16 +27,18 @@ from tapisvert.cli.exports import exports
 from tapisvert.cli.options import errors, fail, help_text
 from tapisvert.cli.own_bots import own_bots
 from tapisvert.cli.serving import serving
-from tapisvert.cli.views import news, render
+from tapisvert.cli.views import news
 from tapisvert.compiled import engine_in_use, engine_words
+from tapisvert.core.display import render_state
 from tapisvert.core.errors import IllegalActionError, OptionError, RecordError, TapisvertError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.notation import ascii_number
 from tapisvert.core.records import (
     actor_label,
-    parse_record,
+    read_record,
     record_of,
     record_path,
+    records_folder,
     save_record,
 )
 from tapisvert.core.registry import game_names, load_game
@@ -73,9 +75,12 @@ SaveRecordsOption = Annotated[
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, str]:
+    """``--option NAME=VALUE`` pairs as the game's options; a pair without ``=`` is refused."""
     options: dict[str, str] = {}
     for pair in pairs or []:
-        name, _, value = pair.partition("=")
+        name, equals, value = pair.partition("=")
+        if not equals or not name.strip():
+            raise OptionError("error.option_form", text=pair)
         options[name.strip()] = value.strip()
     return options
 
@@ -155,7 +160,7 @@ def play(
             console.print(item)
         shown = view
         console.rule(translate("cli.your_turn", language))
-        console.print(render(game.name, view, language))
+        console.print(render_state(state, human, language))
         legal = state.legal_actions()
         moves = [state.action_to_string(action) for action in legal]
         console.print(
@@ -188,9 +193,7 @@ def play(
     final = state.observation(human)
     for item in news(game.name, shown, final, language):
         console.print(item)
-    console.rule(translate("cli.game_over", language))
-    winners = ", ".join(actor_label(winner) for winner in state.winners())
-    console.print(translate("cli.winners", language, names=winners))
+    console.print(render_state(state, human, language))
     if save is not None:
         seats = [
             translate("cli.you", language) if index == human else names[others.index(index)]
@@ -218,6 +221,10 @@ def simulate(
 ) -> None:
     language = language or default_language()
     game, names, lineup = make_lineup(game_name, bots, option, language)
+    try:
+        folder = None if save_records is None else records_folder(save_records)
+    except TapisvertError as error:
+        raise fail(error, language) from None
     scores: list[list[float]] = [[] for _ in names]
     wins = [0.0] * len(names)
     with Progress(console=errors, disable=as_json, transient=True) as progress:
@@ -227,8 +234,8 @@ def simulate(
         )
         for number, game_seed in enumerate(game_seeds(seed, games_count), start=1):
             final = play_match(game, lineup, game_seed)
-            if save_records is not None:
-                path = record_path(save_records, game.name, (number, games_count))
+            if folder is not None:
+                path = record_path(folder, game.name, (number, games_count))
                 save_record(record_of(final, names), path)
             for index, score in enumerate(final.returns()):
                 scores[index].append(score)
@@ -366,17 +373,6 @@ def estimate_cell(estimate: Estimate) -> str:
     return f"{estimate.mean:+.1f} [{estimate.low:+.1f}, {estimate.high:+.1f}]"
 
 
-def read_file(path: Path, language: str) -> str:
-    """The text of ``path``, or an exit with a message saying why it cannot be read."""
-    try:
-        return path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        errors.print(
-            "[bold red]✗[/] " + translate("cli.file_missing", language, path=path, reason=error)
-        )
-        raise typer.Exit(code=2) from None
-
-
 @app.command(help=help_text("replay"))
 def replay(
     path: Annotated[Path, typer.Argument(help=help_text("replay_path"))],
@@ -385,16 +381,15 @@ def replay(
     language: LanguageOption = "",
 ) -> None:
     language = language or default_language()
-    text = read_file(path, language)
     try:
-        record = parse_record(text)
+        record = read_record(path, check=False)
         if seat is not None and seat > record.players:
             raise OptionError("cli.bad_seat", players=record.players)
         if step is not None and step > len(record.actions):
             raise RecordError("record.no_step", line=None, step=step, moves=len(record.actions))
         console.print(f"[bold]{record.game}[/] — {', '.join(record.seats)} — {record.date}")
         previous = None
-        final = record.state_at(0) if step == 0 else None
+        final = record.state_at(0)
         for played in record.steps() if step != 0 else ():
             actor = (
                 translate("record.chance", language)
@@ -414,20 +409,21 @@ def replay(
             final = played.state
             if played.number == step:
                 break  # the next step would change the state in place
-        if step is not None and final is not None:
-            show_state(record.game, final, seat, step, language)
-            return
+        if step is not None or seat is not None:
+            show_state(final, seat, len(record.actions) if step is None else step, language)
+        if step is not None:
+            return  # the record is checked up to the step only
     except TapisvertError as error:
         raise fail(error, language) from None
-    result = final.returns() if final is not None and final.is_terminal() else "*"
+    result = final.returns() if final.is_terminal() else "*"
     console.print(translate("cli.replay_ok", language, moves=len(record.actions), result=result))
 
 
-def show_state(game: str, state: State, seat: int | None, step: int, language: str) -> None:
+def show_state(state: State, seat: int | None, step: int, language: str) -> None:
     """The table after ``step`` as each seat (or ``seat`` alone, from 1) sees it."""
     for index in range(state.game.players) if seat is None else [seat - 1]:
         console.rule(translate("cli.state_at", language, step=step, seat=actor_label(index)))
-        console.print(render(game, state.observation(index), language))
+        console.print(render_state(state, index, language))
 
 
 REVIEW_COLUMNS: tuple[tuple[str, Literal["left", "right"]], ...] = (
@@ -450,9 +446,8 @@ def review(
     language: LanguageOption = "",
 ) -> None:
     language = language or default_language()
-    text = read_file(path, language)
     try:
-        record = parse_record(text)
+        record = read_record(path, check=False)
         if seat > record.players:
             raise OptionError("cli.bad_seat", players=record.players)
         with Progress(console=errors, transient=True) as progress:

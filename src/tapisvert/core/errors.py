@@ -24,6 +24,10 @@ class OptionError(TapisvertError, ValueError):
     """A game option that does not exist or has a value the game cannot take."""
 
 
+class SeatError(TapisvertError, ValueError):
+    """A seat that is none of the game's: seats count from 0 (``P1`` in notation)."""
+
+
 class RecordError(TapisvertError, ValueError):
     """A game record that cannot be read or does not replay; ``line`` names where."""
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Final, Generic, Self, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
-from tapisvert.core.errors import OptionError
+from tapisvert.core.errors import OptionError, SeatError
 from tapisvert.core.observation import Observation as Observation
 from tapisvert.core.options import OptionKind as OptionKind
 from tapisvert.core.options import OptionSpec as OptionSpec
@@ -128,7 +128,9 @@ class Game(ABC, Generic[S]):
             return None
         seat = int(str(value))
         if not 0 <= seat < self.players:
-            raise OptionError("error.seat_option", name=name, players=self.players)
+            raise OptionError(
+                "error.seat_option", name=name, players=self.players, last=self.players - 1
+            )
         return seat
 
     @abstractmethod
@@ -216,6 +218,13 @@ class State(metaclass=ABCMeta):
         twin._history = self._history
         twin._parts = self._parts
         return twin
+
+    def check_seat(self, seat: Seat | None) -> None:
+        """Refuse a seat that is none of the game's, which every ``observation`` does first:
+        a negative one would read another seat's cards through indexing from the end."""
+        players = self.game.players
+        if seat is not None and not 0 <= seat < players:
+            raise SeatError("error.no_such_seat", seat=seat, players=players, last=players - 1)
 
     def _own_rng(self) -> random.Random:
         """The generator seeded by ``new_initial_state``, made on first use (seeding is slow)."""

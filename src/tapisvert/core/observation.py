@@ -44,6 +44,12 @@ class Observation:
         """
         from tapisvert.core.wire import DataError, observation_of_class
 
+        if cls is Observation:
+            raise TypeError(
+                "Observation.from_dict reads a game's observation: call it on the game's own "
+                "class, game.observation_class.from_dict(view), or "
+                "tapisvert.core.wire.observation_class(name).from_dict(view)"
+            )
         try:
             fields = cls.fields_from_dict(data)
         except (KeyError, IndexError, TypeError, ValueError) as error:

@@ -51,7 +51,10 @@ def parse_optional_seat(value: object) -> int | None:
         return int(value[1:]) - 1
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    raise ValueError(f"expected a seat such as P1, or 'random', got {value!r}")
+    raise ValueError(
+        "expected a seat such as P1 (from Python, a seat number from 0), "
+        f"or 'random', got {value!r}"
+    )
 
 
 def parse_optional_int(value: object) -> int | None:

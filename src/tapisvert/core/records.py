@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,14 +199,44 @@ def record_path(folder: Path, game: str, *places: tuple[int, int]) -> Path:
     return folder / ("-".join([game, *numbers]) + ".txt")
 
 
-def save_record(record: Record, path: Path) -> None:
+def records_folder(path: str | os.PathLike[str]) -> Path:
+    """The folder where the records of many games go, made if missing and tried with a file:
+    one that cannot be written is refused before the first game, not after it."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        raise RecordError(
+            "record.unwritable_folder", line=None, path=folder, reason=error
+        ) from None
+    return folder
+
+
+def save_record(record: Record, path: str | os.PathLike[str]) -> None:
     """Write ``record`` in its text form (JSON if ``path`` ends in ``.json``)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(record.to_json() if path.suffix == ".json" else record.to_text(), "utf-8")
 
 
+def read_record(path: str | os.PathLike[str], check: bool = True) -> Record:
+    """The record in the file at ``path`` (either form), as :func:`load_record` gives it;
+    ``check=False`` only parses it, for a caller that replays it step by step (the
+    command line's ``replay``). A file that cannot be read raises :class:`RecordError`."""
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise RecordError("record.unreadable_file", line=None, path=path, reason=error) from None
+    return load_record(text) if check else parse_record(text)
+
+
 def parse_record(text: str) -> Record:
-    """Read either form; raises :class:`RecordError` naming the first bad line."""
+    """Read either form from the record's text (a file's: :func:`read_record`); raises
+    :class:`RecordError` naming the first bad line."""
+    if not isinstance(text, str):
+        kind = type(text).__name__
+        raise RecordError("record.not_text", line=None, kind=kind)
     if text.lstrip().startswith("{"):
         return _parse_json(text)
     return _parse_text(text)
@@ -323,7 +355,8 @@ def _as_int(value: object, line: int) -> int:
 
 
 def load_record(text: str) -> Record:
-    """Parse and fully validate a record (both forms); raises :class:`RecordError`."""
+    """Parse and fully validate a record from its text (both forms; a file's:
+    :func:`read_record`); raises :class:`RecordError`."""
     record = parse_record(text)
     record.replay()
     return record

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from tapisvert.core.errors import OptionError
 from tapisvert.core.game import Action, Game, Observation, State
+from tapisvert.core.notation import ascii_number
 from tapisvert.i18n import add_catalogues
 
 if TYPE_CHECKING:
@@ -166,13 +167,20 @@ def game_class(name: str) -> type[Game[Any]]:
     return plugin(name).game
 
 
-def load_game(name: str, players: int | None = None, **options: object) -> Game[Any]:
-    """An immutable game; ``players`` defaults to the game's ``default_players``, or else to
-    its smallest count."""
+def load_game(name: str, players: int | str | None = None, **options: object) -> Game[Any]:
+    """An immutable game; ``players`` (a number, or its digits, as an option's value may be)
+    defaults to the game's ``default_players``, or else to its smallest count."""
     cls = game_class(name)
     if players is None:
-        players = cls.min_players if cls.default_players is None else cls.default_players
-    return cls(players, **options)
+        return cls(
+            cls.min_players if cls.default_players is None else cls.default_players, **options
+        )
+    count = ascii_number(players.strip()) if isinstance(players, str) else players
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise OptionError(
+            "error.players", game=name, players=players, low=cls.min_players, high=cls.max_players
+        )
+    return cls(count, **options)
 
 
 def fewest_players(game: str, options: Mapping[str, object] | None = None) -> int:

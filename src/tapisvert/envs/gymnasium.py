@@ -3,8 +3,9 @@
 The learner observes ``{"observation": tensor, "action_mask": int8 mask}`` and acts with a
 compact action index (see ``tapisvert.encoding``). Its reward after a step is what its seat
 was paid meanwhile (see ``tapisvert.envs``), during its move and the bots' moves up to its
-next decision. An index the mask does not allow ends the episode with ``illegal_reward``
-and ``info["illegal_action"]``.
+next decision. An index of the action space that the mask does not allow ends the episode
+with ``illegal_reward`` (-1 unless given) and ``info["illegal_action"]``; an index outside
+the space raises ``ValueError``.
 
 >>> from tapisvert.envs.gymnasium import SingleSeatEnv
 >>> seat = SingleSeatEnv("luz", players=4, opponents="easy")
@@ -76,7 +77,14 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], numpy.int64]):
     def step(
         self, action: int | numpy.int64
     ) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
-        chosen = self.table.action(int(action))
+        index = int(action)
+        count = self.table.encoding.action_count
+        if not 0 <= index < count:
+            raise ValueError(
+                f"{index} is outside the action space {self.action_space}: "
+                f"an index from 0 to {count - 1}"
+            )
+        chosen = self.table.action(index)
         if chosen is None:
             observation = self.table.observe(self.seat)
             return observation, self.illegal_reward, True, False, {"illegal_action": True}

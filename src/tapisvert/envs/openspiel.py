@@ -2,17 +2,20 @@
 
 ``register(name, players, **options)`` registers game ``name`` with pyspiel under the short
 name ``python_tapisvert_<name>`` (the players and options given are its default parameters)
-and returns that name for ``pyspiel.load_game``. Chance is explicit: a chance node lists the
-engine's outcomes and their probabilities. A seat's actions are the compact indices of the
-game's encoding (``tapisvert.encoding``), so that ``num_distinct_actions`` is small and
-fixed. What a seat is told comes from its observation alone: its information-state and
-observation strings are the observation's JSON form, its tensors the encoding's (a
-spectator's for a public observer). A seat's observation holds everything it may know,
-its past included, so the two are the same. ``resample_from_infostate`` draws the hidden
-information with ``game.sample_state``, which is what OpenSpiel's IS-MCTS asks for.
+and returns that name for ``pyspiel.load_game``; every option is a parameter, one whose
+default is ``None`` (a seat drawn at random, a size the game derives) a text, ``""`` for
+``None``. Chance is explicit: a chance node lists the engine's outcomes and their
+probabilities. A seat's actions are the compact indices of the game's encoding
+(``tapisvert.encoding``), so that ``num_distinct_actions`` is small and fixed. What a seat is
+told comes from its observation alone: its information-state and observation strings are the
+observation's JSON form, its tensors the encoding's (a spectator's for a public observer). A
+seat's observation holds everything it may know, its past included, so the two are the same.
+``resample_from_infostate`` draws the hidden information with ``game.sample_state``, which is
+what OpenSpiel's IS-MCTS asks for.
 
-``register_small(variant)`` registers a game's small variant (``GamePlugin.small_variants``),
-which OpenSpiel's exact tools solve, and ``bot_policy`` turns a bot into a tabular policy over
+``register_small("wizard-6-cards")`` registers a game's small variant (its
+``GamePlugin.small_variants``) under a name of its own (``python_tapisvert_wizard_6_cards``),
+for OpenSpiel's exact tools to solve, and ``bot_policy`` turns a bot into a tabular policy over
 every information state of such a game (``benchmarks/exploitability.py``).
 
 >>> import pyspiel
@@ -32,16 +35,19 @@ from typing import Any, ClassVar
 import orjson
 
 from tapisvert.bots import make_bot
-from tapisvert.core.extras import needs
+from tapisvert.core.extras import OPENSPIEL_MODULES, needs
 from tapisvert.core.game import CHANCE, TERMINAL, Action, Game, Observation, Seat, State
-from tapisvert.core.registry import SmallVariant, game_class, load_game, plugins
-from tapisvert.encoding import Encoding, encoding_for
+from tapisvert.core.options import OptionSpec
+from tapisvert.core.records import actor_label
+from tapisvert.core.registry import SmallVariant, load_game, plugins
 
-with needs("openspiel", "tapisvert.envs.openspiel"):
+with needs("openspiel", "tapisvert.envs.openspiel", *OPENSPIEL_MODULES):
     import numpy
     import pyspiel
     from open_spiel.python import policy
     from open_spiel.python.algorithms import get_all_states, ismcts, mcts
+
+    from tapisvert.encoding import Encoding, encoding_for
 
 UNBOUNDED_LENGTH = 2**31 - 1
 """OpenSpiel's ``max_game_length`` for a game whose rules bound no length (a C++ ``int``)."""
@@ -68,24 +74,37 @@ def spiel_text(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     text = value.replace(",", SPIEL_COMMA)
-    if text.lower() in ("true", "false") or not text.strip("+-0123456789."):
+    if text.lower() in ("true", "false") or (text and not text.strip("+-0123456789.")):
         text += SPIEL_COMMA
     return text
 
 
 def rules_text(value: Any) -> Any:
-    """The option value a text parameter stands for (the inverse of ``spiel_text``)."""
+    """The option value a text parameter stands for (the inverse of ``spiel_text``): an empty
+    text is ``None``, the default of an option the game settles itself."""
     if not isinstance(value, str):
         return value
-    return ",".join(part for part in value.split(SPIEL_COMMA) if part)
+    return ",".join(part for part in value.split(SPIEL_COMMA) if part) or None
+
+
+def parameter(spec: OptionSpec, value: object) -> Any:
+    """Option ``spec``'s ``value`` as a parameter, of the type of the option's default: a
+    text where that default is ``None`` (an OpenSpiel parameter is never one), ``""`` for it,
+    and the notation's ``P1`` for a seat."""
+    if spec.default is None:
+        if value is None:
+            return ""
+        return actor_label(value) if spec.kind == "seat" and isinstance(value, int) else str(value)
+    return str(value) if isinstance(spec.default, str) else value
 
 
 def register(name: str, players: int | None = None, **options: Any) -> str:
     """Register game ``name`` with pyspiel and return its short name.
 
-    ``players`` and ``options`` become the default parameters; every option whose default
-    is not ``None`` is a parameter too, so ``pyspiel.load_game`` may change it. Registering
-    again replaces the defaults. A text parameter is written with semicolons for its commas
+    ``players`` and ``options`` become the default parameters; every option is a parameter
+    too, so ``pyspiel.load_game`` may change it (an option whose default is ``None`` as a
+    text: ``{"first_dealer": "P1"}``, ``""`` for ``None``). Registering again replaces the
+    defaults. A text parameter is written with semicolons for its commas
     (``python_tapisvert_wizard(players=4,rounds=1;2)``), so that a game string, and a state
     serialised with it, reads back as it was written.
 
@@ -95,16 +114,19 @@ def register(name: str, players: int | None = None, **options: Any) -> str:
     built, so there a text option must be a string (``{"rounds": "1"}``) and, in a game
     string, a number-like text ends with a semicolon (``rounds=1;``).
     """
-    cls = game_class(name)
-    rules = load_game(cls.name, players, **options)
+    rules = load_game(name, players, **options)
+    return _register(short_name(rules.name), rules)
+
+
+def _register(short: str, rules: Game[Any]) -> str:
+    """Register ``rules`` (a game with its players and options) with pyspiel as ``short``."""
     defaults: dict[str, Any] = {"players": rules.players}
-    for spec in cls.option_specs:
-        value = rules.options[spec.name]
-        if value is not None:
-            defaults[spec.name] = spiel_text(str(value) if isinstance(spec.default, str) else value)
+    for spec in rules.option_specs:
+        defaults[spec.name] = spiel_text(parameter(spec, rules.options[spec.name]))
+    cls = type(rules)
     game_type = pyspiel.GameType(
-        short_name=short_name(cls.name),
-        long_name=f"tapisvert {cls.name}",
+        short_name=short,
+        long_name=f"tapisvert {short.removeprefix(short_name(''))}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -122,7 +144,7 @@ def register(name: str, players: int | None = None, **options: Any) -> str:
     built = type(
         f"OpenSpiel{cls.__name__}",
         (OpenSpielGame,),
-        {"game_type": game_type, "defaults": defaults},
+        {"game_type": game_type, "defaults": defaults, "game_name": rules.name},
     )
     pyspiel.register_game(game_type, built)
     return str(game_type.short_name)
@@ -131,21 +153,21 @@ def register(name: str, players: int | None = None, **options: Any) -> str:
 class OpenSpielGame(pyspiel.Game):  # type: ignore[misc]
     """A tapisvert game with the sizes OpenSpiel asks for, read from its encoding.
 
-    ``register`` makes a subclass per game, which pyspiel builds with the parameters given
-    to ``pyspiel.load_game``.
+    ``register`` makes a subclass per game (and ``register_small`` per small variant), which
+    pyspiel builds with the parameters given to ``pyspiel.load_game``.
     """
 
     game_type: ClassVar[pyspiel.GameType]
     defaults: ClassVar[dict[str, Any]]
+    game_name: ClassVar[str]
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         game_type = self.game_type
         params = {
             key: spiel_text(value) for key, value in {**self.defaults, **(params or {})}.items()
         }
-        name = game_type.short_name.removeprefix(short_name(""))
         options = {key: rules_text(value) for key, value in params.items() if key != "players"}
-        self.rules: Game[Any] = load_game(name, int(params["players"]), **options)
+        self.rules: Game[Any] = load_game(self.game_name, int(params["players"]), **options)
         self.encoding: Encoding = encoding_for(self.rules)
         self.initial: State = self.rules.new_initial_state(0)
         """What every new state starts as a clone of: OpenSpiel clones a Python state by
@@ -336,11 +358,27 @@ class IsmctsBot:
         return self.game.encoding.action_at(observation, chosen)
 
 
-def register_small(variant: SmallVariant) -> str:
-    """Register a game's small variant (``GamePlugin.small_variants``) and return its short
-    name: the game with the variant's players and options as its default parameters."""
-    name = next(name for name, each in plugins().items() if variant in each.small_variants)
-    return register(name, variant.players, **variant.options)
+def register_small(variant: SmallVariant | str) -> str:
+    """Register a game's small variant (``GamePlugin.small_variants``), given or named, and
+    return its short name: the game with the variant's players and options as its default
+    parameters, under a name of its own (``python_tapisvert_wizard_6_cards``), so that it
+    leaves the defaults ``register`` gave the game alone."""
+    declared = {
+        each.name: (game, each)
+        for game, declaring in plugins().items()
+        for each in declaring.small_variants
+    }
+    name = variant if isinstance(variant, str) else variant.name
+    game, found = declared.get(name, ("", None))
+    if found is None:
+        raise ValueError(
+            f"there is no small variant {name!r}; the small variants are: "
+            + ", ".join(sorted(declared))
+        )
+    if not isinstance(variant, str) and variant != found:
+        raise ValueError(f"the small variant {name!r} is declared as {found}, not {variant}")
+    rules = load_game(game, found.players, **found.options)
+    return _register(short_name(found.name.replace("-", "_")), rules)
 
 
 def bot_choice(bot: Any, state: OpenSpielState, seed: int) -> int:

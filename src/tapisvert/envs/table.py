@@ -7,9 +7,10 @@ from typing import Any
 
 from rich.console import Console
 
+from tapisvert.core.display import render_state
 from tapisvert.core.extras import needs
 from tapisvert.core.game import Action, Game, Seat, State
-from tapisvert.core.registry import load_game, terminal_view
+from tapisvert.core.registry import load_game
 from tapisvert.encoding import Encoding, encoding_for
 
 with needs("research", "tapisvert.envs"):
@@ -80,7 +81,5 @@ class Table:
     def text(self) -> str:
         """The table as a spectator sees it, in plain text."""
         out = StringIO()
-        Console(file=out, width=100, color_system=None).print(
-            terminal_view(self.game.name).render(self.state.observation(None), "en")
-        )
+        Console(file=out, width=100, color_system=None).print(render_state(self.state, None, "en"))
         return out.getvalue()

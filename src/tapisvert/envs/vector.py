@@ -13,9 +13,9 @@ environments.
 what each seat was paid, and ``info["seat"][i]`` the seat whose tensor row ``i`` holds (the
 seat to act; at a game's end, the last to act, with an empty mask). Autoreset follows
 Gymnasium's default, ``AutoresetMode.NEXT_STEP``: the step after a table's game ended deals
-it a new game, ignoring its action, and pays nothing. An index the mask does not allow
-raises ``ValueError``. Table ``i`` seeded with ``seed`` deals what ``SingleSeatEnv`` seeded
-with ``seed + i`` deals.
+it a new game, ignoring its action (any index: its mask allows none), and pays nothing.
+Elsewhere an index the mask does not allow raises ``ValueError``. Table ``i`` seeded with
+``seed`` deals what ``SingleSeatEnv`` seeded with ``seed + i`` deals.
 
 >>> import numpy
 >>> from tapisvert.envs.vector import TablesVectorEnv

@@ -109,6 +109,7 @@ class DuelState(State):
         self.to_act = TERMINAL if not self.hands[won] else won
 
     def observation(self, seat: Seat | None) -> DuelObservation:
+        self.check_seat(seat)
         return DuelObservation(
             seat=seat,
             hand=() if seat is None else tuple(sorted(self.hands[seat])),

@@ -2,7 +2,8 @@
 
 A game's view is the module its plugin names (``GamePlugin.terminal_view``), with two
 functions of the shape of :class:`tapisvert.core.registry.TerminalView`; ``common`` holds
-what the games' views share.
+what the games' views share. The table is drawn from a state by
+:func:`tapisvert.core.display.render_state`, which adds a finished game's end.
 """
 
 from __future__ import annotations
@@ -11,11 +12,6 @@ from rich.console import RenderableType
 
 from tapisvert.core.game import Observation
 from tapisvert.core.registry import terminal_view
-
-
-def render(game: str, observation: Observation, language: str) -> RenderableType:
-    """The table as the observation's seat sees it."""
-    return terminal_view(game).render(observation, language)
 
 
 def news(

@@ -501,6 +501,7 @@ class AbluxxenState(State):
         return [seat for seat in range(self._players) if key(seat) == best]
 
     def observation(self, seat: Seat | None) -> AbluxxenObservation:
+        self.check_seat(seat)
         public = self._shared("public", self._public_view)
         return AbluxxenObservation.assemble({**public, "seat": seat, "hand": self._hand(seat)})
 

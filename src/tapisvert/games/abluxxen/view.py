@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tapisvert.cli.views.common import seat_name
-from tapisvert.core.game import Observation
+from tapisvert.core.game import TERMINAL, Observation
 from tapisvert.games.abluxxen.cards import JOKER, kind_to_string, set_to_string
 from tapisvert.games.abluxxen.rules import AbluxxenObservation
 from tapisvert.i18n import translate
@@ -23,18 +23,22 @@ def cards_text(cards: tuple[int, ...] | list[int]) -> Text:
 
 
 def render(observation: Observation, language: str) -> RenderableType:
+    """The turn under way; once the game is over, the table as it ended, nobody's turn."""
     assert isinstance(observation, AbluxxenObservation)
     viewer = observation.seat
-    parts: list[RenderableType] = [
-        Text(
-            translate(
-                "cli.abluxxen.turn",
-                language,
-                active=seat_name(observation.active, viewer, language),
-            ),
-            style="bold",
+    over = observation.current_player == TERMINAL
+    parts: list[RenderableType] = []
+    if not over:
+        parts.append(
+            Text(
+                translate(
+                    "cli.abluxxen.turn",
+                    language,
+                    active=seat_name(observation.active, viewer, language),
+                ),
+                style="bold",
+            )
         )
-    ]
     series = observation.games != 1
     if series:
         parts.append(Text(series_line(observation, language)))
@@ -72,7 +76,7 @@ def render(observation: Observation, language: str) -> RenderableType:
             " ".join(set_to_string(played) for played in observation.stacks[seat]) or "—",
         )
     parts.append(table)
-    if observation.in_play and observation.victim is not None:
+    if not over and observation.in_play and observation.victim is not None:
         parts.append(
             Text(
                 translate(

@@ -204,6 +204,7 @@ class FzzztEncoding(Encoding):
 
     def _action_in(self, hand: tuple[int, ...], index: int) -> Action:
         """The action at compact ``index`` for a seat holding ``hand``."""
+        self.check_index(index)
         if index >= BIDS:
             return self.actions[index - BIDS]
         positions = index + 1

@@ -473,6 +473,7 @@ class FzzztState(State):
     # -- observation ------------------------------------------------------------------------
 
     def observation(self, seat: Seat | None) -> FzzztObservation:
+        self.check_seat(seat)
         public = self._shared("public", self._public_view)
         return FzzztObservation.assemble({**public, **self._own_fields(seat)})
 

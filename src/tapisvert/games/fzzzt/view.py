@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tapisvert.cli.views.common import seat_name
-from tapisvert.core.game import Observation
+from tapisvert.core.game import TERMINAL, Observation
 from tapisvert.games.fzzzt.cards import CARDS, Kind, name, symbol_text
 from tapisvert.games.fzzzt.rules import GONE, HIDDEN, FzzztObservation, Placement
 from tapisvert.i18n import translate
@@ -41,31 +41,42 @@ def placement_text(item: Placement) -> str:
     return f"chit:{'NBGO'[item.chit]}" if item.card < 0 else name(item.card)
 
 
-def render(observation: Observation, language: str) -> RenderableType:
-    assert isinstance(observation, FzzztObservation)
-    viewer = observation.seat
-    parts: list[RenderableType] = [
-        Text(
-            translate(
-                "cli.fzzzt.round",
-                language,
-                round=observation.round,
-                auction=min(observation.auction + 1, 8),
-                chief=seat_name(observation.chief, viewer, language),
-            ),
-            style="bold",
-        ),
-        Text(translate("cli.fzzzt.provisional", language), style="dim"),
-    ]
-    belt_label = Text(translate("cli.fzzzt.belt", language) + ": ")
+def belt_text(observation: FzzztObservation, language: str) -> Text:
     shown: list[Text] = []
     for slot, card in enumerate(observation.belt):
         if card == GONE:
             continue
         front = Text("▶", style="bold") if slot == observation.auction else Text("")
         shown.append(front + (Text("▒▒", style="dim") if card == HIDDEN else card_text(card)))
-    parts.append(belt_label + Text(" ").join(shown))
-    parts.append(Text(translate("cli.fzzzt.conveyor", language, count=observation.conveyor_left)))
+    return Text(translate("cli.fzzzt.belt", language) + ": ") + Text(" ").join(shown)
+
+
+def render(observation: Observation, language: str) -> RenderableType:
+    """The auction under way; once the game is over, what each seat ended with (no round,
+    auction or belt any more)."""
+    assert isinstance(observation, FzzztObservation)
+    viewer = observation.seat
+    over = observation.current_player == TERMINAL
+    parts: list[RenderableType] = []
+    if not over:
+        parts.append(
+            Text(
+                translate(
+                    "cli.fzzzt.round",
+                    language,
+                    round=observation.round,
+                    auction=min(observation.auction + 1, 8),
+                    chief=seat_name(observation.chief, viewer, language),
+                ),
+                style="bold",
+            )
+        )
+    parts.append(Text(translate("cli.fzzzt.provisional", language), style="dim"))
+    if not over:
+        parts.append(belt_text(observation, language))
+        parts.append(
+            Text(translate("cli.fzzzt.conveyor", language, count=observation.conveyor_left))
+        )
     table = Table(show_edge=False, box=None, pad_edge=False)
     for key in ("player", "cards", "draw", "bid", "score", "units"):
         table.add_column(translate(f"cli.fzzzt.{key}", language))

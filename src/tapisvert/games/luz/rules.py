@@ -475,6 +475,7 @@ class LuzState(State):
         return [self.ranking()[0]]
 
     def observation(self, seat: Seat | None) -> LuzObservation:
+        self.check_seat(seat)
         public = self._shared("public", self._public_view)
         values = self._shared(seat, lambda: self._values_seen_by(seat))
         knowledge = () if seat is None else self._knowledge(seat)

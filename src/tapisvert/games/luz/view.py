@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tapisvert.cli.views.common import seat_name
-from tapisvert.core.game import Observation
+from tapisvert.core.game import TERMINAL, Observation
 from tapisvert.games.luz.cards import COLOURS, card_to_string, colour_of
 from tapisvert.games.luz.rules import LuzObservation
 from tapisvert.i18n import translate
@@ -30,26 +30,34 @@ def slot_text(colour: int, value: int | None, possible: tuple[int, ...] | None) 
 
 
 def render(observation: Observation, language: str) -> RenderableType:
+    """The deal under way; once the game is over, the last deal's bets and tricks by the
+    final scores (the deal and trick the state moved on to are none)."""
     assert isinstance(observation, LuzObservation)
     viewer = observation.seat
-    parts: list[RenderableType] = [
-        Text(
-            translate(
-                "cli.luz.deal",
-                language,
-                number=observation.deal_index + 1,
-                first=seat_name(observation.first_player, viewer, language),
-            ),
-            style="bold",
-        ),
-        Text(translate("cli.luz.provisional", language), style="dim"),
-    ]
+    over = observation.current_player == TERMINAL
+    last = observation.past_deals[-1] if over and observation.past_deals else None
+    bets = observation.bets if last is None else last.bets
+    tricks = observation.tricks_won if last is None else last.tricks
+    parts: list[RenderableType] = []
+    if not over:
+        parts.append(
+            Text(
+                translate(
+                    "cli.luz.deal",
+                    language,
+                    number=observation.deal_index + 1,
+                    first=seat_name(observation.first_player, viewer, language),
+                ),
+                style="bold",
+            )
+        )
+    parts.append(Text(translate("cli.luz.provisional", language), style="dim"))
     table = Table(show_edge=False, box=None, pad_edge=False)
     for key in ("player", "bets", "tricks", "score"):
         table.add_column(translate(f"cli.luz.{key}", language))
     table.add_column(translate("cli.luz.hand", language))
     for seat in range(observation.players):
-        bet = observation.bets[seat]
+        bet = bets[seat]
         marker = "▶ " if seat == observation.current_player else "  "
         hand = Text(" ")
         cells = []
@@ -65,11 +73,13 @@ def render(observation: Observation, language: str) -> RenderableType:
         table.add_row(
             marker + seat_name(seat, viewer, language),
             "—" if bet is None else f"{bet[0]}{'+' if bet[1] else ''}",
-            str(observation.tricks_won[seat]),
+            str(tricks[seat]),
             str(observation.scores[seat]),
             hand,
         )
     parts.append(table)
+    if over:
+        return Group(*parts)
     leader = seat_name(observation.leader, viewer, language)
     if observation.trick:
         played = Text(" ").join(

@@ -401,6 +401,7 @@ class WizardState(State):
             self._history = (self._history, tuple(drawn))
 
     def observation(self, seat: Seat | None) -> WizardObservation:
+        self.check_seat(seat)
         public = self._shared("public", self._public_view)
         own = {"seat": seat, "hand": self._hand(seat), "bids": self._bids_seen_by(seat, public)}
         return WizardObservation.assemble({**public, **own})

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tapisvert.cli.views.common import seat_name
-from tapisvert.core.game import Observation
+from tapisvert.core.game import TERMINAL, Observation
 from tapisvert.games.wizard.cards import JESTER, NO_TRUMP, SUIT_CARDS, WIZARD, card_to_string
 from tapisvert.games.wizard.cards import suit_name as wizard_suit_name
 from tapisvert.games.wizard.rules import WizardObservation
@@ -49,8 +49,32 @@ def trump_text(observation: WizardObservation, language: str) -> Text:
 
 
 def render(observation: Observation, language: str) -> RenderableType:
+    """The round under way; once the game is over, the last round's bids and tricks by the
+    final scores alone (the round, trump and trick the state moved on to are none)."""
     assert isinstance(observation, WizardObservation)
     viewer = observation.seat
+    over = observation.current_player == TERMINAL
+    last = observation.past_rounds[-1] if over and observation.past_rounds else None
+    bids = observation.bids if last is None else last.bids
+    tricks = observation.tricks_won if last is None else last.tricks
+    table = Table(show_edge=False, box=None, pad_edge=False)
+    for column in ("player", "cards", "bids", "tricks", "score"):
+        table.add_column(
+            translate(f"cli.wizard.{column}", language),
+            justify="left" if column == "player" else "right",
+        )
+    for seat in range(observation.players):
+        bid = bids[seat]
+        marker = "▶ " if seat == observation.current_player else "  "
+        table.add_row(
+            marker + seat_name(seat, viewer, language),
+            str(observation.hand_sizes[seat]),
+            "—" if bid is None else str(bid),
+            str(tricks[seat]),
+            str(observation.scores[seat]),
+        )
+    if over:
+        return table
     header = Text(
         translate(
             "cli.wizard.round",
@@ -65,22 +89,6 @@ def render(observation: Observation, language: str) -> RenderableType:
     trump = Text(translate("cli.wizard.trump", language, trump="")) + trump_text(
         observation, language
     )
-    table = Table(show_edge=False, box=None, pad_edge=False)
-    for column in ("player", "cards", "bids", "tricks", "score"):
-        table.add_column(
-            translate(f"cli.wizard.{column}", language),
-            justify="left" if column == "player" else "right",
-        )
-    for seat in range(observation.players):
-        bid = observation.bids[seat]
-        marker = "▶ " if seat == observation.current_player else "  "
-        table.add_row(
-            marker + seat_name(seat, viewer, language),
-            str(observation.hand_sizes[seat]),
-            "—" if bid is None else str(bid),
-            str(observation.tricks_won[seat]),
-            str(observation.scores[seat]),
-        )
     if observation.trick:
         played = Text(" ").join(
             Text(seat_name((observation.leader + index) % observation.players, viewer, language))
