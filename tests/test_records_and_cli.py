@@ -231,6 +231,10 @@ def test_bad_command_input_is_explained() -> None:
     assert "there is no bot nobody" in result.output
     result = runner.invoke(app, ["play", "wizard", "--players", "9", "--lang", "fr"])
     assert "se joue de 2 à 6 joueurs" in result.output  # 2 with a smaller deck
+    bots = ["--bots", "random,random,random", "--games", "1"]
+    result = runner.invoke(app, ["simulate", "wizard", *bots, "-o", "rounds", "--lang", "en"])
+    assert result.exit_code == 2
+    assert "an option is given as NAME=VALUE, such as rounds=10, not rounds" in result.output
 
 
 def test_play_luz_shows_possible_values_not_own_values() -> None:
