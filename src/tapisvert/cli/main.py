@@ -200,7 +200,7 @@ def play(
             for index in range(game.players)
         ]
         record = record_of(state, seats)
-        save.write_text(record.to_json() if save.suffix == ".json" else record.to_text(), "utf-8")
+        save_record(record, save)
         console.print(translate("cli.saved", language, path=save))
 
 
