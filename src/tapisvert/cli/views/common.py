@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from rich.text import Text
+
 from tapisvert.i18n import translate
+
+
+def heading(key: str, language: str, **arguments: object) -> Text:
+    """A view's first line, in bold: the round, deal or turn under way."""
+    return Text(translate(key, language, **arguments), style="bold")
 
 
 def seat_name(seat: int, viewer: int | None, language: str) -> str:

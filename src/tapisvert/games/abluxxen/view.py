@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tapisvert.cli.views.common import seat_name
+from tapisvert.cli.views.common import heading, seat_name
 from tapisvert.core.game import TERMINAL, Observation
 from tapisvert.games.abluxxen.cards import JOKER, kind_to_string, set_to_string
 from tapisvert.games.abluxxen.rules import AbluxxenObservation
@@ -29,16 +29,8 @@ def render(observation: Observation, language: str) -> RenderableType:
     over = observation.current_player == TERMINAL
     parts: list[RenderableType] = []
     if not over:
-        parts.append(
-            Text(
-                translate(
-                    "cli.abluxxen.turn",
-                    language,
-                    active=seat_name(observation.active, viewer, language),
-                ),
-                style="bold",
-            )
-        )
+        active = seat_name(observation.active, viewer, language)
+        parts.append(heading("cli.abluxxen.turn", language, active=active))
     series = observation.games != 1
     if series:
         parts.append(Text(series_line(observation, language)))

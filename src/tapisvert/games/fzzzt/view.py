@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tapisvert.cli.views.common import seat_name
+from tapisvert.cli.views.common import heading, seat_name
 from tapisvert.core.game import TERMINAL, Observation
 from tapisvert.games.fzzzt.cards import CARDS, Kind, name, symbol_text
 from tapisvert.games.fzzzt.rules import GONE, HIDDEN, FzzztObservation, Placement
@@ -60,15 +60,12 @@ def render(observation: Observation, language: str) -> RenderableType:
     parts: list[RenderableType] = []
     if not over:
         parts.append(
-            Text(
-                translate(
-                    "cli.fzzzt.round",
-                    language,
-                    round=observation.round,
-                    auction=min(observation.auction + 1, 8),
-                    chief=seat_name(observation.chief, viewer, language),
-                ),
-                style="bold",
+            heading(
+                "cli.fzzzt.round",
+                language,
+                round=observation.round,
+                auction=min(observation.auction + 1, 8),
+                chief=seat_name(observation.chief, viewer, language),
             )
         )
     parts.append(Text(translate("cli.fzzzt.provisional", language), style="dim"))

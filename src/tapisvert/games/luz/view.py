@@ -7,7 +7,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tapisvert.cli.views.common import seat_name
+from tapisvert.cli.views.common import heading, seat_name
 from tapisvert.core.game import TERMINAL, Observation
 from tapisvert.games.luz.cards import COLOURS, card_to_string, colour_of
 from tapisvert.games.luz.rules import LuzObservation
@@ -41,14 +41,11 @@ def render(observation: Observation, language: str) -> RenderableType:
     parts: list[RenderableType] = []
     if not over:
         parts.append(
-            Text(
-                translate(
-                    "cli.luz.deal",
-                    language,
-                    number=observation.deal_index + 1,
-                    first=seat_name(observation.first_player, viewer, language),
-                ),
-                style="bold",
+            heading(
+                "cli.luz.deal",
+                language,
+                number=observation.deal_index + 1,
+                first=seat_name(observation.first_player, viewer, language),
             )
         )
     parts.append(Text(translate("cli.luz.provisional", language), style="dim"))

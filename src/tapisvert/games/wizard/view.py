@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tapisvert.cli.views.common import seat_name
+from tapisvert.cli.views.common import heading, seat_name
 from tapisvert.core.game import TERMINAL, Observation
 from tapisvert.games.wizard.cards import JESTER, NO_TRUMP, SUIT_CARDS, WIZARD, card_to_string
 from tapisvert.games.wizard.cards import suit_name as wizard_suit_name
@@ -75,16 +75,13 @@ def render(observation: Observation, language: str) -> RenderableType:
         )
     if over:
         return table
-    header = Text(
-        translate(
-            "cli.wizard.round",
-            language,
-            number=observation.round_index + 1,
-            rounds=observation.rounds,
-            cards=observation.round_number,
-            dealer=seat_name(observation.dealer, viewer, language),
-        ),
-        style="bold",
+    header = heading(
+        "cli.wizard.round",
+        language,
+        number=observation.round_index + 1,
+        rounds=observation.rounds,
+        cards=observation.round_number,
+        dealer=seat_name(observation.dealer, viewer, language),
     )
     trump = Text(translate("cli.wizard.trump", language, trump="")) + trump_text(
         observation, language
