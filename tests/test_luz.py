@@ -11,8 +11,10 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from tapisvert import CHANCE, IllegalActionError, load_game
+from tapisvert.core.display import render_state
 from tapisvert.games.luz import LuzObservation, LuzState, deal_score, trick_winner
 from tapisvert.games.luz.cards import (
     COLOURS,
@@ -358,3 +360,19 @@ def test_knowledge_kept_up_to_date_equals_knowledge_deduced_afresh(players: int,
         following = state.clone()
         following.apply_action(rng.choice(state.legal_actions()))
         state = following
+
+
+def test_a_shorter_game_shows_its_own_number_of_deals() -> None:
+    """A game of two deals (an option that shrinks it) says "of 2", on the table in a
+    terminal as in the observation a client reads."""
+    state = load_game("luz", players=4, deals=2).new_initial_state(seed=5)
+    state.resolve_chance()
+    observation = state.observation(0)
+    assert isinstance(observation, LuzObservation) and observation.deals == 2
+    assert state.view(0)["deals"] == 2
+    console = Console(width=120, record=True)
+    console.print(render_state(state, 0, "en"))
+    assert "Deal 1 of 2" in console.export_text()
+    console = Console(width=120, record=True)
+    console.print(render_state(state, 0, "fr"))
+    assert "Donne 1 sur 2" in console.export_text()

@@ -62,6 +62,8 @@ class LuzObservation(Observation):
     histories = frozenset({"completed_tricks", "past_deals"})
 
     players: int
+    deals: int
+    """The deals of this game: four, fewer where an option shrinks it."""
     deal_index: int
     first_player: Seat
     phase: str

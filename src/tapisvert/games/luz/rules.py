@@ -504,6 +504,7 @@ class LuzState(State):
     def _public_view(self) -> dict[str, Any]:
         return {
             "players": self._players,
+            "deals": self._game.deals,
             "deal_index": self._deal_index,
             "first_player": self._first,
             "phase": PHASE_NAMES[self._phase],

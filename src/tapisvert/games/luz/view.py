@@ -45,6 +45,7 @@ def render(observation: Observation, language: str) -> RenderableType:
                 "cli.luz.deal",
                 language,
                 number=observation.deal_index + 1,
+                deals=observation.deals,
                 first=seat_name(observation.first_player, viewer, language),
             )
         )

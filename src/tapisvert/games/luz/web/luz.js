@@ -14,10 +14,12 @@ function tricksPerDeal(view) {
 }
 
 /** The table of successes, as the game publishes it (GET /api/games): a person looks it up
- * before betting. One deal a column. */
-function scoring() {
+ * before betting. One deal a column, for the deals of the game `view` shows (fewer than four
+ * where an option shrinks it), or of a whole game. */
+function scoring(view) {
   const { success, miss_per_trick: missPerTrick } = state.games.find((game) => game.name === "luz").scoring;
-  return { plain: success.plain, bead: success.bead, missPerTrick, deals: success.plain.length };
+  const deals = view?.deals ?? success.plain.length;
+  return { plain: success.plain.slice(0, deals), bead: success.bead.slice(0, deals), missPerTrick, deals };
 }
 
 function colourName(letter) {
@@ -104,13 +106,13 @@ function lastTrick(view) {
 function describe(before, after, { names }) {
   const lines = [];
   const first = before.deal_index ?? 0;
-  const last = Math.min(after.deal_index ?? 0, scoring().deals - 1);
+  const last = Math.min(after.deal_index ?? 0, scoring(after).deals - 1);
   for (let index = first; index <= last; index++) {
     const was = index === first ? dealRecord(before, index) : dealRecord({}, index);
     const now = dealRecord(after, index);
     if (index > first) {
       const opener = now.finished ? now.finished.first_player : after.first_player;
-      lines.push(t("luz.board.log_deal_start", { number: index + 1, deals: scoring().deals, name: names[opener] }));
+      lines.push(t("luz.board.log_deal_start", { number: index + 1, deals: scoring(after).deals, name: names[opener] }));
     }
     const players = names.length;
     const opener = now.finished ? now.finished.first_player : after.first_player;
@@ -154,7 +156,7 @@ function summary(before, after, { names }) {
   if (count <= (before.past_deals?.length ?? 0)) return null;
   const deal = after.past_deals[count - 1];
   return {
-    title: t("luz.board.summary", { number: deal.deal_number, deals: scoring().deals }),
+    title: t("luz.board.summary", { number: deal.deal_number, deals: scoring(after).deals }),
     head: ["", t("luz.board.bet"), t("web.tricks"), t("luz.board.outcome"), t("web.points_column"), t("web.total")],
     rows: names.map((name, seat) => {
       const [bet, safety] = deal.bets[seat];
@@ -206,7 +208,7 @@ function center(view, ctx) {
   const leading = !ctx.showingLast && live.length > 1 && live.length < view.players ? winningPlay(live) : null;
   return html`<div class="luz-center">
     <div class="row round-line">
-      <strong>${view.phase === "end" ? t("luz.board.game_over") : t("luz.board.deal", { number: view.deal_index + 1, deals: scoring().deals })}</strong>
+      <strong>${view.phase === "end" ? t("luz.board.game_over") : t("luz.board.deal", { number: view.deal_index + 1, deals: scoring(view).deals })}</strong>
       ${playing && trickNumber ? html`<span>${t("luz.board.trick_number", { number: trickNumber, tricks: tricksPerDeal(view) })}</span>` : null}
     </div>
     <p class="luz-trump" id="trump">
@@ -322,7 +324,8 @@ function handles(action) {
 }
 
 function sheet(view, { names }) {
-  const current = Math.min(view.deal_index ?? 0, scoring().deals - 1);
+  const successes = scoring(view);
+  const current = Math.min(view.deal_index ?? 0, successes.deals - 1);
   return html`<div class="luz-sheet">
     <table class="sheet">
       <thead><tr><th scope="col">${t("luz.board.deal_column")}</th>${names.map((name) => html`<th scope="col">${name}</th>`)}</tr></thead>
@@ -335,12 +338,12 @@ function sheet(view, { names }) {
     <p class="hint sheet-key">${t("luz.board.sheet_key")}</p>
     <table class="sheet luz-successes" id="successes">
       <caption>${t("luz.board.successes")}</caption>
-      <thead><tr><th scope="col"><span class="visually-hidden">${t("luz.board.outcome_column")}</span></th>${scoring().plain.map((_, deal) => html`<th scope="col"
+      <thead><tr><th scope="col"><span class="visually-hidden">${t("luz.board.outcome_column")}</span></th>${successes.plain.map((_, deal) => html`<th scope="col"
         class=${deal === current && view.phase !== "end" ? "luz-now" : ""}>${t("luz.board.deal_short", { number: deal + 1 })}</th>`)}</tr></thead>
       <tbody>
-        <tr><th scope="row">${t("luz.board.made_plain")}</th>${scoring().plain.map((points) => html`<td>+${points}</td>`)}</tr>
-        <tr><th scope="row">${t("luz.board.made_bead")}</th>${scoring().bead.map((points) => html`<td>+${points}</td>`)}</tr>
-        <tr><th scope="row">${t("luz.board.missed_row")}</th><td colspan=${scoring().deals}>${t("luz.board.missed_points", { points: scoring().missPerTrick })}</td></tr>
+        <tr><th scope="row">${t("luz.board.made_plain")}</th>${successes.plain.map((points) => html`<td>+${points}</td>`)}</tr>
+        <tr><th scope="row">${t("luz.board.made_bead")}</th>${successes.bead.map((points) => html`<td>+${points}</td>`)}</tr>
+        <tr><th scope="row">${t("luz.board.missed_row")}</th><td colspan=${successes.deals}>${t("luz.board.missed_points", { points: successes.missPerTrick })}</td></tr>
       </tbody>
     </table>
   </div>`;
