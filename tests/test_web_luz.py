@@ -181,3 +181,15 @@ def test_on_a_phone_a_deal_summary_comes_folded_and_stays_as_the_person_leaves_i
         assert toggle.get_attribute("aria-expanded") == "true"
         phone.locator("#summary .close").click()
         assert not phone.locator("#summary").count()
+
+
+def test_a_shorter_luz_game_counts_its_own_deals(server: Server, page: Page) -> None:
+    """Two deals, an option among those that shrink a game: the board says "of 2", and the
+    table of successes has a column for each of its two deals."""
+    sign_in(page, server, "Dora")
+    page.select_option("#new-game", "luz")
+    page.click("#shrinking-options summary")
+    start_table(page, "luz", PLAYERS, {"deals": "2"})
+    page.wait_for_selector(".luz-seat-cards")
+    assert "Deal 1 of 2" in page.inner_text("#board")
+    assert page.locator("#successes thead th").all_inner_texts()[1:] == ["Deal 1", "Deal 2"]
