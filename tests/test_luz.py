@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from tapisvert import CHANCE, IllegalActionError, load_game
-from tapisvert.cli.views import render_state
+from tapisvert.core.display import render_state
 from tapisvert.games.luz import LuzObservation, LuzState, deal_score, trick_winner
 from tapisvert.games.luz.cards import (
     COLOURS,

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from tapisvert import CHANCE, OptionError, RecordError, load_game
 from tapisvert.arena import run_arena
 from tapisvert.cli.main import app
-from tapisvert.cli.views import render_state
+from tapisvert.core.display import render_state
 from tapisvert.core.game import State
 from tapisvert.core.records import (
     load_record,

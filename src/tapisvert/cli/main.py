@@ -27,8 +27,9 @@ from tapisvert.cli.exports import exports
 from tapisvert.cli.options import errors, fail, help_text
 from tapisvert.cli.own_bots import own_bots
 from tapisvert.cli.serving import serving
-from tapisvert.cli.views import news, render_state
+from tapisvert.cli.views import news
 from tapisvert.compiled import engine_in_use, engine_words
+from tapisvert.core.display import render_state
 from tapisvert.core.errors import IllegalActionError, OptionError, RecordError, TapisvertError
 from tapisvert.core.game import CHANCE, Game, State
 from tapisvert.core.notation import ascii_number

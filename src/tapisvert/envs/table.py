@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
-from tapisvert.cli.views import render_state
+from tapisvert.core.display import render_state
 from tapisvert.core.extras import needs
 from tapisvert.core.game import Action, Game, Seat, State
 from tapisvert.core.registry import load_game
