@@ -12,6 +12,9 @@ time itself (an instruction of numpy's copies costs less than one of the interpr
 
 Run: ``.venv/bin/python benchmarks/interface_instructions.py [--games 2] [--game wizard]``
 (needs ``valgrind``; a few minutes per row, the interpreter running some fifty times slower.)
+With ``--keep DIR``, callgrind's own file of each count stays in ``DIR``
+(``ROW.SIDE.callgrind``), for ``callgrind_annotate --inclusive=yes`` to say which functions
+the instructions went to.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import tapisvert
 from interface_games import OPTIONS, engine_games, tensor_games
@@ -38,15 +42,17 @@ def played(row: str, side: str, games: int) -> None:
     print(f"decisions {decisions}")
 
 
-def counted(row: str, side: str, games: int) -> float:
-    """Instructions per decision of ``side`` playing ``games`` games of ``row``."""
+def counted(row: str, side: str, games: int, keep: Path | None) -> float:
+    """Instructions per decision of ``side`` playing ``games`` games of ``row``; callgrind's
+    file kept in ``keep`` if given."""
+    kept = os.devnull if keep is None else str(keep / f"{row}.{side}.callgrind")
     printed = subprocess.run(
         [
             "valgrind",
             "--tool=callgrind",
             "--collect-atstart=no",
             "--toggle-collect=functools_reduce",
-            "--callgrind-out-file=/dev/null",
+            f"--callgrind-out-file={kept}",
             sys.executable,
             __file__,
             "--count",
@@ -72,6 +78,7 @@ def main() -> None:
     parser.add_argument(
         "--game", action="append", default=[], help="a row to count (every game by default)"
     )
+    parser.add_argument("--keep", type=Path, help="a folder to keep callgrind's files in")
     parser.add_argument("--count", nargs=3, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.count:
@@ -80,6 +87,8 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind counts the instructions: install it (apt-get install valgrind)")
+    if arguments.keep is not None:
+        arguments.keep.mkdir(parents=True, exist_ok=True)
     every = [
         *tapisvert.game_names(),
         *(row for row in OPTIONS if row not in tapisvert.game_names()),
@@ -88,8 +97,8 @@ def main() -> None:
     for row in arguments.game or tapisvert.game_names():
         if row not in every:
             raise SystemExit(f"no row {row}: the rows are {', '.join(every)}")
-        engine = counted(row, "engine", arguments.games)
-        tensor = counted(row, "tensor+mask", arguments.games)
+        engine = counted(row, "engine", arguments.games, arguments.keep)
+        tensor = counted(row, "tensor+mask", arguments.games, arguments.keep)
         print(f"{row:10} {engine:14,.0f} {tensor:14,.0f} {engine / tensor:5.3f}")
 
 
