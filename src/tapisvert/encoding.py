@@ -356,26 +356,26 @@ class Template:
     Between one decision of a seat and its next, a move replaces a few of those objects and
     leaves the others as they were: a part is written again only when its object changed
     (:meth:`previous`), and the tensor starts as a copy of the template, its small fields then
-    written on it (see :class:`Templates`)."""
+    written on it (see :class:`Templates`).
 
-    __slots__ = ("out", "remembers", "sources", "tensor", "view")
+    The values are kept as their float32 bits in a native vector (``bits``; see
+    :class:`Staging`): compiled, a value set there is a store, where one set in a tensor's
+    buffer is a call that boxes the index and the value."""
 
-    def __init__(self, tensor: Tensor, parts: int, remembers: bool) -> None:
-        self.tensor = tensor
-        self.out = float_values(tensor)
+    __slots__ = ("bits", "remembers", "sources", "targets")
+
+    def __init__(self, size: int, parts: int, remembers: bool) -> None:
+        self.bits: vec[i32] = _zero_bits(size)[0:size]
         self.remembers = remembers
         self.sources: list[object] = [UNWRITTEN] * parts
-        self.view = RecentViews(checked_tensor, len(self.out))
-        """The view of the tensor this template was last copied to (a table's row, say)."""
+        self.targets = RecentViews(tensor_targets, size)
+        """The tensors this template was last copied to (a table's row, say)."""
 
     @classmethod
-    def fresh(cls, tensor: Tensor, parts: int, size: int) -> Template:
-        """A template that is ``tensor`` itself (of ``size`` values, the encoding's), zeroed,
-        remembering nothing: every part is written (for an observation, which no later one
-        follows)."""
-        checked_tensor(tensor, size)
-        tensor.fill(0.0)
-        return cls(tensor, parts, remembers=False)
+    def fresh(cls, parts: int, size: int) -> Template:
+        """A template of zeros that remembers nothing: every part is written (for an
+        observation, which no later one follows)."""
+        return cls(size, parts, remembers=False)
 
     def previous(self, part: int, source: object) -> object:
         """What part number ``part`` was written from (``UNWRITTEN``: nothing, its run is
@@ -406,7 +406,7 @@ class Template:
         was = self.previous(part, items)
         if was is UNCHANGED:
             return
-        out = self.out
+        bits = self.bits
         count = len(items)
         if was is not UNWRITTEN:
             before = was
@@ -419,17 +419,17 @@ class Template:
                             at = start + slot * width
                             offset = offsets[old]
                             if offset >= 0:
-                                out[at + offset] = 0.0
+                                bits[at + offset] = 0
                             offset = offsets[item]
                             if offset >= 0:
-                                out[at + offset] = 1.0
+                                bits[at + offset] = ONE_BITS
                 return
-            clear_slots(out, runs, before)
+            clear_slots(bits, runs, before)
         for start, width, offsets in runs:
             for slot in range(count):
                 offset = offsets[items[slot]]
                 if offset >= 0:
-                    out[start + slot * width + offset] = 1.0
+                    bits[start + slot * width + offset] = ONE_BITS
 
     def write_flags(self, part: int, items: tuple[int, ...], start: int) -> None:
         """Part number ``part``: 1 at ``start + item`` for each of ``items`` (a group of
@@ -440,29 +440,50 @@ class Template:
         was = self.previous(part, items)
         if was is UNCHANGED:
             return
-        out = self.out
+        bits = self.bits
         added = appended(was, items)
         if added is None:
             assert isinstance(was, tuple)  # as a cast, less a call: the flags written from it
             for item in was:
-                out[start + item] = 0.0
+                bits[start + item] = 0
             added = items
         for item in added:
-            out[start + item] = 1.0
+            bits[start + item] = ONE_BITS
+
+    def write_block(
+        self, part: int, source: K, start: int, blocks: IdentityCache[K, Block]
+    ) -> None:
+        """Part number ``part``: the block of ``source`` (see :func:`block_cache`) from
+        ``start`` on, where its object changed; the values of the block it replaces are
+        cleared first."""
+        was = self.previous(part, source)
+        if was is UNCHANGED:
+            return
+        bits = self.bits
+        if was is not UNWRITTEN:
+            for offset, _ in blocks(cast(K, was)):
+                bits[start + offset] = 0
+        for offset, value in blocks(source):
+            bits[start + offset] = value
 
     def copy_to(self, tensor: Tensor) -> MutableSequence[float]:
-        """Start ``tensor`` as this template (nothing to do where it is the template
-        itself), and answer it as a buffer of floats, for the small fields. (A copy
-        between the buffers costs a quarter of numpy's ``tensor[:] = template``.)"""
-        if tensor is not self.tensor:
-            out = self.view(tensor)
-            out[:] = self.out
-            return out
-        return self.out
+        """Set ``tensor`` to this template's values, and answer it as a buffer of floats,
+        for the small fields."""
+        bits, floats = self.targets(tensor)
+        bits[:] = self.bits
+        return floats
 
     def clear(self, start: int, stop: int) -> None:
         """Zeros from ``start`` to ``stop``."""
-        self.out[start:stop] = zeros(stop - start)
+        bits = self.bits
+        for at in range(start, stop):
+            bits[at] = 0
+
+
+@functools.cache
+def _zero_bits(size: int) -> vec[i32]:
+    """``size`` zeros, a template's values to start from (a slice is a copy)."""
+    return vec[i32]([0] * size)
 
 
 class Templates:
@@ -492,7 +513,7 @@ class Templates:
             entries = self._entries
             if len(entries) >= self.kept:
                 del entries[self._order.popleft()]
-            template = Template(numpy.zeros(self._size, dtype=numpy.float32), self._parts, True)
+            template = Template(self._size, self._parts, True)
             entries[key] = template
             self._order.append(key)
         return template
@@ -697,15 +718,13 @@ def seats_in_order(players: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
-def clear_slots(
-    out: MutableSequence[float], runs: Sequence[SlotRun], items: tuple[int, ...]
-) -> None:
+def clear_slots(bits: vec[i32], runs: Sequence[SlotRun], items: tuple[int, ...]) -> None:
     """Zero what :meth:`Template.write_slots` wrote from ``items`` into ``runs``."""
     for start, width, offsets in runs:
         for slot in range(len(items)):
             offset = offsets[items[slot]]
             if offset >= 0:
-                out[start + slot * width + offset] = 0.0
+                bits[start + slot * width + offset] = 0
 
 
 def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -764,36 +783,29 @@ def seat_places(players: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
+Block = tuple[tuple[int, int], ...]
+"""A run's values that are not zero, each ``(offset, float32 bits)`` (see :func:`block_cache`)."""
+
+
 def block_cache(
     size: int, write: Callable[[MutableSequence[float], K], None], kept: int = BLOCKS_KEPT
-) -> IdentityCache[K, MutableSequence[float]]:
+) -> IdentityCache[K, Block]:
     """The run of ``size`` values that ``write`` sets in zeros from an immutable part of a
-    position (a hand, a discard pile), computed once per part while it is among the ``kept``
-    last.
+    position (a seat's units, its chits), as its values that are not zero (a :data:`Block`),
+    computed once per part while it is among the ``kept`` last.
 
-    Most moves leave most parts of a state as the same objects: such a part is then copied
-    into the tensor as one slice, which costs less than a few values set one by one. A
-    block is an array of float32 (made faster than a numpy array), copied into a tensor's
-    buffer (:func:`values_of`) faster than through numpy."""
+    Most moves leave most parts of a state as the same objects: such a part's values are
+    then found rather than worked out again, and set in a template
+    (:meth:`Template.write_block`)."""
 
-    def compute(part: K) -> MutableSequence[float]:
+    def compute(part: K) -> Block:
         block = array("f", bytes(4 * size))
         write(block, part)
-        return block
+        return tuple(
+            (offset, value) for offset, value in enumerate(array("i", block.tobytes())) if value
+        )
 
     return IdentityCache(compute, kept)
-
-
-def put_block(out: MutableSequence[float], start: int, block: MutableSequence[float]) -> None:
-    """``block`` (from a :func:`block_cache`) into ``out`` from ``start`` on."""
-    out[start : start + len(block)] = block
-
-
-@functools.cache
-def zeros(size: int) -> Sequence[float]:
-    """``size`` zeros as a read-only buffer of floats, to clear a run of a tensor's buffer
-    with (see :meth:`Template.clear`)."""
-    return memoryview(bytes(4 * size)).cast("f")
 
 
 def one_hot(tensor: Tensor, field: Field, index: int | None, value: float = 1.0) -> None:

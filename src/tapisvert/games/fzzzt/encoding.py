@@ -38,16 +38,19 @@ from collections import Counter
 from collections.abc import Iterable, MutableSequence, Sequence
 from typing import Final, cast
 
+from librt.vecs import vec
+from mypy_extensions import i32
+
 from tapisvert.core.cache import IdentityCache
 from tapisvert.core.game import Action, Observation, Seat, State
 from tapisvert.encoding import (
     BLOCKS_KEPT,
+    ONE_BITS,
     UNCHANGED,
     Encoding,
     Template,
     Tensor,
     block_cache,
-    put_block,
     scaled,
     seat_places,
 )
@@ -216,7 +219,7 @@ class FzzztEncoding(Encoding):
         seen = cast(FzzztObservation, observation)
         self._fill(
             tensor,
-            Template.fresh(tensor, PER_SEAT + SEAT_PARTS * self.players, self.size),
+            Template.fresh(PER_SEAT + SEAT_PARTS * self.players, self.size),
             seen.seat,
             (PHASES[seen.phase], seen.round, seen.auction, seen.conveyor_left),
             (seen.chief, seen.current_player),
@@ -303,14 +306,14 @@ class FzzztEncoding(Encoding):
         tensor started from it."""
         players = self.players
         places = self._places[seat or 0]
-        written = template.out
+        written = template.bits
         if template.previous(PART_MECHANICS, mechanics) is not UNCHANGED:
             at = self.mechanics.start
             template.clear(at, self.mechanics.stop)
             for other, place in enumerate(places):
                 mechanic = mechanics[other]
                 if mechanic is not None:
-                    written[at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = 1.0
+                    written[at + place * len(MECHANICS) + MECHANIC_INDEX[mechanic]] = ONE_BITS
         hand, bid, draw_pile = own
         template.write_flags(PART_HAND, hand, self.hand.start)
         template.write_flags(PART_BID, bid, self.bid.start)
@@ -334,32 +337,25 @@ class FzzztEncoding(Encoding):
             if sources[part + 2] is not known_held[other]:
                 template.write_flags(part + 2, known_held[other], known_at + at)
             seat_units, seat_chits = units[other], chits[other]
-            if (
-                sources[part + 3] is not seat_units
-                and template.previous(part + 3, seat_units) is not UNCHANGED
-            ):
-                put_block(written, units_at + place * UNITS_SIZE, self._units_blocks(seat_units))
-            if (
-                sources[part + 4] is not seat_chits
-                and template.previous(part + 4, seat_chits) is not UNCHANGED
-            ):
-                put_block(written, chits_at + place * SYMBOLS, self._chits_blocks(seat_chits))
+            if sources[part + 3] is not seat_units:
+                template.write_block(
+                    part + 3, seat_units, units_at + place * UNITS_SIZE, self._units_blocks
+                )
+            if sources[part + 4] is not seat_chits:
+                template.write_block(
+                    part + 4, seat_chits, chits_at + place * SYMBOLS, self._chits_blocks
+                )
         if template.previous(PART_PLACED, placed) is not UNCHANGED:
             template.clear(self.placed.start, self.placed.stop)
             for unit in placed:
-                written[self.placed.start + UNIT_INDEX[unit]] = 1.0
+                written[self.placed.start + UNIT_INDEX[unit]] = ONE_BITS
         template.write_slots(PART_BELT, belt, self._belt_runs)
-        if template.previous(PART_LAST, last) is not UNCHANGED:
-            template.clear(self.last_card.start, self.last_bids.stop)
+        was = template.previous(PART_LAST, last)
+        if was is not UNCHANGED:
+            if isinstance(was, AuctionResult):  # its few values cleared, not the whole run
+                self._write_last(written, was, places, 0)
             if last is not None:
-                written[self.last_card.start + last.card] = 1.0
-                if 0 <= last.winner < players:
-                    written[self.last_winner.start + places[last.winner]] = 1.0
-                bids_at = self.last_bids.start
-                for other, revealed in enumerate(last.bids):  # a few cards: set one by one
-                    at = bids_at + places[other] * CARD_COUNT
-                    for card in revealed or ():
-                        written[at + card] = 1.0
+                self._write_last(written, last, places, ONE_BITS)
         out = template.copy_to(tensor)
         phase, round_number, auction, conveyor_left = counters
         out[self.phase.start + phase] = 1.0
@@ -390,6 +386,20 @@ class FzzztEncoding(Encoding):
             if drawing:
                 out[pending_at + place] = drawing / HAND_LIMIT if drawing < HAND_LIMIT else 1.0
         out[self.conveyor_left.start] = conveyor_left / CARD_COUNT
+
+    def _write_last(
+        self, written: vec[i32], last: AuctionResult, places: Sequence[int], value: int
+    ) -> None:
+        """``value`` (the bits of 1, or 0 to clear) where the last auction's card, winner and
+        revealed bids go."""
+        written[self.last_card.start + last.card] = value
+        if 0 <= last.winner < self.players:
+            written[self.last_winner.start + places[last.winner]] = value
+        bids_at = self.last_bids.start
+        for other, revealed in enumerate(last.bids):  # a few cards: set one by one
+            at = bids_at + places[other] * CARD_COUNT
+            for card in revealed or ():
+                written[at + card] = value
 
 
 def _write_units(out: MutableSequence[float], units: Units) -> None:

@@ -28,11 +28,15 @@ whose ids are compact already (32 in all). The first player is chance, not a dec
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Sequence
 from typing import Final, NamedTuple, cast
+
+from librt.vecs import vec
+from mypy_extensions import i32
 
 from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import (
+    ONE_BITS,
     UNCHANGED,
     UNWRITTEN,
     Encoding,
@@ -40,6 +44,7 @@ from tapisvert.encoding import (
     Template,
     Tensor,
     appended,
+    float32_bits,
     scaled,
     seat_places,
 )
@@ -81,6 +86,10 @@ COLOUR_AT: Final = (*range(COLOUR_COUNT), -1)
 VALUE_AT: Final = (-1, *range(MAX_VALUE), -1)
 """The same by an observation's value, 1 to 12 (-1: played or unseen)."""
 PHASES: Final = {name: index for index, name in enumerate(PHASE_NAMES)}
+BET_BITS: Final = tuple(float32_bits(bet / MAX_BET) for bet in range(MAX_BET + 1))
+"""A bet's value (bet / 10) as a template holds it: float32 bits."""
+TRICKS_BITS: Final = tuple(float32_bits(taken / HAND_SIZE) for taken in range(HAND_SIZE + 1))
+"""Tricks taken (/ 10) as a template holds them."""
 
 
 class HandRuns(NamedTuple):
@@ -144,7 +153,7 @@ class LuzEncoding(Encoding):
         seen = cast(LuzObservation, observation)
         self._fill(
             tensor,
-            Template.fresh(tensor, PARTS + 2 * self.players, self.size),
+            Template.fresh(PARTS + 2 * self.players, self.size),
             seen.seat,
             PHASES[seen.phase],
             seen.deal_index,
@@ -218,7 +227,7 @@ class LuzEncoding(Encoding):
         started from it."""
         players = self.players
         places = self._places[seat or 0]
-        written = template.out
+        written = template.bits
         if colours is values:
             self._write_hands(template, colours, dealt, runs, completed, trick)
         else:
@@ -236,14 +245,14 @@ class LuzEncoding(Encoding):
             for other, bet in enumerate(bets):
                 if bet is not None:
                     place = places[other]
-                    written[bet_made + place] = 1.0
-                    written[bets_at + place] = bet[0] / MAX_BET
-                    written[safety + place] = bet[1]
+                    written[bet_made + place] = ONE_BITS
+                    written[bets_at + place] = BET_BITS[bet[0]]
+                    written[safety + place] = ONE_BITS if bet[1] else 0
         was = template.previous(PART_FINISHED, completed)
         if was is not UNCHANGED:
             tricks_at = self.tricks_won.start
             for other, taken in enumerate(tricks_won):
-                written[tricks_at + places[other]] = taken / HAND_SIZE
+                written[tricks_at + places[other]] = TRICKS_BITS[taken]
             played_at = self.played.start
             finished = appended(was, completed)
             if finished is None:
@@ -251,7 +260,7 @@ class LuzEncoding(Encoding):
                 finished = completed
             for each in finished:
                 for play in each.plays:
-                    written[played_at + play.card] = 1.0
+                    written[played_at + play.card] = ONE_BITS
         was = template.previous(PART_TRICK, trick)
         if was is not UNCHANGED:
             trick_at = self.trick.start
@@ -259,14 +268,14 @@ class LuzEncoding(Encoding):
             if plays is None:
                 assert isinstance(was, tuple)  # as a cast, less a call: the plays written
                 for play in was:
-                    written[trick_at + places[play.seat] * CARD_IDS + play.card] = 0.0
+                    written[trick_at + places[play.seat] * CARD_IDS + play.card] = 0
                 plays = trick
             for play in plays:
-                written[trick_at + places[play.seat] * CARD_IDS + play.card] = 1.0
+                written[trick_at + places[play.seat] * CARD_IDS + play.card] = ONE_BITS
         if template.previous(PART_SCORES, scores) is not UNCHANGED:
             scores_at = self.scores.start
             for other, place in enumerate(places):
-                written[scores_at + place] = scaled(scores[other], WORST_TOTAL)
+                written[scores_at + place] = float32_bits(scaled(scores[other], WORST_TOTAL))
         out = template.copy_to(tensor)
         out[self.phase.start + phase] = 1.0
         out[self.deal.start + deal_index] = 1.0
@@ -318,25 +327,20 @@ class LuzEncoding(Encoding):
         if sources[PART_DEALT] is dealt:
             plays = plays_since(sources[PART_FINISHED], sources[PART_TRICK], completed, trick)
             if plays is not None:
-                out = template.out
+                bits = template.bits
                 for seat, slot, card in plays:
                     for start, width, offsets in runs[seat].both:
                         offset = offsets[card]
                         if offset >= 0:
-                            out[start + slot * width + offset] = 0.0
+                            bits[start + slot * width + offset] = 0
                 for other in range(self.players):
                     sources[PARTS + other] = hands[other]
                 return
         sources[PART_DEALT] = dealt
-        template.clear(self.colours.start, self.colours.stop)  # every hand's, at once
-        template.clear(self.values.start, self.values.stop)
-        for other in range(self.players):
-            sources[PARTS + other] = UNWRITTEN
+        for other in range(self.players):  # each slot's card changed since: written again
             template.write_slots(PARTS + other, hands[other], runs[other].both)
 
-    def _write_knowledge(
-        self, written: MutableSequence[float], was: object, knowledge: Knowledge
-    ) -> None:
+    def _write_knowledge(self, written: vec[i32], was: object, knowledge: Knowledge) -> None:
         """The values each own slot may hold, written again for the slots whose possible
         values changed since ``was`` (the knowledge the run holds, or ``UNWRITTEN``)."""
         before: Knowledge = (
@@ -346,7 +350,7 @@ class LuzEncoding(Encoding):
             at = self.knowledge.start - 1
             for possible in before:
                 for value in possible or ():
-                    written[at + value] = 0.0
+                    written[at + value] = 0
                 at += MAX_VALUE
             before = (None,) * len(knowledge)
         at = self.knowledge.start - 1
@@ -354,9 +358,9 @@ class LuzEncoding(Encoding):
             old, possible = before[slot], knowledge[slot]
             if old is not possible and old != possible:
                 for value in old or ():
-                    written[at + value] = 0.0
+                    written[at + value] = 0
                 for value in possible or ():
-                    written[at + value] = 1.0
+                    written[at + value] = ONE_BITS
             at += MAX_VALUE
 
 
