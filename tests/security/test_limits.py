@@ -275,9 +275,14 @@ def test_a_login_takes_as_long_whether_or_not_the_name_exists(
             assert httpx.post(url, json={"name": name, "password": "wrong!"}).status_code == 401
             return time.perf_counter() - start
 
-        known = statistics.median(timed("wes") for _ in range(5))
-        unknown = statistics.median(timed(f"nobody{n}") for n in range(5))
-    assert unknown > known / 3
+        # In turns, so that both kinds share the machine's moments: the suite's other
+        # processes load it unevenly, and a run of one kind could meet a busier moment.
+        known: list[float] = []
+        unknown: list[float] = []
+        for n in range(5):
+            known.append(timed("wes"))
+            unknown.append(timed(f"nobody{n}"))
+    assert statistics.median(unknown) > statistics.median(known) / 3
 
 
 def test_tables_are_limited_per_person(server: Server) -> None:
