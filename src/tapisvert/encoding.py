@@ -482,7 +482,8 @@ class Template:
 
 @functools.cache
 def _zero_bits(size: int) -> vec[i32]:
-    """``size`` zeros, a template's values to start from (a slice is a copy)."""
+    """``size`` zeros as float32 bits, for a template or a staging to start from (a slice
+    is a copy; the vector itself is never written)."""
     return vec[i32]([0] * size)
 
 
@@ -644,7 +645,7 @@ class Staging:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.zeros: vec[i32] = vec[i32]([0] * size)
+        self.zeros: vec[i32] = _zero_bits(size)
         """Every value zero, to start a tensor's values from (a slice is a copy)."""
         self.targets = RecentViews(tensor_targets, size)
         """Each tensor copied into lately, its bits and its floats (``Encoding.keep_tables``
