@@ -57,6 +57,7 @@ _SUIT_TABLE_0: Final = SUIT_TABLES[0]
 _SUIT_TABLE_1: Final = SUIT_TABLES[1]
 _SUIT_TABLE_2: Final = SUIT_TABLES[2]
 _SUIT_TABLE_3: Final = SUIT_TABLES[3]
+_TWO_SUITS: Final = (1 << 26) - 1
 # The special kinds held, for every value of ``hand >> 52`` (two 3-bit counts).
 SPECIAL_TABLE: Final[tuple[tuple[int, ...], ...]] = tuple(
     (*((WIZARD,) if pattern & 7 else ()), *((JESTER,) if pattern >> 3 else ()))
@@ -75,12 +76,15 @@ def value_of(card: int) -> int:
 
 def kinds_in(hand: int) -> list[int]:
     """The distinct card kinds of a hand, suit cards by suit and value, then W, then J."""
+    # Split in two so that the interpreter works on ints of one 30-bit digit (its fast path).
+    low = hand & _TWO_SUITS
+    high = hand >> 26
     return [
-        *_SUIT_TABLE_0[hand & SUIT_FIELD],
-        *_SUIT_TABLE_1[hand >> 13 & SUIT_FIELD],
-        *_SUIT_TABLE_2[hand >> 26 & SUIT_FIELD],
-        *_SUIT_TABLE_3[hand >> 39 & SUIT_FIELD],
-        *SPECIAL_TABLE[hand >> 52],
+        *_SUIT_TABLE_0[low & SUIT_FIELD],
+        *_SUIT_TABLE_1[low >> 13],
+        *_SUIT_TABLE_2[high & SUIT_FIELD],
+        *_SUIT_TABLE_3[high >> 13 & SUIT_FIELD],
+        *SPECIAL_TABLE[high >> 26],
     ]
 
 

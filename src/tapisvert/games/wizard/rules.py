@@ -46,6 +46,7 @@ from tapisvert.games.wizard.cards import (
     SUITS,
     VALUES,
     WIZARD,
+    WIZARD_UNIT,
     card_count,
     card_to_string,
     cards_in,
@@ -273,8 +274,9 @@ class WizardState(State):
             if follow < SUITS:
                 following = SUIT_TABLES[follow][hand >> 13 * follow & SUIT_FIELD]
                 if following:
-                    specials = hand >> 52
-                    return [*following, *SPECIAL_TABLE[specials]] if specials else list(following)
+                    if hand < WIZARD_UNIT:  # no Wizard nor Jester
+                        return list(following)
+                    return [*following, *SPECIAL_TABLE[hand >> 52]]
             return kinds_in(hand)
         if phase == PHASE_BID:
             bids = list(range(BID_BASE, BID_BASE + self._cards + 1))
@@ -331,7 +333,7 @@ class WizardState(State):
         if not 0 <= action < KINDS:
             raise IllegalActionError("wizard.error.not_in_hand", card=str(action))
         held, forbidding, unit, follow, strength = self._plays[self._follow][action]
-        if not hand & held or hand & forbidding:
+        if not hand & held or (forbidding and hand & forbidding):
             raise self._illegal_card(action)
         self._history = (self._history, action)
         self._hands[player] = hand - unit
