@@ -346,8 +346,16 @@ class WizardState(State):
         players = self._players
         if len(trick) < players:
             self._player = player + 1 if player + 1 < players else 0
-        else:
-            self._finish_trick()
+            return
+        winner = self._taker  # the trick is complete
+        self._completed += (named(CompletedTrick, (self._leader, tuple(trick), winner)),)
+        if len(self._completed) == self._cards:
+            self._end_round()
+            return
+        self._trick = []
+        self._follow = FOLLOW_OPEN
+        self._leader = winner
+        self._player = winner
 
     def _illegal_card(self, card: int) -> IllegalActionError:
         """Why the player to move may not play ``card``: not held, or the suit must be followed."""
@@ -601,18 +609,6 @@ class WizardState(State):
             self._player = self._leader
         else:
             self._player = (player + 1) % self._players
-
-    def _finish_trick(self) -> None:
-        winner = self._taker
-        trick = named(CompletedTrick, (self._leader, tuple(self._trick), winner))
-        self._completed += (trick,)
-        if len(self._completed) == self._cards:
-            self._end_round()
-            return
-        self._trick = []
-        self._follow = FOLLOW_OPEN
-        self._leader = winner
-        self._player = winner
 
     def _end_round(self) -> None:
         tricks_won = self.tricks_won()
