@@ -244,4 +244,4 @@ def round_score(bid: int, tricks: int) -> int:
     """20 + 10 per trick when the bid is made, else -10 per trick off."""
     if bid == tricks:
         return 20 + 10 * tricks
-    return -10 * abs(tricks - bid)
+    return -10 * (tricks - bid if tricks > bid else bid - tricks)  # abs() is a call, compiled

@@ -9,7 +9,6 @@ first dealer to chance starts with one chance step that names the dealer.
 from __future__ import annotations
 
 import random
-from operator import add, attrgetter
 from typing import Any, Final
 
 from tapisvert.core.chance import draw
@@ -27,7 +26,6 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.tricks import tricks_taken
 from tapisvert.core.tuples import named
 from tapisvert.games.wizard.cards import (
     CARD_UNIT,
@@ -522,7 +520,10 @@ class WizardState(State):
 
     def tricks_won(self) -> tuple[int, ...]:
         """Tricks taken by each seat in the current round."""
-        return tricks_taken(map(_trick_winner, self._completed), self._players)
+        taken = [0] * self._players
+        for trick in self._completed:
+            taken[trick.winner] += 1
+        return tuple(taken)
 
     def hand(self, seat: Seat) -> list[int]:
         """The true hand of ``seat``: for tests and the referee, never for a bot."""
@@ -612,8 +613,13 @@ class WizardState(State):
 
     def _end_round(self) -> None:
         tricks_won = self.tricks_won()
-        points = tuple(map(round_score, self._bids, tricks_won))
-        self._scores = tuple(map(add, self._scores, points))
+        bids = self._bids
+        points = [0] * self._players
+        scores = list(self._scores)
+        for seat in range(self._players):  # a loop, where compiled code calls round_score directly
+            points[seat] = point = round_score(bids[seat], tricks_won[seat])
+            scores[seat] += point
+        self._scores = tuple(scores)
         summary = named(
             RoundSummary,
             (
@@ -622,7 +628,7 @@ class WizardState(State):
                 self._trump,
                 self._bids,
                 tricks_won,
-                points,
+                tuple(points),
                 self._completed,
             ),
         )
@@ -638,7 +644,6 @@ class WizardState(State):
 
 
 _CARD_PHASES: Final = (PHASE_DEAL, PHASE_TURN, PHASE_PLAY)
-_trick_winner: Final = attrgetter("winner")
 _EXPECTED: Final = (
     "wizard.expect.dealer",
     "wizard.expect.deal",
