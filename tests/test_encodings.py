@@ -127,6 +127,9 @@ def test_tensors_masks_and_views(case: tuple[str, int, dict[str, object]]) -> No
             column = numpy.ones((encoding.action_count, 2), dtype=numpy.bool_)[:, 0]
             assert encoding.write_legal(column, state) == legal  # strided in memory, as stale
             assert numpy.array_equal(column, mask)
+            wide = numpy.ones(encoding.action_count, dtype=numpy.int64)  # not a byte a value
+            assert encoding.write_legal(wide, state) == legal
+            assert numpy.array_equal(wide, mask.astype(numpy.int64))
             refused = [*numpy.flatnonzero(~mask)[:3].tolist(), -1, encoding.action_count]
             assert all(encoding.action_of(state, index) is None for index in refused)
             if step % SAMPLE_EVERY == 0:
