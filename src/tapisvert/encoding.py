@@ -125,6 +125,13 @@ class Encoding(ABC):
         first = self.actions[0] if self.actions else 0
         self._first = first if self.actions == tuple(range(first, first + len(actions))) else None
         """The first action, where the actions are a run of ids: an index is then an id less it."""
+        self._lowest = min(self.actions, default=0)
+        self._index_by_id = tuple(
+            self._index.get(action, -1)
+            for action in range(self._lowest, max(self.actions, default=-1) + 1)
+        )
+        """``_index`` as a table from the lowest action's id on, for the actions of a mask:
+        compiled, a look-up there is a read, where one in the dictionary hashes the id."""
 
     def __reduce__(self) -> tuple[Any, tuple[Game[Any]]]:
         """Pickled as its class and game, which a game's encoding is built from (OpenSpiel
@@ -248,9 +255,9 @@ class Encoding(ABC):
             for action in legal:
                 out[action - first] = 1
         else:
-            index = self._index
+            lowest, index_by_id = self._lowest, self._index_by_id
             for action in legal:
-                out[index[action]] = 1
+                out[index_by_id[action - lowest]] = 1
         return legal
 
     def legal_indices(self, state: State, legal: Sequence[Action]) -> Iterable[int]:

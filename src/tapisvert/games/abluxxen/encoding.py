@@ -30,8 +30,7 @@ draw display entry 0–5, and in the duel steal a value 1–12 from the imaginar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from operator import add, sub
+from collections.abc import Callable
 from typing import Final, cast
 
 from tapisvert.core.game import Observation, Seat, State
@@ -151,7 +150,7 @@ class AbluxxenEncoding(Encoding):
                 PHASES[seen.phase],
                 (seen.active, seen.current_player, seen.victim, seen.drawer),
                 None if seen.seat is None else counts_of(seen.hand),
-                seen.hand_sizes,
+                list(seen.hand_sizes),
                 tuple(counts_of(known) for known in seen.known_in_hand),
                 seen.stacks,
                 stack_sizes(seen.stacks),
@@ -163,8 +162,8 @@ class AbluxxenEncoding(Encoding):
                 seen.played,
                 (seen.draws_left, seen.refill_pending),
                 tuple(seen.pending_steals),
-                seen.game_scores,
-                seen.scores,
+                list(seen.game_scores),
+                list(seen.scores),
                 seen.game_number,
             ),
         )
@@ -174,13 +173,18 @@ class AbluxxenEncoding(Encoding):
         cards as the count vectors it keeps): the seat's own hand, and of the others what
         is public."""
         state = cast(AbluxxenState, state)
-        hands = state._hands
-        hand_sizes = [*map(sum, hands)]  # new hands at most moves: not worth a cache
-        stacked = state._stacked
-        game_scores = [*map(sub, stacked, hand_sizes)]
-        scores = state._finished_totals()
-        if state._phase != PHASE_END:
-            scores = tuple(map(add, scores, game_scores))
+        hands, stacked = state._hands, state._stacked
+        totals = state._finished_totals()
+        running = state._phase != PHASE_END
+        hand_sizes: list[int] = []  # new hands at most moves: not worth a cache
+        game_scores: list[int] = []
+        scores: list[int] = []
+        for each in range(self.players):  # one loop: compiled, native but for the sums
+            held = _cards_in(hands[each])
+            game_score = stacked[each] - held
+            hand_sizes.append(held)
+            game_scores.append(game_score)
+            scores.append(totals[each] + game_score if running else totals[each])
         self.put(
             tensor,
             self._pieces(
@@ -212,10 +216,10 @@ class AbluxxenEncoding(Encoding):
         phase: int,
         seats: tuple[Seat, Seat, Seat | None, Seat | None],
         hand: tuple[int, ...] | None,
-        hand_sizes: Sequence[int],
+        hand_sizes: list[int],
         known: tuple[tuple[int, ...], ...],
         stacks: tuple[tuple[CardSet, ...], ...],
-        stacked: Sequence[int],
+        stacked: tuple[int, ...],
         display: tuple[tuple[int, ...], ...],
         pile_size: int,
         discard: tuple[int, ...],
@@ -224,13 +228,15 @@ class AbluxxenEncoding(Encoding):
         played: CardSet | None,
         draws: tuple[int, bool],
         pending_steals: tuple[Seat, ...],
-        game_scores: Sequence[int],
-        scores: Sequence[int],
+        game_scores: list[int],
+        scores: list[int],
         game_number: int,
     ) -> list[bytes]:
         """The tensor's pieces, field by field, from what an observation holds (seats
         absolute, groups of cards as count vectors by kind, ``None`` for no hand), as
-        ``write`` and ``write_state`` read them: one way to write, whichever the source."""
+        ``write`` and ``write_state`` read them: one way to write, whichever the source. The
+        per-seat counts are lists or tuples, not any sequence: compiled, those are read by
+        index without a call."""
         origin = seat or 0
         order = self._seats_in_order[origin]
         seat_of, no_seat = self._seat_blocks[origin], self._no_seat
@@ -317,6 +323,9 @@ def _counted(convert: Callable[[int], float], lowest: int = 0) -> tuple[bytes, .
     return tuple(float_bytes((convert(count),)) for count in range(lowest, DECK + 1))
 
 
+_cards_in: Final = sum
+"""The cards of a count vector; compiled, ``sum`` itself would be looked up among the builtins
+at every call."""
 HALF_KINDS: Final = KINDS // 2
 """Where a count vector is cut in two, each half looked up alone (see ``_counts_block``)."""
 _NO_CARDS: Final = bytes(4 * KINDS)
