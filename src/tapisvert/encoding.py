@@ -46,6 +46,7 @@ with needs("research", "tapisvert.encoding"):
 Tensor = NDArray[numpy.float32]
 Mask = NDArray[numpy.bool_]
 K = TypeVar("K")
+T = TypeVar("T")
 H = TypeVar("H", bound=Hashable)
 V = TypeVar("V")
 BLOCKS_KEPT: Final = 4096
@@ -735,7 +736,7 @@ def clear_slots(bits: vec[i32], runs: Sequence[SlotRun], items: tuple[int, ...])
                 bits[start + slot * width + offset] = 0
 
 
-def appended(before: object, after: tuple[Any, ...]) -> tuple[Any, ...] | None:
+def appended(before: object, after: tuple[T, ...]) -> tuple[T, ...] | None:
     """The items ``after`` holds beyond ``before``, where it starts with them (a trick one
     card longer, a deal one trick longer); ``None`` where it does not (``before`` is then
     zeroed and ``after`` written whole, by the caller)."""

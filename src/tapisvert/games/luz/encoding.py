@@ -202,16 +202,16 @@ class LuzEncoding(Encoding):
         phase: int,
         deal_index: int,
         seats: tuple[Seat, Seat, Seat],
-        colours: Sequence[tuple[int, ...]],
-        values: Sequence[tuple[int, ...]],
+        colours: tuple[tuple[int, ...], ...],
+        values: tuple[tuple[int, ...], ...],
         dealt: object,
-        runs: Sequence[HandRuns],
+        runs: tuple[HandRuns, ...],
         knowledge: Knowledge,
-        bets: Sequence[tuple[int, int] | None],
+        bets: tuple[tuple[int, int] | None, ...],
         trick: tuple[LuzPlay, ...],
         completed: tuple[LuzTrick, ...],
-        tricks_won: Sequence[int],
-        scores: Sequence[int],
+        tricks_won: tuple[int, ...],
+        scores: tuple[int, ...],
     ) -> None:
         """Every field, from what an observation holds (seats absolute), as ``write`` and
         ``write_state`` read them: one way to write, whichever the source. Each slot of
@@ -267,7 +267,8 @@ class LuzEncoding(Encoding):
             plays = appended(was, trick)
             if plays is None:
                 assert isinstance(was, tuple)  # as a cast, less a call: the plays written
-                for play in was:
+                written_plays: tuple[LuzPlay, ...] = was  # compiled, read as what they are
+                for play in written_plays:
                     written[trick_at + places[play.seat] * CARD_IDS + play.card] = 0
                 plays = trick
             for play in plays:
@@ -311,9 +312,9 @@ class LuzEncoding(Encoding):
     def _write_hands(
         self,
         template: Template,
-        hands: Sequence[tuple[int, ...]],
+        hands: tuple[tuple[int, ...], ...],
         dealt: object,
-        runs: Sequence[HandRuns],
+        runs: tuple[HandRuns, ...],
         completed: tuple[LuzTrick, ...],
         trick: tuple[LuzPlay, ...],
     ) -> None:
@@ -369,7 +370,7 @@ def plays_since(
     was_trick: object,
     completed: tuple[LuzTrick, ...],
     trick: tuple[LuzPlay, ...],
-) -> Sequence[LuzPlay] | None:
+) -> tuple[LuzPlay, ...] | None:
     """The cards played since the deal's tricks were ``was_completed`` and ``was_trick``,
     where the tricks now are those and these plays; ``None`` where they are not."""
     finished = appended(was_completed, completed)
@@ -384,4 +385,4 @@ def plays_since(
     for each in finished[1:]:
         plays += each.plays
     plays += trick
-    return plays
+    return tuple(plays)
