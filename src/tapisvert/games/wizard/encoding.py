@@ -27,7 +27,7 @@ bid 0–20, choose a trump suit (79 in all). The first dealer is chance, not a d
 from __future__ import annotations
 
 from array import array
-from collections.abc import MutableSequence, Sequence
+from collections.abc import MutableSequence
 from typing import Final, cast
 
 from tapisvert.core.cache import IdentityCache
@@ -174,12 +174,12 @@ class WizardEncoding(Encoding):
                 seen.scores,
             ),
             PHASES[seen.phase],
-            [-1 if bid is None else bid for bid in seen.bids],
+            tuple([-1 if bid is None else bid for bid in seen.bids]),
             seen.current_player,
             seen.leader,
             hand_of(seen.hand),
             seen.hand_sizes,
-            seen.trick,
+            list(seen.trick),
             seen.completed_tricks,
         )
 
@@ -190,15 +190,17 @@ class WizardEncoding(Encoding):
         phase = state._phase
         if self.hidden_bids and phase == PHASE_BID:
             bids = tuple(bid if other == seat else -1 for other, bid in enumerate(bids))
-        hand_sizes: Sequence[int]
+        hand_sizes: tuple[int, ...]
         if PHASE_TRUMP <= phase <= PHASE_PLAY:  # dealt: the hands shrink trick by trick
             left = state._cards - len(state._completed)
             hand_sizes = self._sizes_in_trick[state._leader][len(state._trick)][left]
         else:
-            hand_sizes = [
-                (hand & SUIT_CARD_BITS).bit_count() + (hand >> 52 & 7) + (hand >> 55 & 7)
-                for hand in state._hands
-            ]
+            hand_sizes = tuple(
+                [
+                    (hand & SUIT_CARD_BITS).bit_count() + (hand >> 52 & 7) + (hand >> 55 & 7)
+                    for hand in state._hands
+                ]
+            )
         self._fill(
             tensor,
             (
@@ -225,12 +227,12 @@ class WizardEncoding(Encoding):
         tensor: Tensor,
         settled: Settled,
         phase: int,
-        bids: Sequence[int],
+        bids: tuple[int, ...],
         to_act: Seat,
         leader: Seat,
         hand: int,
-        hand_sizes: Sequence[int],
-        trick: Sequence[int],
+        hand_sizes: tuple[int, ...],
+        trick: list[int],
         completed: tuple[CompletedTrick, ...],
     ) -> None:
         """Every field, from what an observation holds in the state's form (seats absolute,
