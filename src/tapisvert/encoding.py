@@ -350,7 +350,7 @@ UNWRITTEN: Final = object()
 holds zeros."""
 UNCHANGED: Final = object()
 """What :meth:`Template.previous` answers for a part that holds its source's values already."""
-SlotRun = tuple[int, int, Sequence[int]]
+SlotRun = tuple[int, int, tuple[int, ...]]
 """Where :meth:`Template.write_slots` writes a tuple of items: from ``start`` on, one slot
 of ``width`` values per item, item ``x`` setting 1 at ``offsets[x]`` within its slot
 (nowhere where that is -1)."""
@@ -403,7 +403,7 @@ class Template:
         sources[part] = source
         return UNCHANGED if was == source else was
 
-    def write_slots(self, part: int, items: tuple[int, ...], runs: Sequence[SlotRun]) -> None:
+    def write_slots(self, part: int, items: tuple[int, ...], runs: tuple[SlotRun, ...]) -> None:
         """Part number ``part``: in each run, slot ``i`` holding 1 at the offset of
         ``items[i]`` within it (see :data:`SlotRun`), the others zeros. Only the slots whose
         item changed are written again, where the part was written from as many slots (a
@@ -727,7 +727,7 @@ def seats_in_order(players: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
-def clear_slots(bits: vec[i32], runs: Sequence[SlotRun], items: tuple[int, ...]) -> None:
+def clear_slots(bits: vec[i32], runs: tuple[SlotRun, ...], items: tuple[int, ...]) -> None:
     """Zero what :meth:`Template.write_slots` wrote from ``items`` into ``runs``."""
     for start, width, offsets in runs:
         for slot in range(len(items)):

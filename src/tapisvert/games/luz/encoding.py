@@ -28,7 +28,6 @@ whose ids are compact already (32 in all). The first player is chance, not a dec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final, NamedTuple, cast
 
 from librt.vecs import vec
@@ -287,7 +286,7 @@ class LuzEncoding(Encoding):
                 out[seats_at[index] + places[other]] = 1.0
 
     def _hand_runs(
-        self, colour_at: Sequence[int], value_at: Sequence[int]
+        self, colour_at: tuple[int, ...], value_at: tuple[int, ...]
     ) -> dict[Seat | None, tuple[HandRuns, ...]]:
         """For each observer (``None``: a spectator), each seat's runs of slots: its colours
         at the seat's place, its values there unless the hand is the observer's own (or the
