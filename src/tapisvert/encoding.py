@@ -417,8 +417,8 @@ class Template:
         bits = self.bits
         count = len(items)
         if was is not UNWRITTEN:
-            before = was
-            assert isinstance(before, tuple)  # as a cast, less a call: a part's source
+            assert isinstance(was, tuple)  # as a cast, less a call: a part's source
+            before: tuple[int, ...] = was  # compiled, read as ints
             if len(before) == count:
                 for slot in range(count):
                     old, item = before[slot], items[slot]
@@ -452,7 +452,8 @@ class Template:
         added = appended(was, items)
         if added is None:
             assert isinstance(was, tuple)  # as a cast, less a call: the flags written from it
-            for item in was:
+            flagged: tuple[int, ...] = was  # compiled, read as ints
+            for item in flagged:
                 bits[start + item] = 0
             added = items
         for item in added:
