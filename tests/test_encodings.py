@@ -616,3 +616,32 @@ def test_the_library_imports_without_numpy() -> None:
         "assert 'tapisvert.encoding' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True)
+
+
+class _FarActionEncoding(Encoding):
+    """Wizard's actions and one id far beyond them: no table from id to index can span them."""
+
+    def __init__(self, game: Game[Any]) -> None:
+        far = 10**12  # a table over this span would never be built
+        super().__init__(game, (*encoding_for(game).actions, far), 0, None, None)
+        self.field("nothing", 1, "no value")
+
+    def write(self, tensor: Tensor, observation: object) -> None:
+        """No values: only the masks are compared."""
+
+
+def test_a_mask_of_action_ids_spread_too_far_for_a_table_is_still_right() -> None:
+    game = tapisvert.load_game("wizard", 4, rounds="first5")
+    near, far = encoding_for(game), _FarActionEncoding(game)
+    state = game.new_initial_state(5)
+    rng = random.Random(5)
+    for _ in range(60):
+        state.resolve_chance()
+        if state.is_terminal():
+            break
+        wide = numpy.ones(far.action_count, dtype=numpy.int8)  # every value stale
+        assert far.write_legal(wide, state) == state.legal_actions()
+        expected = near.legal_mask(state.observation(state.current_player()), state.legal_actions())
+        assert wide[:-1].tolist() == expected.astype(numpy.int8).tolist()
+        assert wide[-1] == 0
+        state.apply_action(rng.choice(state.legal_actions()))

@@ -51,6 +51,8 @@ H = TypeVar("H", bound=Hashable)
 V = TypeVar("V")
 BLOCKS_KEPT: Final = 4096
 """Blocks a :func:`block_cache` keeps: a few per seat of each table in play, 64 tables say."""
+ID_TABLE_SPAN: Final = 1 << 16
+"""The widest span of action ids that a table from id to index covers (see ``Encoding``)."""
 PIECES_KEPT: Final = 16384
 """Pieces a :class:`Blocks` keeps: the values a part of a position takes over many games."""
 
@@ -127,12 +129,17 @@ class Encoding(ABC):
         self._first = first if self.actions == tuple(range(first, first + len(actions))) else None
         """The first action, where the actions are a run of ids: an index is then an id less it."""
         self._lowest = min(self.actions, default=0)
-        self._index_by_id = tuple(
-            self._index.get(action, -1)
-            for action in range(self._lowest, max(self.actions, default=-1) + 1)
+        span = max(self.actions, default=-1) + 1 - self._lowest
+        self._index_by_id = (
+            tuple(
+                self._index.get(action, -1) for action in range(self._lowest, span + self._lowest)
+            )
+            if span <= ID_TABLE_SPAN
+            else None
         )
         """``_index`` as a table from the lowest action's id on, for the actions of a mask:
-        compiled, a look-up there is a read, where one in the dictionary hashes the id."""
+        compiled, a look-up there is a read, where one in the dictionary hashes the id. None
+        where the ids are spread too far for a table (a game's own ids may be anything)."""
 
     def __reduce__(self) -> tuple[Any, tuple[Game[Any]]]:
         """Pickled as its class and game, which a game's encoding is built from (OpenSpiel
@@ -255,10 +262,14 @@ class Encoding(ABC):
             first = self._first
             for action in legal:
                 out[action - first] = 1
-        else:
-            lowest, index_by_id = self._lowest, self._index_by_id
+        elif (index_by_id := self._index_by_id) is not None:
+            lowest = self._lowest
             for action in legal:
                 out[index_by_id[action - lowest]] = 1
+        else:
+            index = self._index
+            for action in legal:
+                out[index[action]] = 1
         return legal
 
     def legal_indices(self, state: State, legal: Sequence[Action]) -> Iterable[int]:
