@@ -273,7 +273,7 @@ class WizardState(State):
                 following = SUIT_TABLES[follow][hand >> 13 * follow & SUIT_FIELD]
                 if following:
                     if hand < WIZARD_UNIT:  # no Wizard nor Jester
-                        return list(following)
+                        return [*following]
                     return [*following, *SPECIAL_TABLE[hand >> 52]]
             return kinds_in(hand)
         if phase == PHASE_BID:
