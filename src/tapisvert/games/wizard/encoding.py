@@ -41,6 +41,7 @@ from tapisvert.games.wizard.cards import (
     SUIT_CARDS,
     SUITS,
     WIZARD,
+    card_count,
     hand_of,
     kinds_in,
 )
@@ -195,12 +196,7 @@ class WizardEncoding(Encoding):
             left = state._cards - len(state._completed)
             hand_sizes = self._sizes_in_trick[state._leader][len(state._trick)][left]
         else:
-            hand_sizes = tuple(
-                [
-                    (hand & SUIT_CARD_BITS).bit_count() + (hand >> 52 & 7) + (hand >> 55 & 7)
-                    for hand in state._hands
-                ]
-            )
+            hand_sizes = tuple([card_count(hand) for hand in state._hands])
         self._fill(
             tensor,
             (
