@@ -45,7 +45,7 @@ from tapisvert.games.wizard.cards import (
     hand_of,
     kinds_in,
 )
-from tapisvert.games.wizard.observation import CompletedTrick
+from tapisvert.games.wizard.observation import Trick
 from tapisvert.games.wizard.rules import (
     DEALER_BASE,
     PHASE_BID,
@@ -70,7 +70,7 @@ Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
 the round's index and cards, the dealer, the turned card (-1: none), the trump
 (``TRUMP_UNDECIDED``: none yet) and the scores."""
 PHASES: Final = {name: index for index, name in enumerate(PHASE_NAMES)}
-Finished = tuple[tuple[CompletedTrick, ...], tuple[int, ...], "array[float]"]
+Finished = tuple[tuple[Trick, ...], tuple[int, ...], "array[float]"]
 """Finished tricks, the tricks each seat took of them, and their ``played`` field."""
 ZERO_PLAYED: Final = array("f", bytes(4 * KINDS))
 
@@ -155,7 +155,7 @@ class WizardEncoding(Encoding):
         )
         """The ``played`` field (none) and the tricks taken before a trick is finished."""
         self._finished: IdentityCache[
-            tuple[CompletedTrick, ...], tuple[MutableSequence[float], tuple[int, ...]]
+            tuple[Trick, ...], tuple[MutableSequence[float], tuple[int, ...]]
         ] = IdentityCache(self._finished_tricks, size=256)
         self._last_finished: Finished = ((), self._none_finished[1], ZERO_PLAYED)
         """The finished tricks converted last, and what they gave: the next ones are most
@@ -229,7 +229,7 @@ class WizardEncoding(Encoding):
         hand: int,
         hand_sizes: tuple[int, ...],
         trick: list[int],
-        completed: tuple[CompletedTrick, ...],
+        completed: tuple[Trick, ...],
     ) -> None:
         """Every field, from what an observation holds in the state's form (seats absolute,
         the hand a bitmask, -1 for no bid or no trump card), as ``write`` and
@@ -316,7 +316,7 @@ class WizardEncoding(Encoding):
         )
 
     def _finished_tricks(
-        self, completed: tuple[CompletedTrick, ...]
+        self, completed: tuple[Trick, ...]
     ) -> tuple[MutableSequence[float], tuple[int, ...]]:
         """The ``played`` field and the tricks each seat took of a round's finished tricks,
         computed once while they are the same, from those of the tricks converted last
@@ -331,9 +331,9 @@ class WizardEncoding(Encoding):
             played = array("f", ZERO_PLAYED)
             taken = [0] * self.players
             added = completed
-        for trick in added:
-            taken[trick.winner] += 1
-            for card in trick.cards:
+        for _, cards, winner in added:
+            taken[winner] += 1
+            for card in cards:
                 played[card] += CARD_WEIGHTS[card]
         self._last_finished = (completed, tuple(taken), played)
         return played, self._last_finished[1]

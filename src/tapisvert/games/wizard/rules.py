@@ -26,7 +26,6 @@ from tapisvert.core.game import (
     parse_optional_seat,
 )
 from tapisvert.core.notation import ascii_number
-from tapisvert.core.tuples import named
 from tapisvert.games.wizard.cards import (
     CARD_UNIT,
     COPIES_OF_SPECIALS,
@@ -58,9 +57,15 @@ from tapisvert.games.wizard.cards import (
     suit_name,
 )
 from tapisvert.games.wizard.observation import CompletedTrick as CompletedTrick
-from tapisvert.games.wizard.observation import RoundSummary as RoundSummary
+from tapisvert.games.wizard.observation import (
+    PastRound,
+    Trick,
+    hand_json,
+    named_rounds,
+    named_tricks,
+    shown_json,
+)
 from tapisvert.games.wizard.observation import WizardObservation as WizardObservation
-from tapisvert.games.wizard.observation import hand_json, shown_json
 from tapisvert.i18n import message
 
 BID_BASE: Final = KINDS
@@ -68,6 +73,10 @@ MAX_BID: Final = DECK_SIZE // 3
 TRUMP_BASE: Final = BID_BASE + MAX_BID + 1
 DEALER_BASE: Final = TRUMP_BASE + SUITS
 ACTION_COUNT: Final = DEALER_BASE + 6
+BID_ACTIONS: Final = tuple(
+    tuple(range(BID_BASE, BID_BASE + cards + 1)) for cards in range(MAX_BID + 1)
+)
+"""The bids open in a round of so many cards (a copy of a table, not a ``range`` made)."""
 
 TRUMP_UNDECIDED: Final = -2
 
@@ -205,7 +214,7 @@ class WizardState(State):
         self._players = players
         self._round_index = 0
         self._scores: tuple[int, ...] = (0,) * players
-        self._past_rounds: tuple[RoundSummary, ...] = ()
+        self._past_rounds: tuple[PastRound, ...] = ()
         self._start_round(0 if game.first_dealer is None else game.first_dealer)
         if game.first_dealer is None:
             self._phase = PHASE_DEALER
@@ -226,7 +235,7 @@ class WizardState(State):
         self._plays = PLAY_EFFECTS[NO_TRUMP]
         self._best = 0  # the strength of the card that holds the trick so far
         self._taker = 0  # the seat that played it
-        self._completed: tuple[CompletedTrick, ...] = ()
+        self._completed: tuple[Trick, ...] = ()
         self._phase = PHASE_DEAL
         self._player = CHANCE
 
@@ -277,7 +286,7 @@ class WizardState(State):
                     return [*following, *SPECIAL_TABLE[hand >> 52]]
             return kinds_in(hand)
         if phase == PHASE_BID:
-            bids = list(range(BID_BASE, BID_BASE + self._cards + 1))
+            bids = [*BID_ACTIONS[self._cards]]
             if self._game.canadian:
                 forbidden = self._forbidden_bid()
                 if forbidden >= 0:
@@ -346,7 +355,7 @@ class WizardState(State):
             self._player = player + 1 if player + 1 < players else 0
             return
         winner = self._taker  # the trick is complete
-        self._completed += (named(CompletedTrick, (self._leader, tuple(trick), winner)),)
+        self._completed += ((self._leader, tuple(trick), winner),)
         if len(self._completed) == self._cards:
             self._end_round()
             return
@@ -454,9 +463,9 @@ class WizardState(State):
             "tricks_won": self.tricks_won(),
             "leader": self._leader,
             "trick": tuple(self._trick),
-            "completed_tricks": self._completed,
+            "completed_tricks": named_tricks(self._completed),
             "scores": self._scores,
-            "past_rounds": self._past_rounds,
+            "past_rounds": named_rounds(self._past_rounds),
         }
 
     def segment(self) -> int:
@@ -521,8 +530,8 @@ class WizardState(State):
     def tricks_won(self) -> tuple[int, ...]:
         """Tricks taken by each seat in the current round."""
         taken = [0] * self._players
-        for trick in self._completed:
-            taken[trick.winner] += 1
+        for _, _, winner in self._completed:
+            taken[winner] += 1
         return tuple(taken)
 
     def hand(self, seat: Seat) -> list[int]:
@@ -532,9 +541,9 @@ class WizardState(State):
     def every_card(self) -> list[int]:
         tricks = self._completed
         if self._phase == PHASE_END and self._past_rounds:
-            tricks = self._past_rounds[-1].played
+            tricks = self._past_rounds[-1][-1]  # the last round's tricks
         cards = [*cards_in(self._deck), *self._trick]
-        cards += [card for trick in tricks for card in trick.cards]
+        cards += [card for _, played, _ in tricks for card in played]
         cards += [card for hand in self._hands for card in cards_in(hand)]
         if self._trump_card >= 0:
             cards.append(self._trump_card)
@@ -620,17 +629,14 @@ class WizardState(State):
             points[seat] = point = round_score(bids[seat], tricks_won[seat])
             scores[seat] += point
         self._scores = tuple(scores)
-        summary = named(
-            RoundSummary,
-            (
-                self._cards,
-                self._dealer,
-                self._trump,
-                self._bids,
-                tricks_won,
-                tuple(points),
-                self._completed,
-            ),
+        summary = (
+            self._cards,
+            self._dealer,
+            self._trump,
+            self._bids,
+            tricks_won,
+            tuple(points),
+            self._completed,
         )
         self._past_rounds += (summary,)
         self._round_index += 1
