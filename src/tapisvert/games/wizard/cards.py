@@ -4,7 +4,9 @@ A card *kind* is ``suit * 13 + value - 1`` for the 52 suit cards (suits blue, re
 green, yellow; values 1..13), ``WIZARD`` (52) or ``JESTER`` (53). The four Wizards
 are alike, and so are the four Jesters, so a hand is a single int: bits 0..51 hold
 the suit cards, a 3-bit count of Wizards sits at bit 52 and one of Jesters at bit 55.
-Set operations, follow-suit tests and clones are then integer operations.
+Set operations, follow-suit tests and clones are then integer operations. A state keeps each
+hand in five parts of one digit each (``HAND_PARTS``), on which a card's play is a look-up
+and a subtraction.
 """
 
 from __future__ import annotations
@@ -65,6 +67,10 @@ SPECIAL_TABLE: Final[tuple[tuple[int, ...], ...]] = tuple(
 )
 
 
+_SUIT_SIZES: Final = tuple(pattern.bit_count() for pattern in range(1 << VALUES))
+_SPECIAL_SIZES: Final = tuple((pattern & 7) + (pattern >> 3) for pattern in range(64))
+
+
 def suit_of(card: int) -> int:
     """The suit of a suit card; -1 for a Wizard or a Jester."""
     return card // VALUES if card < SUIT_CARDS else -1
@@ -86,6 +92,52 @@ def kinds_in(hand: int) -> list[int]:
         *_SUIT_TABLE_3[high >> 13 & SUIT_FIELD],
         *SPECIAL_TABLE[high >> 26],
     ]
+
+
+HAND_PARTS: Final = SUITS + 1
+"""How many ints a state keeps a hand in: each suit's 13 bits, then its specials' two counts
+(``hand >> 52``). A 58-bit hand is two of the interpreter's 30-bit digits, and every shift,
+mask or sum on it takes the slow path; a part is one digit, a suit's cards one look-up."""
+SPECIALS: Final = SUITS
+"""The part of the two counts of specials, a Wizard's in bits 0-2 and a Jester's in 3-5."""
+
+
+def hand_parts(hand: int) -> list[int]:
+    """A hand in its parts (see ``HAND_PARTS``)."""
+    return [
+        hand & SUIT_FIELD,
+        hand >> 13 & SUIT_FIELD,
+        hand >> 26 & SUIT_FIELD,
+        hand >> 39 & SUIT_FIELD,
+        hand >> 52,
+    ]
+
+
+def joined_hand(parts: list[int]) -> int:
+    """A hand kept in parts, as one int."""
+    return parts[0] | parts[1] << 13 | parts[2] << 26 | parts[3] << 39 | parts[SPECIALS] << 52
+
+
+def part_kinds(parts: list[int]) -> list[int]:
+    """``kinds_in`` of a hand kept in parts."""
+    return [
+        *_SUIT_TABLE_0[parts[0]],
+        *_SUIT_TABLE_1[parts[1]],
+        *_SUIT_TABLE_2[parts[2]],
+        *_SUIT_TABLE_3[parts[3]],
+        *SPECIAL_TABLE[parts[SPECIALS]],
+    ]
+
+
+def part_count(parts: list[int]) -> int:
+    """``card_count`` of a hand kept in parts."""
+    return (
+        _SUIT_SIZES[parts[0]]
+        + _SUIT_SIZES[parts[1]]
+        + _SUIT_SIZES[parts[2]]
+        + _SUIT_SIZES[parts[3]]
+        + _SPECIAL_SIZES[parts[SPECIALS]]
+    )
 
 
 def suit_kinds(hand: int, suit: int) -> tuple[int, ...]:
@@ -122,8 +174,7 @@ def reduced_deck(values: int, specials: int) -> int:
 
 
 def card_count(hand: int) -> int:
-    """The cards of a hand, its two counts of specials read in place (every observation
-    counts every hand)."""
+    """The cards of a hand (or of the deck), its two counts of specials read in place."""
     return (hand & (1 << SUIT_CARDS) - 1).bit_count() + (hand >> 52 & 7) + (hand >> 55 & 7)
 
 
@@ -205,19 +256,28 @@ def card_strength(card: int, trump: int, follow: int) -> int:
     return 0
 
 
-PlayEffect = tuple[int, int, int, int, int]
-"""What playing a card means: the bits of a hand that show it is held (any of a Wizard's or
-a Jester's three), the bits that forbid it (the suit to follow, for a card of another suit),
-the card's own bit or unit, the suit to follow after it, and its strength after it."""
+CARD_PARTS: Final[tuple[tuple[int, int], ...]] = (
+    *((kind // VALUES, 1 << kind % VALUES) for kind in range(SUIT_CARDS)),
+    (SPECIALS, 1),
+    (SPECIALS, 1 << 3),
+)
+"""Each card kind's part of a hand (see ``HAND_PARTS``) and its bit or unit there."""
+
+PlayEffect = tuple[int, int, int, int, int, int]
+"""What playing a card means, on a hand's parts: the card's part, the bits of it that show
+the card is held (any of a Wizard's or a Jester's three), the card's own bit or unit there,
+the part that forbids it when not empty (the suit to follow, for a card of another suit;
+-1: none), the suit to follow after it, and its strength after it."""
 
 
 def play_effect(card: int, trump: int, follow: int) -> PlayEffect:
+    part, unit = CARD_PARTS[card]
     is_suit_card = card < SUIT_CARDS
-    held = CARD_UNIT[card] * (1 if is_suit_card else 7)
+    held = unit * (1 if is_suit_card else 7)
     must_follow = follow < SUITS and is_suit_card and card // VALUES != follow
-    forbidding = SUIT_FIELD << (13 * follow) if must_follow else 0
     after = follow_after(follow, card)
-    return held, forbidding, CARD_UNIT[card], after, card_strength(card, trump, after)
+    forbidding = follow if must_follow else -1
+    return part, held, unit, forbidding, after, card_strength(card, trump, after)
 
 
 # PLAY_EFFECTS[trump][follow][card]: a card played, from one lookup (the engine's hot path).

@@ -35,15 +35,18 @@ from tapisvert.core.game import Observation, Seat, State
 from tapisvert.encoding import ONE_BITS, Encoding, Tensor, float32_bits
 from tapisvert.games.wizard.cards import (
     COPIES_OF_SPECIALS,
+    HAND_PARTS,
     JESTER,
     KINDS,
     NO_TRUMP,
+    SPECIALS,
     SUIT_CARDS,
     SUITS,
     WIZARD,
-    card_count,
     hand_of,
-    kinds_in,
+    hand_parts,
+    part_count,
+    part_kinds,
 )
 from tapisvert.games.wizard.observation import Trick
 from tapisvert.games.wizard.rules import (
@@ -64,7 +67,8 @@ CARD_WEIGHTS: Final = tuple(1.0 if kind < SUIT_CARDS else SPECIAL_WEIGHT for kin
 CARD_WEIGHT_BITS: Final = tuple(float32_bits(weight) for weight in CARD_WEIGHTS)
 SPECIAL_COUNT_BITS: Final = tuple(float32_bits(count * SPECIAL_WEIGHT) for count in range(8))
 """The value of 0 to 7 copies of a special card held (a hand's count is 3 bits)."""
-SUIT_CARD_BITS: Final = (1 << SUIT_CARDS) - 1
+NO_HAND: Final = [0] * HAND_PARTS
+"""A spectator's hand, in parts: none."""
 Settled = tuple[Seat, int, int, Seat, int, int, tuple[int, ...]]
 """What changes once a round or so, as the observer sees it: the observer (its seat, or 0),
 the round's index and cards, the dealer, the turned card (-1: none), the trump
@@ -178,7 +182,7 @@ class WizardEncoding(Encoding):
             tuple([-1 if bid is None else bid for bid in seen.bids]),
             seen.current_player,
             seen.leader,
-            hand_of(seen.hand),
+            hand_parts(hand_of(seen.hand)),
             seen.hand_sizes,
             list(seen.trick),
             seen.completed_tricks,
@@ -196,7 +200,7 @@ class WizardEncoding(Encoding):
             left = state._cards - len(state._completed)
             hand_sizes = self._sizes_in_trick[state._leader][len(state._trick)][left]
         else:
-            hand_sizes = tuple([card_count(hand) for hand in state._hands])
+            hand_sizes = tuple([part_count(hand) for hand in state._hands])
         self._fill(
             tensor,
             (
@@ -212,7 +216,7 @@ class WizardEncoding(Encoding):
             bids,
             state._player,
             state._leader,
-            0 if seat is None else state._hands[seat],
+            NO_HAND if seat is None else state._hands[seat],
             hand_sizes,
             state._trick,
             state._completed,
@@ -226,7 +230,7 @@ class WizardEncoding(Encoding):
         bids: tuple[int, ...],
         to_act: Seat,
         leader: Seat,
-        hand: int,
+        hand: list[int],
         hand_sizes: tuple[int, ...],
         trick: list[int],
         completed: tuple[Trick, ...],
@@ -257,13 +261,13 @@ class WizardEncoding(Encoding):
         if 0 <= to_act < players:
             values[self._to_act_at + (to_act - origin) % players] = ONE_BITS
         values[self._leader_at + (leader - origin) % players] = ONE_BITS
-        if hand:
-            at_hand = self._hand_at
-            for card in kinds_in(hand & SUIT_CARD_BITS):
-                values[at_hand + card] = ONE_BITS
-            if hand >> SUIT_CARDS:  # counts, as wizard_count and jester_count read them
-                values[at_hand + WIZARD] = SPECIAL_COUNT_BITS[hand >> 52 & 7]
-                values[at_hand + JESTER] = SPECIAL_COUNT_BITS[hand >> 55 & 7]
+        at_hand = self._hand_at
+        for card in part_kinds(hand):
+            values[at_hand + card] = ONE_BITS
+        specials = hand[SPECIALS]
+        if specials:  # counts, as wizard_count and jester_count read them
+            values[at_hand + WIZARD] = SPECIAL_COUNT_BITS[specials & 7]
+            values[at_hand + JESTER] = SPECIAL_COUNT_BITS[specials >> 3]
         played, tricks_won = self._finished(completed) if completed else self._none_finished
         score_values = self._score_values
         for other, made, bid_at, won, size, scored in slots:

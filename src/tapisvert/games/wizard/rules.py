@@ -27,28 +27,33 @@ from tapisvert.core.game import (
 )
 from tapisvert.core.notation import ascii_number
 from tapisvert.games.wizard.cards import (
+    CARD_PARTS,
     CARD_UNIT,
     COPIES_OF_SPECIALS,
     DECK_SIZE,
     FOLLOW_OPEN,
+    HAND_PARTS,
     JESTER,
     KINDS,
     NO_TRUMP,
     PLAY_EFFECTS,
     SPECIAL_TABLE,
+    SPECIALS,
     SUIT_CARDS,
-    SUIT_FIELD,
     SUIT_LETTERS,
     SUIT_TABLES,
     SUITS,
     VALUES,
     WIZARD,
-    WIZARD_UNIT,
     card_count,
     card_to_string,
     cards_in,
+    hand_parts,
     holds,
+    joined_hand,
     kinds_in,
+    part_count,
+    part_kinds,
     reduced_deck,
     round_score,
     string_to_card,
@@ -225,7 +230,7 @@ class WizardState(State):
         self._cards = self._game.round_numbers[self._round_index]
         self._deck = self._game.deck
         self._dealt = 0
-        self._hands = [0] * players
+        self._hands = [[0] * HAND_PARTS for _ in range(players)]  # each seat's hand in parts
         self._trump_card = -1
         self._trump = TRUMP_UNDECIDED
         self._bids: tuple[int, ...] = (-1,) * players
@@ -250,7 +255,7 @@ class WizardState(State):
         twin._cards = self._cards
         twin._deck = self._deck
         twin._dealt = self._dealt
-        twin._hands = self._hands.copy()
+        twin._hands = [hand.copy() for hand in self._hands]
         twin._trump_card = self._trump_card
         twin._trump = self._trump
         twin._bids = self._bids
@@ -279,12 +284,13 @@ class WizardState(State):
             hand = self._hands[self._player]
             follow = self._follow
             if follow < SUITS:
-                following = SUIT_TABLES[follow][hand >> 13 * follow & SUIT_FIELD]
+                following = SUIT_TABLES[follow][hand[follow]]
                 if following:
-                    if hand < WIZARD_UNIT:  # no Wizard nor Jester
+                    specials = hand[SPECIALS]
+                    if not specials:
                         return [*following]
-                    return [*following, *SPECIAL_TABLE[hand >> 52]]
-            return kinds_in(hand)
+                    return [*following, *SPECIAL_TABLE[specials]]
+            return part_kinds(hand)
         if phase == PHASE_BID:
             bids = [*BID_ACTIONS[self._cards]]
             if self._game.canadian:
@@ -336,14 +342,15 @@ class WizardState(State):
             return
         # Playing a card: the hot path of every playout, written out flat.
         player = self._player
-        hand = self._hands[player]
         if not 0 <= action < KINDS:
             raise IllegalActionError("wizard.error.not_in_hand", card=str(action))
-        held, forbidding, unit, follow, strength = self._plays[self._follow][action]
-        if not hand & held or (forbidding and hand & forbidding):
+        part, held, unit, forbidding, follow, strength = self._plays[self._follow][action]
+        hand = self._hands[player]
+        cards = hand[part]
+        if not cards & held or (forbidding >= 0 and hand[forbidding]):
             raise self._illegal_card(action)
         self._history = (self._history, action)
-        self._hands[player] = hand - unit
+        hand[part] = cards - unit
         self._follow = follow
         trick = self._trick
         if not trick or strength > self._best:
@@ -366,9 +373,9 @@ class WizardState(State):
 
     def _illegal_card(self, card: int) -> IllegalActionError:
         """Why the player to move may not play ``card``: not held, or the suit must be followed."""
-        hand = self._hands[self._player]
+        hand = joined_hand(self._hands[self._player])
         follow = self._follow
-        if not hand & self._plays[follow][card][0]:
+        if not holds(hand, card):
             return IllegalActionError("wizard.error.not_in_hand", card=card_to_string(card))
         return IllegalActionError(
             "wizard.error.must_follow",
@@ -438,7 +445,7 @@ class WizardState(State):
     def _hand(self, seat: Seat | None) -> tuple[int, ...]:
         if seat is None:
             return ()
-        return self._shared(seat, lambda: tuple(cards_in(self._hands[seat])))
+        return self._shared(seat, lambda: tuple(cards_in(joined_hand(self._hands[seat]))))
 
     def _bids_seen_by(self, seat: Seat | None, public: dict[str, Any]) -> tuple[int | None, ...]:
         """Every bid made; with hidden bids, only one's own until all are in."""
@@ -456,7 +463,7 @@ class WizardState(State):
             "dealer": self._dealer,
             "phase": PHASE_NAMES[self._phase],
             "current_player": self._player,
-            "hand_sizes": tuple(map(card_count, self._hands)),
+            "hand_sizes": tuple([part_count(hand) for hand in self._hands]),
             "trump_card": None if self._trump_card < 0 else self._trump_card,
             "trump": None if self._trump == TRUMP_UNDECIDED else self._trump,
             "bids": tuple(None if bid < 0 else bid for bid in self._bids),
@@ -536,7 +543,7 @@ class WizardState(State):
 
     def hand(self, seat: Seat) -> list[int]:
         """The true hand of ``seat``: for tests and the referee, never for a bot."""
-        return cards_in(self._hands[seat])
+        return cards_in(joined_hand(self._hands[seat]))
 
     def every_card(self) -> list[int]:
         tricks = self._completed
@@ -544,7 +551,7 @@ class WizardState(State):
             tricks = self._past_rounds[-1][-1]  # the last round's tricks
         cards = [*cards_in(self._deck), *self._trick]
         cards += [card for _, played, _ in tricks for card in played]
-        cards += [card for hand in self._hands for card in cards_in(hand)]
+        cards += [card for hand in self._hands for card in cards_in(joined_hand(hand))]
         if self._trump_card >= 0:
             cards.append(self._trump_card)
         return sorted(cards)
@@ -561,9 +568,9 @@ class WizardState(State):
             raise IllegalActionError("wizard.error.not_in_deck", card=shown)
 
     def _deal(self, card: int) -> None:
-        unit = CARD_UNIT[card]
-        self._deck -= unit
-        self._hands[(self._dealer + 1 + self._dealt) % self._players] += unit
+        self._deck -= CARD_UNIT[card]
+        part, unit = CARD_PARTS[card]
+        self._hands[(self._dealer + 1 + self._dealt) % self._players][part] += unit
         self._dealt += 1
         self._after_deal()
 
@@ -582,7 +589,8 @@ class WizardState(State):
         dealt = 0
         for offset in range(players):
             share = sum(map(unit, cards[offset::players]))
-            self._hands[(first + offset) % players] += share
+            seat = (first + offset) % players
+            self._hands[seat] = hand_parts(joined_hand(self._hands[seat]) + share)
             dealt += share
         self._deck -= dealt
         self._dealt += len(cards)

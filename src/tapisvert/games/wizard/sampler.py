@@ -28,6 +28,7 @@ from tapisvert.games.wizard.cards import (
     cards_in,
     follow_after,
     hand_of,
+    hand_parts,
 )
 from tapisvert.games.wizard.rules import (
     PHASE_NAMES,
@@ -136,7 +137,7 @@ def _build(
     """The state itself, field by field: a search draws thousands of these."""
     players = observation.players
     state = _round_start(game, observation)
-    state._hands = [hand_of(hands[seat]) for seat in range(players)]
+    state._hands = [hand_parts(hand_of(hands[seat])) for seat in range(players)]
     state._deck = hand_of(hands[STACK])
     state._dealt = observation.round_number * players
     state._trump_card = -1 if observation.trump_card is None else observation.trump_card
@@ -153,7 +154,7 @@ def _build(
     state._trick = list(observation.trick)
     follow = FOLLOW_OPEN
     for position, card in enumerate(observation.trick):
-        _, _, _, follow, strength = state._plays[follow][card]
+        _, _, _, _, follow, strength = state._plays[follow][card]
         if position == 0 or strength > state._best:
             state._best = strength
             state._taker = (observation.leader + position) % players
