@@ -538,7 +538,7 @@ class WizardState(State):
         """Tricks taken by each seat in the current round."""
         taken = [0] * self._players
         for _, _, winner in self._completed:
-            taken[winner] += 1
+            taken[winner] = taken[winner] + 1  # compiled, ``+=`` on an item adds as objects
         return tuple(taken)
 
     def hand(self, seat: Seat) -> list[int]:
@@ -635,7 +635,7 @@ class WizardState(State):
         scores = list(self._scores)
         for seat in range(self._players):  # a loop, where compiled code calls round_score directly
             points[seat] = point = round_score(bids[seat], tricks_won[seat])
-            scores[seat] += point
+            scores[seat] = scores[seat] + point
         self._scores = tuple(scores)
         summary = (
             self._cards,
