@@ -362,7 +362,7 @@ class WizardState(State):
             self._player = player + 1 if player + 1 < players else 0
             return
         winner = self._taker  # the trick is complete
-        self._completed += ((self._leader, tuple(trick), winner),)
+        self._completed = self._completed + ((self._leader, tuple(trick), winner),)
         if len(self._completed) == self._cards:
             self._end_round()
             return
