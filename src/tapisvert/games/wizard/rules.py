@@ -362,7 +362,8 @@ class WizardState(State):
             self._player = player + 1 if player + 1 < players else 0
             return
         winner = self._taker  # the trick is complete
-        self._completed = self._completed + ((self._leader, tuple(trick), winner),)
+        finished = (self._leader, tuple(trick), winner)
+        self._completed = self._completed + (finished,)  # noqa: RUF005 (compiled, one concatenation)
         if len(self._completed) == self._cards:
             self._end_round()
             return
