@@ -236,7 +236,7 @@ class WizardEncoding(Encoding):
         completed: tuple[Trick, ...],
     ) -> None:
         """Every field, from what an observation holds in the state's form (seats absolute,
-        the hand a bitmask, -1 for no bid or no trump card), as ``write`` and
+        the hand in parts, -1 for no bid or no trump card), as ``write`` and
         ``write_state`` read them: one way to write, whichever the source.
 
         The values start as zeros (a :class:`Staging`'s), each field is set where it is not
