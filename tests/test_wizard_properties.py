@@ -11,7 +11,20 @@ from hypothesis import strategies as st
 
 from tapisvert import CHANCE, load_game
 from tapisvert.games.wizard import WizardState
-from tapisvert.games.wizard.cards import SUIT_CARDS, round_score
+from tapisvert.games.wizard.cards import (
+    FULL_DECK_CARDS,
+    HAND_PARTS,
+    SUIT_CARDS,
+    card_count,
+    hand_of,
+    hand_parts,
+    joined_hand,
+    kinds_in,
+    part_count,
+    part_kinds,
+    round_score,
+)
+from tapisvert.games.wizard.observation import CompletedTrick, RoundSummary
 from tapisvert.games.wizard.sampler import revealed_voids
 from tapisvert.testing import check_game
 
@@ -154,3 +167,41 @@ def test_sampled_states_vary_what_the_seat_cannot_see() -> None:
         for sample in (game.sample_state(observation, rng) for _ in range(20))
     }
     assert len(others) > 15
+
+
+hand_st = st.lists(st.integers(min_value=0, max_value=59), max_size=20, unique=True).map(
+    lambda cards: hand_of(FULL_DECK_CARDS[index] for index in cards)
+)
+
+
+@SETTINGS
+@given(hand=hand_st)
+def test_a_hand_in_parts_is_the_same_hand(hand: int) -> None:
+    parts = hand_parts(hand)
+    assert len(parts) == HAND_PARTS
+    assert all(0 <= part < 2**13 for part in parts)
+    assert joined_hand(parts) == hand
+    assert part_kinds(parts) == kinds_in(hand)
+    assert part_count(parts) == card_count(hand)
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st)
+def test_observations_name_the_tricks_and_rounds_the_state_keeps(players: int, seed: int) -> None:
+    state = short_game(players, seed)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.resolve_chance(rng)
+            continue
+        public = state.observation(None)
+        assert all(type(trick) is CompletedTrick for trick in public.completed_tricks)
+        assert public.completed_tricks == state._completed
+        for summary, kept in zip(public.past_rounds, state._past_rounds, strict=True):
+            assert type(summary) is RoundSummary
+            assert all(type(trick) is CompletedTrick for trick in summary.played)
+            assert summary == kept
+        for seat in range(players):
+            assert joined_hand(state._hands[seat]) == hand_of(state.hand(seat))
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert len(state.observation(None).past_rounds) == 3
