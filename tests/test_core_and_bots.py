@@ -32,7 +32,9 @@ def test_registry_and_options() -> None:
         load_game("wizard", players=4, canadian=True, hidden_bids=True)
     with pytest.raises(OptionError, match="special6 is defined for 3 or 4 players"):
         load_game("wizard", players=5, rounds="special6")
-    assert load_game("wizard", players=4, rounds="special6").round_numbers == (1, 2, 3, 9, 13, 16)
+    assert load_game("wizard", players=4, rounds="special6").round_numbers == (1, 2, 3, 9, 13, 15)
+    with pytest.raises(OptionError, match="with 4 players the last round has 3 cards"):
+        load_game("wizard", players=4, rounds="first5", suit_values=3, specials=0)
 
 
 def test_a_mistaken_seat_or_player_count_says_what_is_expected() -> None:

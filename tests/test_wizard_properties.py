@@ -205,3 +205,37 @@ def test_observations_name_the_tricks_and_rounds_the_state_keeps(players: int, s
             assert joined_hand(state._hands[seat]) == hand_of(state.hand(seat))
         state.apply_action(rng.choice(state.legal_actions()))
     assert len(state.observation(None).past_rounds) == 3
+
+
+@pytest.mark.parametrize(
+    ("players", "rounds"),
+    [(players, rounds) for rounds in ("first5", "first7") for players in range(3, 7)]
+    + [(3, "special6"), (4, "special6")],
+)
+def test_every_short_game_deals_and_ends(players: int, rounds: str) -> None:
+    state = load_game("wizard", players=players, rounds=rounds).new_initial_state(7)
+    random_playthrough(state, random.Random(7))
+    assert state.is_terminal()
+    assert len(state.observation(None).past_rounds) == len(state.game.round_numbers)
+
+
+@SETTINGS
+@given(players=players_st, seed=seed_st)
+def test_a_world_drawn_at_the_start_or_the_end_shows_what_the_seat_sees(
+    players: int, seed: int
+) -> None:
+    state = short_game(players, seed)
+    game = state.game
+    rng = random.Random(seed)
+    for seat in (None, *range(players)):
+        assert game.sample_state(state.observation(seat), rng).observation(seat) == (
+            state.observation(seat)
+        )
+    random_playthrough(state, rng)
+    for seat in (None, *range(players)):
+        seen = state.observation(seat)
+        drawn = game.sample_state(seen, rng)
+        assert drawn.is_terminal()
+        assert drawn.observation(seat) == seen
+        assert drawn.every_card() == state.every_card()
+        assert drawn.returns() == state.returns()

@@ -1,4 +1,4 @@
-"""Wizard's 60 cards as small ints, and hands as one int each.
+"""Wizard's 60 cards as small ints, and hands as ints.
 
 A card *kind* is ``suit * 13 + value - 1`` for the 52 suit cards (suits blue, red,
 green, yellow; values 1..13), ``WIZARD`` (52) or ``JESTER`` (53). The four Wizards

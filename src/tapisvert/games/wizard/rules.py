@@ -98,8 +98,10 @@ _PHASE_VERBS: Final = ("dealer", "deal", "turn", "trump", "bid", "play", "")
 SHORT_GAMES: Final[dict[str, dict[int, tuple[int, ...]]]] = {
     "first5": dict.fromkeys(range(3, 7), (1, 2, 3, 4, 5)),
     "first7": dict.fromkeys(range(3, 7), (1, 2, 3, 4, 5, 6, 7)),
-    "special6": {3: (1, 2, 4, 11, 16, 20), 4: (1, 2, 3, 9, 13, 16)},
+    "special6": {3: (1, 2, 4, 11, 16, 20), 4: (1, 2, 3, 9, 13, 15)},
 }
+"""The published 4-player special 6 ends with 16 cards a hand, 64 of the 60: its last round
+here is 15, the most four hands can hold."""
 
 
 MAX_ROUNDS: Final = DECK_SIZE
@@ -201,8 +203,8 @@ class WizardGame(Game["WizardState"]):
             self.round_numbers = SHORT_GAMES[rounds][players]
         else:
             self.round_numbers = tuple(int(part) for part in rounds.split(","))
-            if max(self.round_numbers) > last_round:
-                raise OptionError("wizard.error.round_too_big", players=players, last=last_round)
+        if max(self.round_numbers) > last_round:  # a smaller deck may not deal a short game
+            raise OptionError("wizard.error.round_too_big", players=players, last=last_round)
         self.first_dealer = self.seat_option("first_dealer")
 
     def new_initial_state(self, seed: int | None = None) -> WizardState:
@@ -210,7 +212,7 @@ class WizardGame(Game["WizardState"]):
 
 
 class WizardState(State):
-    """A Wizard position. Hands and the deck are ints (see ``cards``)."""
+    """A Wizard position. The deck is an int, each hand five (see ``cards``)."""
 
     def __init__(self, game: WizardGame, seed: int | None = None) -> None:
         super().__init__(game, seed)

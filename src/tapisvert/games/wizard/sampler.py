@@ -31,6 +31,7 @@ from tapisvert.games.wizard.cards import (
     hand_parts,
 )
 from tapisvert.games.wizard.rules import (
+    PHASE_END,
     PHASE_NAMES,
     TRUMP_UNDECIDED,
     CompletedTrick,
@@ -106,6 +107,10 @@ observation says is worked out once."""
 def sample_state(
     game: WizardGame, observation: WizardObservation, rng: random.Random
 ) -> WizardState:
+    if observation.phase == "dealer":  # the game's start: nothing dealt, nothing hidden
+        return WizardState(game)
+    if observation.phase == "end":
+        return _finished(game, observation)
     hidden = _hidden_of(observation)
     pool = cards_in(game.deck - hidden.seen)
     capacity = {**hidden.capacity, STACK: len(pool) - sum(hidden.capacity.values())}
@@ -125,6 +130,30 @@ def _round_start(game: WizardGame, observation: WizardObservation) -> WizardStat
     state._scores = observation.scores
     state._past_rounds = observation.past_rounds
     state._start_round(observation.dealer)
+    return state
+
+
+def _finished(game: WizardGame, observation: WizardObservation) -> WizardState:
+    """The game over: the last round's cards all played, the cards it left undealt (which
+    nobody saw, as a set) in the stack."""
+    last = observation.past_rounds[-1]
+    state = WizardState(game)
+    state._round_index = observation.round_index - 1
+    state._start_round(last.dealer)
+    state._round_index = observation.round_index
+    state._scores = observation.scores
+    state._past_rounds = observation.past_rounds
+    played = [card for trick in last.played for card in trick.cards]
+    turned = [] if observation.trump_card is None else [observation.trump_card]
+    state._deck = game.deck - hand_of([*played, *turned])
+    state._dealt = last.round_number * observation.players
+    state._trump_card = -1 if observation.trump_card is None else observation.trump_card
+    state._trump = last.trump
+    state._plays = PLAY_EFFECTS[last.trump]
+    state._bids = last.bids
+    state._leader = observation.leader
+    state._phase = PHASE_END
+    state._player = observation.current_player
     return state
 
 
