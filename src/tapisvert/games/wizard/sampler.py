@@ -138,8 +138,9 @@ def _finished(game: WizardGame, observation: WizardObservation) -> WizardState:
     nobody saw, as a set) in the stack."""
     last = observation.past_rounds[-1]
     state = WizardState(game)
-    state._round_index = observation.round_index - 1
+    state._round_index = observation.round_index - 1  # the last round's, which it deals
     state._start_round(last.dealer)
+    state._set_trump(last.trump)
     state._round_index = observation.round_index
     state._scores = observation.scores
     state._past_rounds = observation.past_rounds
@@ -148,8 +149,6 @@ def _finished(game: WizardGame, observation: WizardObservation) -> WizardState:
     state._deck = game.deck - hand_of([*played, *turned])
     state._dealt = last.round_number * observation.players
     state._trump_card = -1 if observation.trump_card is None else observation.trump_card
-    state._trump = last.trump
-    state._plays = PLAY_EFFECTS[last.trump]
     state._bids = last.bids
     state._leader = observation.leader
     state._phase = PHASE_END
