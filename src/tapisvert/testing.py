@@ -438,10 +438,16 @@ def _check_seeds(subject: Subject) -> None:
 
 
 def _check_hidden(subject: Subject) -> None:
+    """At every ``every``-th decision, and at each game's start and end: a sampler has the
+    least to rebuild at the one and the most at the other."""
     encode = _encoder(subject)
-    for state, here, rng, decision in _decisions(subject, "hidden"):
-        if decision % subject.every == 0:
-            _check_what_seats_see(state, rng, here, encode)
+    for where, rng, own in subject.runs("hidden"):
+        decisions = 0
+        for step, (state, here) in enumerate(_walk(subject, rng, where)):
+            deciding = state.current_player() >= 0
+            if step == 0 or state.is_terminal() or (deciding and decisions % subject.every == 0):
+                _check_what_seats_see(state, own, here, encode)
+            decisions += deciding
 
 
 def _check_what_seats_see(

@@ -14,6 +14,7 @@ from tapisvert.core.game import Seat
 from tapisvert.core.matching import matching_size
 from tapisvert.games.luz.cards import card, colour_of
 from tapisvert.games.luz.knowledge import Gap, hand_gaps, sample_hand
+from tapisvert.games.luz.observation import DealSummary
 from tapisvert.games.luz.rules import (
     PLAYED,
     LuzObservation,
@@ -33,14 +34,75 @@ def round_plays(observation: LuzObservation) -> list[LuzPlay]:
     )
 
 
-def sample_state(game: LuzGame, observation: LuzObservation, rng: random.Random) -> LuzState:
-    players = observation.players
+def _deal_start(
+    game: LuzGame,
+    deal_index: int,
+    scores: tuple[int, ...],
+    past: tuple[DealSummary, ...],
+    first_player: Seat,
+) -> LuzState:
     state = LuzState(game)
-    state._deal_index = observation.deal_index
-    state._scores = observation.scores
-    state._past = observation.past_deals
+    state._deal_index = deal_index
+    state._scores = scores
+    state._past = past
     state._history = None
-    state._start_deal(observation.first_player)
+    state._start_deal(first_player)
+    return state
+
+
+def _replay_deal(
+    state: LuzState,
+    hands: list[list[int]],
+    bets: tuple[tuple[int, int] | None, ...],
+    plays: list[LuzPlay],
+) -> LuzState:
+    """Deal ``hands`` slot by slot from the deal's first player on, then bet and play."""
+    players = len(hands)
+    first = state._first
+    for index in range(len(hands[0]) * players):
+        seat = (first + index) % players
+        state.apply_action(hands[seat][index // players])
+    for offset in range(players):
+        pair = bets[(first + offset) % players]
+        if pair is None:
+            break
+        state.apply_action(bet_action(*pair))
+    for play in plays:
+        state.apply_action(play_action(play.slot))
+    return state
+
+
+def _finished(game: LuzGame, observation: LuzObservation) -> LuzState:
+    """A finished game: every card of the last deal was played in sight, so its hands are
+    known; replaying that deal ends the game as it ended (the set-aside cards are the rest
+    of the deck, in no order)."""
+    last = observation.past_deals[-1]
+    scores = tuple(
+        total - gained for total, gained in zip(observation.scores, last.points, strict=True)
+    )
+    state = _deal_start(
+        game, observation.deal_index - 1, scores, observation.past_deals[:-1], last.first_player
+    )
+    plays = [play for trick in last.played for play in trick.plays]
+    hands: list[list[int]] = [[PLAYED] * game.hand_size for _ in range(observation.players)]
+    for play in plays:
+        hands[play.seat][play.slot] = play.card
+    return _replay_deal(state, hands, observation.bets, plays)
+
+
+def sample_state(game: LuzGame, observation: LuzObservation, rng: random.Random) -> LuzState:
+    if observation.phase == "first":
+        return LuzState(game)  # before the first player is drawn there is nothing hidden
+    if observation.phase == "end":
+        return _finished(game, observation)
+    players = observation.players
+    state = _deal_start(
+        game,
+        observation.deal_index,
+        observation.scores,
+        observation.past_deals,
+        observation.first_player,
+    )
     if observation.phase == "deal" or not observation.colours[0]:
         return state
 
@@ -77,18 +139,7 @@ def sample_state(game: LuzGame, observation: LuzObservation, rng: random.Random)
             for slot, drawn in zip(gap.slots, sorted(chosen), strict=True):
                 hands[seat][slot] = drawn
 
-    for index in range(game.hand_size * players):
-        seat = (observation.first_player + index) % players
-        state.apply_action(hands[seat][index // players])
-    bettors = [(observation.first_player + offset) % players for offset in range(players)]
-    for seat in bettors:
-        pair = observation.bets[seat]
-        if pair is None:
-            break
-        state.apply_action(bet_action(*pair))
-    for play in plays:
-        state.apply_action(play_action(play.slot))
-    return state
+    return _replay_deal(state, hands, observation.bets, plays)
 
 
 def _draw_jointly(gaps: list[Gap], rng: random.Random) -> list[list[int]]:
