@@ -32,7 +32,8 @@ played to their end with uniformly random legal moves, chance drawn by the kit; 
   moves: nothing it cannot see leaks into what it sees; a seat that is none of the game's
   (``-1``, one past the last) is refused with ``SeatError``. After an action the game calls
   public (``State.public_action``), played in both, the seat's observations are still the
-  same: the action told it all that changed.
+  same: the action told it all that changed. Checked at a game's first and last position
+  too, where a sampler has the least and the most to rebuild.
 - ``records``: the record, in both forms, and the history replay to the same positions.
 - ``encoding``: tensors of the declared shape, float32, within the declared range, the same
   written from the state (``write_state``) as from the observation; legal masks that mark
@@ -131,7 +132,8 @@ class Subject:
     games: int = 8
     seed: int = 0
     every: int = 7
-    """The sampling checks run at every ``every``-th decision (samplers are the slow part)."""
+    """The sampling checks run at every ``every``-th decision (samplers are the slow part),
+    and at each game's first and last position."""
     max_steps: int = MAX_STEPS
     here: str = ""
     """Where the check is (game, seed, step): what a failure that crashed it names."""
@@ -193,9 +195,10 @@ def check_game(
     """Play ``games`` random games of ``game`` and check the contract at their positions.
 
     Runs the checks that need the game alone (see the module's documentation). The
-    sampling checks run at every ``every``-th decision (samplers are the slow part); a game
-    not over after ``max_steps`` actions fails. Raises :class:`ConformanceError` at the
-    first failure, saying which rule, in which game and at which step.
+    sampling checks run at every ``every``-th decision (samplers are the slow part) and at
+    each game's first and last position; a game not over after ``max_steps`` actions
+    fails. Raises :class:`ConformanceError` at the first failure, saying which rule, in
+    which game and at which step.
     """
     subject = Subject(game, games=games, seed=seed, every=every, max_steps=max_steps)
     for check in CHECKS:
